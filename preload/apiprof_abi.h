@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_abi.h - the shared-memory ABI between a profiled process (the
+ * writer, preload/) and its readers (apiprof-top, the tests).
+ *
+ * One segment per process, created by the runtime with
+ *   shm_open("/apiprof-<uid>-<pid>-<starttime>", O_CREAT|O_EXCL|O_RDWR|O_NOFOLLOW, 0600)
+ * so it shows up as /dev/shm/apiprof-<uid>-<pid>-<starttime>.  <starttime> is the
+ * process start time from /proc/self/stat (field 22) and tells a reused pid apart.
+ *
+ * Layout (all offsets from the start of the segment, all little-endian,
+ * all multi-byte fields naturally aligned):
+ *
+ *   [0, header_size)                     struct apiprof_shm_header
+ *   [func_off, func_off + func_cap*func_size)  struct apiprof_shm_func[func_cap]
+ *   [ring_off, ring_off + (1<<ring_order)*rec_size) struct apiprof_shm_rec[]
+ *
+ * The ring
+ * --------
+ * Records are *cumulative snapshots* of one thread's statistics for one
+ * function: losing a record loses no information, the next snapshot of the
+ * same (thread, function) carries everything.  That is what lets any number
+ * of readers watch without consuming anything, lets a reader attach at any
+ * time and still get totals since the process started, and lets producers
+ * overwrite old records without ever waiting for a reader.
+ *
+ * Producers (several threads of the process) reserve a position with one
+ * fetch-add on `head` (a free-running 64-bit index; slot = pos & (cap-1)) and
+ * publish the slot with a per-slot sequence word used as a seqlock:
+ *
+ *   seq = 2*pos + 1   (odd: being written)        -- relaxed store, then release fence
+ *   ... payload ...
+ *   seq = 2*pos + 2   (even: record pos complete) -- release store
+ *
+ * A producer that finds its slot still odd (a producer one lap behind is
+ * still writing it) does not wait: it drops the record and adds one to
+ * `dropped`.  A reader that wants position pos reads seq (acquire), copies
+ * the payload, issues an acquire fence and reads seq again; the copy is good
+ * only when both reads equal 2*pos+2.  Anything else means the slot was
+ * overwritten or is being written: the reader counts it as lost, it never
+ * retries in a loop.
+ *
+ * Every interval the runtime writes a snapshot of each function a thread
+ * called since its previous snapshot, and every APIPROF_KEYFRAME-th interval
+ * a snapshot of everything (a "keyframe"), so a reader that attaches late
+ * converges on complete cumulative totals within one keyframe period.
+ *
+ * Readers must treat every byte as hostile: check magic, version,
+ * header_size, the sizes and offsets against the real size of the mapping,
+ * every function index against func_count/func_cap, and never trust a
+ * string to be NUL-terminated.
+ */
+#ifndef APIPROF_ABI_H
+#define APIPROF_ABI_H
+
+#include <stdint.h>
+
+#define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
+#define APIPROF_SHM_VERSION 1u
+#define APIPROF_SHM_PREFIX  "apiprof-"
+
+#define APIPROF_HIST_BUCKETS 48 /* bucket b counts durations d (ticks) with floor(log2(d|1)) == b  \
+	                         */
+#define APIPROF_NAME_MAX        64 /* function and api names, NUL-padded */
+#define APIPROF_API_NAME_MAX    32
+#define APIPROF_COMM_MAX        16 /* thread and process names, as in /proc/<pid>/comm */
+#define APIPROF_SHM_HEADER_SIZE 4096u
+
+enum apiprof_clock {
+	APIPROF_CLOCK_TSC = 1,       /* rdtsc; tick_hz is the calibrated frequency */
+	APIPROF_CLOCK_MONOTONIC = 2, /* clock_gettime(CLOCK_MONOTONIC); tick_hz = 1e9 */
+};
+
+enum apiprof_proc_state {
+	APIPROF_PROC_RUNNING = 1,
+	APIPROF_PROC_EXITED = 2, /* the runtime's exit flush completed */
+};
+
+/* Flags of a function entry. */
+#define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */
+#define APIPROF_FUNC_MISSING  0x2u /* the real symbol could not be resolved */
+
+/* Flags of a record. */
+#define APIPROF_REC_THREAD_EXITED 0x1u /* last snapshot of an exited thread */
+#define APIPROF_REC_KEYFRAME      0x2u /* part of a periodic full snapshot */
+#define APIPROF_REC_FOLDED        0x4u /* totals of exited threads folded together (tid 0) */
+
+struct apiprof_shm_header {
+	uint64_t magic;       /* APIPROF_SHM_MAGIC */
+	uint32_t version;     /* APIPROF_SHM_VERSION */
+	uint32_t header_size; /* sizeof the header area, >= sizeof(struct apiprof_shm_header) */
+	uint64_t segment_size;
+
+	/* The process. */
+	int32_t pid;
+	uint32_t uid;
+	uint64_t starttime;         /* /proc/<pid>/stat field 22, clock ticks since boot */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME when the runtime started */
+	char comm[APIPROF_COMM_MAX];
+	uint32_t state; /* enum apiprof_proc_state */
+	uint32_t mode;  /* 0 = generated shims; later modes are numbered up */
+
+	/* The clock. ticks -> ns: ns = (ticks - tick0) * 1e9 / tick_hz */
+	uint32_t clock;          /* enum apiprof_clock */
+	uint32_t interval_ms;    /* the flush interval */
+	uint64_t tick_hz;        /* ticks per second, refreshed at each flush */
+	uint64_t tick0;          /* tick at runtime start */
+	uint64_t mono0_ns;       /* CLOCK_MONOTONIC at runtime start */
+	uint64_t heartbeat_tick; /* tick of the latest flush: a reader sees liveness */
+	uint32_t sample;         /* 0 or 1: every call timed; N: about one call in N timed */
+	uint32_t reserved0;
+
+	/* The function table. */
+	uint32_t func_off;
+	uint32_t func_size; /* sizeof(struct apiprof_shm_func) */
+	uint32_t func_cap;
+	uint32_t func_count; /* entries [0, func_count) are valid; release-published */
+
+	/* The ring. */
+	uint64_t ring_off;
+	uint32_t rec_size;   /* sizeof(struct apiprof_shm_rec) */
+	uint32_t ring_order; /* capacity = 1 << ring_order records */
+
+	uint8_t pad0[64];
+	/* Written by producers with atomic fetch-add; each on its own cache line. */
+	uint64_t head; /* next position to reserve (free-running) */
+	uint8_t pad1[56];
+	uint64_t dropped; /* records not written because their slot was busy */
+	uint8_t pad2[56];
+};
+
+struct apiprof_shm_func {
+	char api[APIPROF_API_NAME_MAX]; /* group shown in the viewer */
+	char name[APIPROF_NAME_MAX];    /* display name */
+	uint32_t flags;                 /* APIPROF_FUNC_* */
+	uint32_t api_id;                /* dense id of the api within the process (1..63) */
+};
+
+struct apiprof_shm_rec {
+	uint64_t seq;                /* 2*pos+1 while written, 2*pos+2 when complete */
+	uint32_t tid;                /* 0 for a folded record */
+	uint32_t func;               /* index into the function table */
+	uint32_t flags;              /* APIPROF_REC_* */
+	uint32_t thread_seq;         /* per-thread snapshot generation, increasing */
+	char comm[APIPROF_COMM_MAX]; /* thread name */
+	uint64_t tick;               /* when the snapshot was taken */
+	uint64_t calls;              /* cumulative since the thread started */
+	uint64_t ticks;              /* cumulative time inside the function */
+	uint64_t min_ticks;          /* UINT64_MAX when no timed call yet */
+	uint64_t max_ticks;
+	uint64_t timed; /* calls that were timed (== calls unless sampling) */
+	uint64_t hist[APIPROF_HIST_BUCKETS];
+};
+
+#endif /* APIPROF_ABI_H */

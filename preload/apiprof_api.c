@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_api.c - the apis (one per loaded shim): dense ids, real-symbol
+ * resolution, the warn-once stub for missing symbols, and the per-api totals
+ * of threads that exited long ago.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "apiprof_internal.h"
+
+static struct apiprof_api *apis[APIPROF_MAX_APIS];
+static struct apiprof_fstat *folded[APIPROF_MAX_APIS];
+static uint32_t next_id = 1;
+static uint32_t too_many_warned;
+
+struct apiprof_api *apiprof_api_get(uint32_t id)
+{
+	if (id == 0 || id >= APIPROF_MAX_APIS)
+		return NULL;
+	return __atomic_load_n(&apis[id], __ATOMIC_ACQUIRE);
+}
+
+uint32_t apiprof_api_count(void)
+{
+	uint32_t n = __atomic_load_n(&next_id, __ATOMIC_ACQUIRE);
+
+	return n < APIPROF_MAX_APIS ? n - 1 : APIPROF_MAX_APIS - 1;
+}
+
+struct apiprof_fstat *apiprof_api_folded(uint32_t id)
+{
+	return id < APIPROF_MAX_APIS ? folded[id] : NULL;
+}
+
+void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n)
+{
+	memset(s, 0, (size_t)n * sizeof(*s));
+	for (uint32_t i = 0; i < n; i++)
+		s[i].min_ticks = UINT64_MAX;
+}
+
+/* A consistent-enough copy of a table entry another thread may be
+ * updating: every field is read whole (relaxed), fields may be one call
+ * apart, and the next snapshot catches up. */
+void apiprof_fstat_read(struct apiprof_fstat *dst, const struct apiprof_fstat *src)
+{
+	const uint64_t *s = (const uint64_t *)src;
+	uint64_t *d = (uint64_t *)dst;
+
+	for (size_t i = 0; i < sizeof(*src) / sizeof(uint64_t); i++)
+		d[i] = apiprof_load(&s[i]);
+}
+
+static void atomic_min(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v < cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Adds src into dst; several exiting threads may fold at once. */
+void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *src)
+{
+	__atomic_fetch_add(&dst->calls, src->calls, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dst->ticks, src->ticks, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dst->timed, src->timed, __ATOMIC_RELAXED);
+	atomic_min(&dst->min_ticks, src->min_ticks);
+	atomic_max(&dst->max_ticks, src->max_ticks);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		__atomic_fetch_add(&dst->hist[b], src->hist[b], __ATOMIC_RELAXED);
+}
+
+/* Gives api a dense id.  Two threads may race here on first use; the loser
+ * of the compare-and-swap simply leaves its id unused. */
+void apiprof_register(struct apiprof_api *api)
+{
+	uint64_t busy;
+	uint32_t id, zero = 0;
+	struct apiprof_fstat *fold;
+
+	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) != 0 || !apiprof_ready())
+		return;
+	if (api->abi != APIPROF_SHIM_ABI) {
+		apiprof_warn(
+		        "%s: shim built for another runtime (abi %u, runtime %u); not profiled",
+		        api->name, api->abi, APIPROF_SHIM_ABI);
+		return;
+	}
+	busy = apiprof_busy_enter();
+	id = __atomic_fetch_add(&next_id, 1, __ATOMIC_ACQ_REL);
+	fold = id < APIPROF_MAX_APIS ? apiprof_arena_alloc(api->nfuncs * sizeof(*fold)) : NULL;
+	if (fold == NULL) {
+		if (!__atomic_exchange_n(&too_many_warned, 1, __ATOMIC_RELAXED))
+			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
+			             APIPROF_MAX_APIS - 1);
+		apiprof_busy_leave(busy);
+		return;
+	}
+	apiprof_fstat_init(fold, api->nfuncs);
+	api->func_base = apiprof_func_reserve(api->nfuncs);
+	folded[id] = fold;
+	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&apis[id], api, __ATOMIC_RELEASE);
+		apiprof_segment_add_api(api);
+	}
+	apiprof_busy_leave(busy);
+}
+
+static __thread int resolving;
+
+void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn next)
+{
+	uint64_t busy;
+	void *p;
+	int saved = errno;
+
+	if (resolving || idx >= api->nfuncs)
+		return NULL; /* dlsym calling an interposed function: never recurse */
+	resolving = 1;
+	busy = apiprof_busy_enter();
+	p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
+	apiprof_busy_leave(busy);
+	resolving = 0;
+	errno = saved;
+	return p;
+}
+
+/* Called by a missing function's stub instead of jumping to NULL. */
+void apiprof_missing(struct apiprof_api *api, uint32_t idx)
+{
+	if (idx < api->nfuncs &&
+	    !__atomic_exchange_n(&api->missing_warned[idx], 1, __ATOMIC_RELAXED)) {
+		const char *ver = api->versions ? api->versions[idx] : NULL;
+
+		apiprof_warn("%s: %s%s%s not found after this shim (is %s loaded?); "
+		             "calls fail with ENOSYS",
+		             api->name, api->symbols[idx], ver ? "@" : "", ver ? ver : "",
+		             api->library);
+	}
+	errno = ENOSYS;
+}
+
+/* exit, abort, longjmp-like functions: counted before the call, since they
+ * never come back to be timed. */
+void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
+{
+	struct apiprof_call c;
+
+	if (idx >= api->nfuncs || !apiprof_enter(api, &c))
+		return;
+	apiprof_store(&c.tab[idx].calls, apiprof_load(&c.tab[idx].calls) + 1);
+	apiprof_tls.nest &= ~c.bit;
+}

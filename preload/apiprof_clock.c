@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_clock.c - the tick source of the hot path and its conversion to ns.
+ *
+ * The hot path reads rdtsc when the TSC is invariant (constant rate, runs in
+ * every C-state); otherwise, or with APIPROF_CLOCK=monotonic, it reads
+ * CLOCK_MONOTONIC through the vDSO and a tick is a nanosecond.
+ *
+ * The TSC frequency is not calibrated with a busy loop at start-up (that
+ * would add milliseconds to every profiled `true`): the runtime records one
+ * (tsc, CLOCK_MONOTONIC) pair at start and estimates the rate from the pair
+ * taken at each flush.  The longer the program runs, the better the estimate;
+ * only a program that ends within a millisecond pays for a short spin.
+ */
+#include <cpuid.h>
+#include <time.h>
+
+#include "apiprof_internal.h"
+
+int apiprof_clock_tsc = 1;
+
+static uint64_t tick0, mono0, hz = 1000000000ull;
+
+uint64_t apiprof_clock_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CPUID 0x80000007 EDX bit 8: "invariant TSC". */
+static int tsc_invariant(void)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_max(0x80000000u, NULL) < 0x80000007u)
+		return 0;
+	__cpuid(0x80000007u, a, b, c, d);
+	(void)a, (void)b, (void)c;
+	return (d >> 8) & 1u;
+}
+
+void apiprof_clock_init(int wanted)
+{
+	int tsc = wanted == APIPROF_CLOCK_TSC || (wanted == 0 && tsc_invariant());
+
+	if (wanted == APIPROF_CLOCK_TSC && !tsc_invariant())
+		apiprof_warn("APIPROF_CLOCK=tsc on a CPU without invariant TSC: times may drift");
+	apiprof_clock_tsc = tsc;
+	mono0 = apiprof_clock_mono();
+	tick0 = tsc ? __rdtsc() : mono0;
+}
+
+/* Re-estimates the tick rate from the start pair; returns ticks per second. */
+uint64_t apiprof_clock_hz(void)
+{
+	uint64_t dm, dt;
+
+	if (!apiprof_clock_tsc)
+		return 1000000000ull;
+	dm = apiprof_clock_mono() - mono0;
+	while (dm < 2000000ull) /* < 2 ms of history: too coarse, spin a little */
+		dm = apiprof_clock_mono() - mono0;
+	dt = __rdtsc() - tick0;
+	hz = (uint64_t)((unsigned __int128)dt * 1000000000u / dm);
+	return hz;
+}
+
+uint64_t apiprof_clock_tick0(void)
+{
+	return tick0;
+}
+
+uint64_t apiprof_clock_mono0(void)
+{
+	return mono0;
+}
+
+double apiprof_ticks_to_ns(uint64_t ticks)
+{
+	return (double)ticks * 1e9 / (double)hz;
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_flush.c - snapshots of the threads' statistics into the ring.
+ *
+ * Flushing is done by one helper thread every APIPROF_INTERVAL_MS, not by
+ * the profiled threads themselves: a thread that makes its calls and then
+ * waits (in a lock, in poll, in sleep) would otherwise never publish its
+ * last numbers, and the hot path would need an interval check.  The helper
+ * blocks every signal, so it never takes one of the program's, and it marks
+ * itself busy, so whatever it calls passes through the shims uncounted.
+ * Threads still write their own final snapshot when they exit, and the
+ * process writes everything once more at exit.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "apiprof_internal.h"
+
+static void rec_fill(struct apiprof_shm_rec *r, const struct apiprof_fstat *s, uint32_t func,
+                     uint32_t tid, const char *comm, uint32_t flags)
+{
+	r->seq = 0;
+	r->tid = tid;
+	r->func = func;
+	r->flags = flags;
+	memcpy(r->comm, comm, APIPROF_COMM_MAX);
+	r->calls = s->calls;
+	r->ticks = s->ticks;
+	r->min_ticks = s->min_ticks;
+	r->max_ticks = s->max_ticks;
+	r->timed = s->timed;
+	memcpy(r->hist, s->hist, sizeof(r->hist));
+}
+
+static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
+{
+	return __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE) == gen;
+}
+
+/* Writes th's statistics for one api.  `all` writes every function that
+ * was ever called, otherwise only those called since the helper's previous
+ * snapshot (the shadow counts, which only the helper's incremental passes
+ * touch, so the exit paths can run beside it). */
+static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
+                      struct apiprof_shm_rec *r, bool all, uint32_t gen)
+{
+	struct apiprof_api *api = apiprof_api_get(id);
+	struct apiprof_fstat *tab = __atomic_load_n(&th->tab[id], __ATOMIC_ACQUIRE);
+	struct apiprof_fstat s;
+
+	if (api == NULL || tab == NULL)
+		return;
+	for (uint32_t i = 0; i < api->nfuncs; i++) {
+		apiprof_fstat_read(&s, &tab[i]);
+		if (s.calls == 0 || (!all && th->shadow[id][i] == s.calls))
+			continue;
+		if (!entry_stable(th, gen))
+			return; /* the entry was reset under us: drop the copy */
+		rec_fill(r, &s, api->func_base + i, th->tid, th->comm, r->flags);
+		if (api->func_base + i < h->func_cap)
+			apiprof_ring_write(h, r);
+		if (!all) /* only the helper's incremental passes keep shadows */
+			th->shadow[id][i] = s.calls;
+	}
+}
+
+void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+	uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
+	struct apiprof_shm_rec r;
+
+	if (h == NULL || (gen & 1u))
+		return;
+	r.flags = rec_flags;
+	r.tick = apiprof_now();
+	r.thread_seq = ++th->snap_seq;
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
+		flush_api(h, th, id, &r, all, gen);
+}
+
+/* The numbers of threads folded away, as one record per function, tid 0. */
+void apiprof_flush_folded(void)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+	static const char name[APIPROF_COMM_MAX] = "(exited)";
+	struct apiprof_shm_rec r;
+	struct apiprof_fstat s;
+
+	if (h == NULL)
+		return;
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+		struct apiprof_fstat *tab = apiprof_api_folded(id);
+
+		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
+			apiprof_fstat_read(&s, &tab[i]);
+			if (s.calls == 0 || api->func_base + i >= h->func_cap)
+				continue;
+			rec_fill(&r, &s, api->func_base + i, 0, name,
+			         APIPROF_REC_FOLDED | APIPROF_REC_KEYFRAME);
+			r.tick = apiprof_now();
+			r.thread_seq = 0;
+			apiprof_ring_write(h, &r);
+		}
+	}
+}
+
+/* One pass over every thread.  A keyframe also repeats the exited threads
+ * and the folded totals, so that a reader attaching late gets everything. */
+void apiprof_flush_all(bool keyframe)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	if (h == NULL)
+		return;
+	__atomic_store_n(&h->tick_hz, apiprof_clock_hz(), __ATOMIC_RELAXED);
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+
+		if (st == APIPROF_T_LIVE)
+			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe);
+		else if (st == APIPROF_T_EXITED && keyframe)
+			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
+			                     true);
+	}
+	if (keyframe)
+		apiprof_flush_folded();
+	__atomic_store_n(&h->heartbeat_tick, apiprof_now(), __ATOMIC_RELEASE);
+}
+
+static void *flusher_main(void *arg)
+{
+	struct timespec ts = {apiprof_cfg.interval_ms / 1000,
+	                      (long)(apiprof_cfg.interval_ms % 1000) * 1000000L};
+	uint32_t n = 0;
+
+	(void)arg;
+	apiprof_busy_enter(); /* for good: this thread is all runtime */
+	pthread_setname_np(pthread_self(), "apiprof-flush");
+	for (;;) {
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+		ts.tv_sec = apiprof_cfg.interval_ms / 1000;
+		ts.tv_nsec = (long)(apiprof_cfg.interval_ms % 1000) * 1000000L;
+		apiprof_flush_all(++n % apiprof_cfg.keyframe == 0);
+	}
+	return NULL;
+}
+
+void apiprof_flusher_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL)
+		return;
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	/* The new thread inherits this mask: it can never take a signal. */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, &attr, flusher_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err != 0)
+		apiprof_warn("cannot start the flusher thread (%s): live numbers only at exit",
+		             strerror(err));
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_init.c - the runtime's life: lazy start, fork, and process exit.
+ *
+ * The runtime may be needed before its constructor runs (another library's
+ * constructor calling malloc, say), so it starts on first use from any
+ * thread; the constructor only makes sure it has started and launches the
+ * flusher thread, which is not safe to start from inside an arbitrary call.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "apiprof_internal.h"
+
+/* The hot state every shim reads: exported, initial-exec. */
+APIPROF_EXPORT __thread struct apiprof_tls apiprof_tls __attribute__((tls_model("initial-exec")));
+
+enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
+static int init_state;
+
+uint32_t apiprof_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static void after_fork_child(void)
+{
+	uint64_t busy = apiprof_busy_enter();
+
+	apiprof_segment_forget();
+	apiprof_thread_after_fork();
+	apiprof_segment_open();
+	apiprof_flusher_start();
+	apiprof_busy_leave(busy);
+}
+
+static void start(void)
+{
+	uint64_t busy = apiprof_busy_enter();
+
+	apiprof_env_load(&apiprof_cfg);
+	apiprof_clock_init(apiprof_cfg.clock);
+	apiprof_thread_init();
+	apiprof_segment_open();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	apiprof_busy_leave(busy);
+}
+
+/* True once the runtime has started.  A call that arrives while another
+ * thread (or this one, recursively) is starting it is simply not counted. */
+bool apiprof_ready(void)
+{
+	int st = __atomic_load_n(&init_state, __ATOMIC_ACQUIRE);
+
+	if (st == INIT_DONE)
+		return true;
+	if (st == INIT_RUNNING ||
+	    !__atomic_compare_exchange_n(&init_state, &st, INIT_RUNNING, false, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE))
+		return false;
+	start();
+	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
+	return true;
+}
+
+__attribute__((constructor)) static void apiprof_ctor(void)
+{
+	if (apiprof_ready())
+		apiprof_flusher_start();
+}
+
+/* Process exit: one last snapshot of everything, then the outputs.  The
+ * thread keeps the busy bit: what later destructors call is not counted. */
+__attribute__((destructor)) static void apiprof_dtor(void)
+{
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
+		return;
+	apiprof_busy_enter();
+	apiprof_flush_all(true);
+	apiprof_segment_close(!apiprof_cfg.keep_shm);
+	if (apiprof_cfg.output[0])
+		apiprof_output_json(apiprof_cfg.output);
+	if (apiprof_cfg.summary)
+		apiprof_output_summary(STDERR_FILENO);
+}

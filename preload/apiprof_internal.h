@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* apiprof_internal.h - the runtime's private interfaces (not for shims). */
+#ifndef APIPROF_INTERNAL_H
+#define APIPROF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apiprof_shim.h"
+
+#define APIPROF_HIDDEN __attribute__((visibility("hidden")))
+
+/* --- configuration (apiprof_env.c) ------------------------------------ */
+struct apiprof_config {
+	uint32_t interval_ms; /* APIPROF_INTERVAL_MS, 0 = no flusher thread */
+	uint32_t keyframe;    /* APIPROF_KEYFRAME: a full snapshot every N flushes */
+	uint32_t ring_order;  /* log2 of APIPROF_RING_RECORDS */
+	uint32_t func_cap;    /* APIPROF_MAX_FUNCS */
+	uint32_t keep_exited; /* APIPROF_KEEP_EXITED: exited threads kept one by one */
+	int clock;            /* APIPROF_CLOCK: enum apiprof_clock, 0 = automatic */
+	bool summary;         /* APIPROF_SUMMARY=1 */
+	bool shm;             /* APIPROF_SHM=0 turns the live segment off */
+	bool keep_shm;        /* APIPROF_KEEP_SHM=1: do not unlink at exit */
+	char output[4096];    /* APIPROF_OUTPUT, "" = none */
+};
+APIPROF_HIDDEN extern struct apiprof_config apiprof_cfg;
+APIPROF_HIDDEN void apiprof_env_load(struct apiprof_config *cfg);
+APIPROF_HIDDEN void apiprof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- clock (apiprof_clock.c) ------------------------------------------ */
+APIPROF_HIDDEN void apiprof_clock_init(int wanted);
+APIPROF_HIDDEN uint64_t apiprof_clock_hz(void);
+APIPROF_HIDDEN uint64_t apiprof_clock_tick0(void);
+APIPROF_HIDDEN uint64_t apiprof_clock_mono0(void);
+APIPROF_HIDDEN double apiprof_ticks_to_ns(uint64_t ticks);
+
+/* --- memory (apiprof_arena.c): lock-free, zeroed, never freed --------- */
+APIPROF_HIDDEN void *apiprof_arena_alloc(size_t size);
+
+/* --- apis (apiprof_api.c) --------------------------------------------- */
+APIPROF_HIDDEN struct apiprof_api *apiprof_api_get(uint32_t id);
+APIPROF_HIDDEN uint32_t apiprof_api_count(void); /* ids are 1..count */
+APIPROF_HIDDEN struct apiprof_fstat *apiprof_api_folded(uint32_t id);
+APIPROF_HIDDEN void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n);
+APIPROF_HIDDEN void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
+APIPROF_HIDDEN void apiprof_fstat_read(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
+
+/* --- threads (apiprof_thread.c) --------------------------------------- */
+enum apiprof_thread_state {
+	APIPROF_T_FREE = 0,
+	APIPROF_T_LIVE,
+	APIPROF_T_EXITING, /* writing its last snapshot; the flusher keeps off */
+	APIPROF_T_EXITED,  /* stats kept for the outputs until folded */
+	APIPROF_T_FOLDING, /* being folded into the per-api totals */
+};
+
+struct apiprof_thread {
+	struct apiprof_thread *next; /* registry list: entries are never removed */
+	uint32_t state;              /* enum apiprof_thread_state, atomic */
+	uint32_t gen;                /* odd while the entry is being reset */
+	uint32_t tid;
+	uint32_t snap_seq;
+	uint32_t exit_rounds;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t start_tick;
+	uint64_t exit_tick;
+	struct apiprof_fstat *tab[APIPROF_MAX_APIS];
+	uint64_t *shadow[APIPROF_MAX_APIS]; /* calls at the flusher's last snapshot */
+};
+
+APIPROF_HIDDEN struct apiprof_thread *apiprof_thread_first(void);
+APIPROF_HIDDEN void apiprof_thread_init(void);
+APIPROF_HIDDEN void apiprof_thread_after_fork(void);
+
+/* --- ring and segment (apiprof_ring.c) -------------------------------- */
+struct apiprof_ring_geom {
+	uint32_t func_cap;
+	uint32_t ring_order;
+};
+APIPROF_HIDDEN size_t apiprof_ring_size(const struct apiprof_ring_geom *g);
+APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
+APIPROF_HIDDEN int apiprof_ring_write(struct apiprof_shm_header *h,
+                                      const struct apiprof_shm_rec *r);
+APIPROF_HIDDEN int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx,
+                                         const char *api, const char *name, uint32_t flags,
+                                         uint32_t api_id);
+APIPROF_HIDDEN void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uint32_t count);
+
+/* --- the process segment (apiprof_segment.c) -------------------------- */
+APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment(void);
+APIPROF_HIDDEN void apiprof_segment_open(void);
+APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
+APIPROF_HIDDEN void apiprof_segment_forget(void);
+APIPROF_HIDDEN uint32_t apiprof_func_reserve(uint32_t n);
+APIPROF_HIDDEN void apiprof_segment_add_api(const struct apiprof_api *api);
+APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
+
+/* --- flushing (apiprof_flush.c) --------------------------------------- */
+APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);
+APIPROF_HIDDEN void apiprof_flush_folded(void);
+APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
+APIPROF_HIDDEN void apiprof_flusher_start(void);
+
+/* --- outputs at exit (apiprof_output.c) ------------------------------- */
+APIPROF_HIDDEN void apiprof_output_json(const char *pattern);
+APIPROF_HIDDEN void apiprof_output_summary(int fd);
+
+/* --- lifecycle (apiprof_init.c) --------------------------------------- */
+APIPROF_HIDDEN bool apiprof_ready(void);
+APIPROF_HIDDEN uint32_t apiprof_gettid(void);
+
+/* Marks this thread as running runtime code, so that whatever the runtime
+ * calls (malloc, write, mmap ...) passes straight through any shim.  Nests:
+ * leave() restores what enter() found. */
+static inline uint64_t apiprof_busy_enter(void)
+{
+	uint64_t old = apiprof_tls.nest & APIPROF_NEST_BUSY;
+
+	apiprof_tls.nest |= APIPROF_NEST_BUSY;
+	return old;
+}
+
+static inline void apiprof_busy_leave(uint64_t old)
+{
+	if (!old)
+		apiprof_tls.nest &= ~APIPROF_NEST_BUSY;
+}
+
+#endif /* APIPROF_INTERNAL_H */

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_output.c - what the runtime writes at process exit: the JSON
+ * document of APIPROF_OUTPUT and the APIPROF_SUMMARY table on stderr.
+ *
+ * Written with snprintf into a stack buffer and write(2), not stdio: the
+ * process is going away, stdio may be the api under study, and nothing
+ * here may allocate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apiprof_internal.h"
+
+struct out {
+	int fd;
+	size_t len;
+	char buf[8192];
+};
+
+static void out_flush(struct out *o)
+{
+	size_t off = 0;
+
+	while (off < o->len) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	o->len = 0;
+}
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->len > sizeof(o->buf) - 512)
+		out_flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n
+		                                              : sizeof(o->buf) - o->len - 1;
+}
+
+/* A JSON string from a name the program chose (thread names are free). */
+static void out_jstr(struct out *o, const char *s, size_t max)
+{
+	out_printf(o, "\"");
+	for (size_t i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			out_printf(o, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			out_printf(o, "\\u%04x", c);
+		else
+			out_printf(o, "%c", c);
+	}
+	out_printf(o, "\"");
+}
+
+static uint64_t ns(uint64_t ticks)
+{
+	return (uint64_t)(apiprof_ticks_to_ns(ticks) + 0.5);
+}
+
+/* Calls fn(o, api, idx, stats) for every function th called. */
+typedef void (*each_fn)(struct out *o, struct apiprof_api *api, uint32_t i,
+                        const struct apiprof_fstat *s, int *n);
+
+static void each_func(struct out *o, struct apiprof_fstat *const *tabs, each_fn fn)
+{
+	struct apiprof_fstat s;
+	int n = 0;
+
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++) {
+			apiprof_fstat_read(&s, &tabs[id][i]);
+			if (s.calls != 0)
+				fn(o, api, i, &s, &n);
+		}
+	}
+}
+
+static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
+                      const struct apiprof_fstat *s, int *n)
+{
+	uint64_t min = s->timed ? s->min_ticks : 0;
+
+	out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
+	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
+	out_printf(o, ", \"name\": ");
+	out_jstr(o, api->display[i], APIPROF_NAME_MAX);
+	out_printf(o,
+	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"min_ns\": %llu, "
+	           "\"max_ns\": %llu}",
+	           (unsigned long long)s->calls, (unsigned long long)s->timed,
+	           (unsigned long long)ns(s->ticks), (unsigned long long)ns(min),
+	           (unsigned long long)ns(s->max_ticks));
+}
+
+static void json_thread(struct out *o, uint32_t tid, const char *name, const char *state,
+                        struct apiprof_fstat *const *tabs, int *n)
+{
+	out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", tid);
+	out_jstr(o, name, APIPROF_COMM_MAX);
+	out_printf(o, ", \"state\": \"%s\", \"functions\": [", state);
+	each_func(o, tabs, json_func);
+	out_printf(o, "]}");
+}
+
+static void folded_tabs(struct apiprof_fstat **tabs)
+{
+	for (uint32_t id = 0; id < APIPROF_MAX_APIS; id++)
+		tabs[id] = apiprof_api_folded(id);
+}
+
+static bool any_calls(struct apiprof_fstat *const *tabs)
+{
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++)
+			if (apiprof_load(&tabs[id][i].calls) != 0)
+				return true;
+	}
+	return false;
+}
+
+static void json_threads(struct out *o)
+{
+	struct apiprof_fstat *folded[APIPROF_MAX_APIS];
+	int n = 0;
+
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+
+		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
+			json_thread(o, th->tid, th->comm,
+			            st == APIPROF_T_LIVE ? "running" : "exited", th->tab, &n);
+	}
+	folded_tabs(folded);
+	if (any_calls(folded))
+		json_thread(o, 0, "(exited)", "folded", folded, &n);
+}
+
+static void json_doc(struct out *o)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+	char comm[APIPROF_COMM_MAX];
+
+	apiprof_proc_comm(comm);
+	out_printf(o, "{\n  \"apiprof\": 1,\n  \"pid\": %d,\n  \"comm\": ", (int)getpid());
+	out_jstr(o, h ? h->comm : comm, APIPROF_COMM_MAX);
+	out_printf(o, ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
+	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
+	           (unsigned long long)(h ? __atomic_load_n(&h->dropped, __ATOMIC_RELAXED) : 0));
+	out_printf(o, "  \"threads\": [");
+	json_threads(o);
+	out_printf(o, "\n  ]\n}\n");
+}
+
+/* APIPROF_OUTPUT with every "%p" replaced by the pid ("%%" is a '%'). */
+static bool expand_path(const char *pattern, char *dst, size_t cap)
+{
+	size_t n = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		int w;
+
+		if (p[0] == '%' && (p[1] == 'p' || p[1] == '%')) {
+			w = p[1] == 'p' ? snprintf(dst + n, cap - n, "%d", (int)getpid())
+			                : snprintf(dst + n, cap - n, "%%");
+			p++;
+		} else {
+			w = snprintf(dst + n, cap - n, "%c", *p);
+		}
+		if (w < 0 || (size_t)w >= cap - n)
+			return false;
+		n += (size_t)w;
+	}
+	return true;
+}
+
+/* Written to a temporary name and renamed, so a reader never sees half. */
+void apiprof_output_json(const char *pattern)
+{
+	char path[4096], tmp[4200];
+	struct out o;
+
+	if (!expand_path(pattern, path, sizeof(path))) {
+		apiprof_warn("APIPROF_OUTPUT=%s expands to too long a path", pattern);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o.fd < 0) {
+		apiprof_warn("cannot write %s: %s", tmp, strerror(errno));
+		return;
+	}
+	o.len = 0;
+	json_doc(&o);
+	out_flush(&o);
+	if (close(o.fd) != 0 || rename(tmp, path) != 0) {
+		apiprof_warn("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+/* --- APIPROF_SUMMARY: Preshing's per-thread line, then ltrace -c rows ---- */
+
+static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
+                    const struct apiprof_fstat *s, int *n)
+{
+	(void)n;
+	out_printf(o, "  %12llu %12.3f %10.0f %10.0f %10.0f  %s.%s\n", (unsigned long long)s->calls,
+	           apiprof_ticks_to_ns(s->ticks) / 1e6,
+	           s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : 0.0,
+	           s->timed ? apiprof_ticks_to_ns(s->min_ticks) : 0.0,
+	           apiprof_ticks_to_ns(s->max_ticks), api->name, api->display[i]);
+}
+
+static void sum_api_line(struct out *o, struct apiprof_fstat *tab, struct apiprof_api *api,
+                         double wall_ns)
+{
+	uint64_t calls = 0, ticks = 0;
+	double t;
+
+	for (uint32_t i = 0; i < api->nfuncs; i++) {
+		calls += apiprof_load(&tab[i].calls);
+		ticks += apiprof_load(&tab[i].ticks);
+	}
+	if (calls == 0)
+		return;
+	t = apiprof_ticks_to_ns(ticks);
+	out_printf(o, "  time spent in \"%s\": %.1f/%.1f ms %.1f%% %llux\n", api->name, t / 1e6,
+	           wall_ns / 1e6, wall_ns > 0 ? 100.0 * t / wall_ns : 0.0,
+	           (unsigned long long)calls);
+}
+
+static void sum_thread(struct out *o, uint32_t tid, const char *name, double wall_ns,
+                       struct apiprof_fstat *const *tabs)
+{
+	if (!any_calls(tabs))
+		return;
+	out_printf(o, "TID %u (%.16s)\n", tid, name);
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
+		if (apiprof_api_get(id) && tabs[id])
+			sum_api_line(o, tabs[id], apiprof_api_get(id), wall_ns);
+	out_printf(o, "  %12s %12s %10s %10s %10s  %s\n", "calls", "total ms", "avg ns", "min ns",
+	           "max ns", "function");
+	each_func(o, tabs, sum_row);
+}
+
+void apiprof_output_summary(int fd)
+{
+	struct apiprof_fstat *folded[APIPROF_MAX_APIS];
+	char comm[APIPROF_COMM_MAX];
+	struct out o = {.fd = fd, .len = 0};
+	uint64_t now = apiprof_now();
+
+	apiprof_proc_comm(comm);
+	out_printf(&o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
+	           apiprof_clock_tsc ? "tsc" : "monotonic");
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+		uint64_t end = st == APIPROF_T_EXITED ? th->exit_tick : now;
+
+		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
+			sum_thread(&o, th->tid, th->comm, apiprof_ticks_to_ns(end - th->start_tick),
+			           th->tab);
+	}
+	folded_tabs(folded);
+	sum_thread(&o, 0, "(exited)", 0, folded);
+	out_flush(&o);
+}

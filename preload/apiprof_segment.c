@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_segment.c - the process's shared-memory segment.
+ *
+ * Created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600 set again with
+ * fchmod so the umask cannot widen or narrow it), sized with posix_fallocate
+ * so that a full /dev/shm is an error now and not a SIGBUS in the middle of
+ * the program later.  Any failure leaves the live view off with one warning;
+ * profiling and APIPROF_OUTPUT go on regardless.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apiprof_internal.h"
+
+static struct apiprof_shm_header *seg;
+static size_t seg_size;
+static char seg_name[96];
+static uint32_t func_next;
+
+struct apiprof_shm_header *apiprof_segment(void)
+{
+	return __atomic_load_n(&seg, __ATOMIC_ACQUIRE);
+}
+
+uint32_t apiprof_func_reserve(uint32_t n)
+{
+	return __atomic_fetch_add(&func_next, n, __ATOMIC_RELAXED);
+}
+
+/* Reads a whole small file into buf (NUL-terminated); returns its length. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* Field 22 of /proc/self/stat, counted after the ')' that ends the comm
+ * (which may itself contain spaces and parentheses). */
+static uint64_t proc_starttime(void)
+{
+	char buf[1024];
+	char *p;
+	int field = 2;
+
+	if (read_small("/proc/self/stat", buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	while (*p && field < 22)
+		if (*p++ == ' ')
+			field++;
+	return strtoull(p, NULL, 10);
+}
+
+void apiprof_proc_comm(char *comm)
+{
+	char buf[64];
+	ssize_t n = read_small("/proc/self/comm", buf, sizeof(buf));
+
+	memset(comm, 0, APIPROF_COMM_MAX);
+	if (n <= 0)
+		return;
+	if (buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	memcpy(comm, buf, (size_t)n < APIPROF_COMM_MAX - 1 ? (size_t)n : APIPROF_COMM_MAX - 1);
+}
+
+static void fill_process(struct apiprof_shm_header *h)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->pid = getpid();
+	h->uid = getuid();
+	h->starttime = proc_starttime();
+	h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	apiprof_proc_comm(h->comm);
+	h->state = APIPROF_PROC_RUNNING;
+	h->mode = 0;
+	h->clock = apiprof_clock_tsc ? APIPROF_CLOCK_TSC : APIPROF_CLOCK_MONOTONIC;
+	h->interval_ms = apiprof_cfg.interval_ms;
+	h->tick_hz = apiprof_clock_tsc ? 0 : 1000000000ull; /* tsc: set at the first flush */
+	h->tick0 = apiprof_clock_tick0();
+	h->mono0_ns = apiprof_clock_mono0();
+	h->sample = 1;
+}
+
+static void add_funcs(struct apiprof_shm_header *h, const struct apiprof_api *api)
+{
+	for (uint32_t i = 0; i < api->nfuncs; i++)
+		apiprof_ring_add_func(h, api->func_base + i, api->name, api->display[i],
+		                      api->flags[i], api->id);
+}
+
+void apiprof_segment_add_api(const struct apiprof_api *api)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	if (h == NULL)
+		return;
+	add_funcs(h, api);
+	apiprof_ring_publish_funcs(h, __atomic_load_n(&func_next, __ATOMIC_RELAXED));
+}
+
+static int create_fd(size_t size)
+{
+	int fd, err;
+
+	snprintf(seg_name, sizeof(seg_name), "/" APIPROF_SHM_PREFIX "%u-%d-%llu", getuid(),
+	         getpid(), (unsigned long long)proc_starttime());
+	fd = shm_open(seg_name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		apiprof_warn("cannot create /dev/shm%s (%s): live view off", seg_name,
+		             strerror(errno));
+		return -1;
+	}
+	err = fchmod(fd, 0600) != 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+	if (err != 0) {
+		apiprof_warn("cannot size /dev/shm%s to %zu bytes (%s): live view off", seg_name,
+		             size, strerror(err));
+		shm_unlink(seg_name);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void apiprof_segment_open(void)
+{
+	struct apiprof_ring_geom g = {apiprof_cfg.func_cap, apiprof_cfg.ring_order};
+	size_t size = apiprof_ring_size(&g);
+	struct apiprof_shm_header *h;
+	int fd;
+
+	if (!apiprof_cfg.shm || (fd = create_fd(size)) < 0)
+		return;
+	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED) {
+		apiprof_warn("cannot map /dev/shm%s (%s): live view off", seg_name,
+		             strerror(errno));
+		shm_unlink(seg_name);
+		return;
+	}
+	apiprof_ring_format(h, size, &g);
+	fill_process(h);
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
+		if (apiprof_api_get(id) != NULL)
+			add_funcs(h, apiprof_api_get(id));
+	apiprof_ring_publish_funcs(h, __atomic_load_n(&func_next, __ATOMIC_RELAXED));
+	/* Pairs with the reader's check of magic: a reader that sees it sees a
+	 * formatted header. */
+	__atomic_store_n(&h->magic, APIPROF_SHM_MAGIC, __ATOMIC_RELEASE);
+	seg_size = size;
+	__atomic_store_n(&seg, h, __ATOMIC_RELEASE);
+}
+
+/* At exit: readers see the process ended with its final numbers.  The
+ * mapping stays: a thread still running may write one more record. */
+void apiprof_segment_close(bool unlink_it)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	if (h == NULL)
+		return;
+	__atomic_store_n(&h->state, APIPROF_PROC_EXITED, __ATOMIC_RELEASE);
+	if (unlink_it)
+		shm_unlink(seg_name);
+}
+
+/* In a fork child: the inherited mapping is the parent's segment, which the
+ * child must never write.  Drop it; the child makes its own. */
+void apiprof_segment_forget(void)
+{
+	struct apiprof_shm_header *h = __atomic_exchange_n(&seg, NULL, __ATOMIC_ACQ_REL);
+
+	if (h != NULL)
+		munmap(h, seg_size);
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_shim.h - what a generated shim needs from the runtime.
+ *
+ * A generated shim defines one `struct apiprof_api` for its spec and, for
+ * each function, an exported wrapper shaped like this:
+ *
+ *	RET fn(ARGS)
+ *	{
+ *		struct apiprof_call c;
+ *		if (!apiprof_enter(&api, &c))            // nested, runtime busy, or no TLS
+ *			return real_fn(ARGS);            //   -> plain forwarding, not counted
+ *		RET r = real_fn(ARGS);
+ *		apiprof_leave(&c, IDX);                  // no libc call: errno untouched
+ *		return r;
+ *	}
+ *
+ * Everything on that path is inline here and touches only the calling
+ * thread's own memory: no lock, no syscall, no allocation, no atomic
+ * read-modify-write.  The first call of an api on a thread takes the slow
+ * path (apiprof_thread_attach), which registers the thread and allocates its
+ * table; that is the only place the hot path leaves this header.
+ */
+#ifndef APIPROF_SHIM_H
+#define APIPROF_SHIM_H
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <x86intrin.h>
+
+#include "apiprof_abi.h"
+
+#define APIPROF_MAX_APIS  64 /* api ids 1..63; bit 0 of nest is "runtime busy" */
+#define APIPROF_NEST_BUSY 1ull
+
+#define APIPROF_EXPORT      __attribute__((visibility("default")))
+#define apiprof_likely(x)   __builtin_expect(!!(x), 1)
+#define apiprof_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Per thread, per function statistics.  Only the owning thread writes them;
+ * the runtime's flusher reads them with relaxed loads, which is why the
+ * writer uses relaxed stores (plain movs on x86-64, no lock prefix) instead
+ * of plain assignments: the values are never torn and the program is free of
+ * data races in the C11 sense. */
+struct apiprof_fstat {
+	uint64_t calls;
+	uint64_t ticks;
+	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
+	uint64_t max_ticks;
+	uint64_t timed;
+	uint64_t hist[APIPROF_HIST_BUCKETS];
+};
+
+/* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
+struct apiprof_tls {
+	uint64_t nest; /* bit 0: runtime busy; bit i: inside a call of api i */
+	struct apiprof_fstat *tab[APIPROF_MAX_APIS]; /* tab[0] stays NULL */
+};
+
+APIPROF_EXPORT extern __thread struct apiprof_tls apiprof_tls
+        __attribute__((tls_model("initial-exec")));
+
+/* One per generated shim (per spec).  Static storage in the shim; the
+ * runtime fills in `id` when the api is first used. */
+struct apiprof_api {
+	uint32_t abi;        /* APIPROF_SHIM_ABI of the generating header */
+	uint32_t id;         /* 0 until registered, then 1..63 */
+	const char *name;    /* "api" of the spec */
+	const char *library; /* "library" of the spec */
+	const char *spec;    /* path of the spec, for messages */
+	uint32_t nfuncs;
+	uint32_t func_base;          /* index of function 0 in the process table */
+	const char *const *symbols;  /* linker names */
+	const char *const *versions; /* symbol version or NULL, per function */
+	const char *const *display;  /* names shown to the user */
+	const uint32_t *flags;       /* APIPROF_FUNC_* per function */
+	uint32_t *missing_warned;    /* per function, 0 until the missing stub warned */
+};
+
+#define APIPROF_SHIM_ABI 1u
+
+/* The state a wrapper carries across the real call. */
+struct apiprof_call {
+	struct apiprof_fstat *tab;
+	uint64_t bit;
+	uint64_t t0;
+};
+
+/* Runtime entry points (exported by libapiprof.so). */
+typedef void *(*apiprof_lookup_fn)(const char *symbol, const char *version);
+APIPROF_EXPORT struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api);
+APIPROF_EXPORT void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx,
+                                          apiprof_lookup_fn next);
+APIPROF_EXPORT void apiprof_missing(struct apiprof_api *api, uint32_t idx);
+APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
+APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
+
+/* 1: rdtsc, 0: clock_gettime(CLOCK_MONOTONIC) */
+APIPROF_EXPORT extern int apiprof_clock_tsc;
+APIPROF_EXPORT uint64_t apiprof_clock_mono(void);
+
+/* dlsym(RTLD_NEXT) searches the objects after the one that *called* it, so
+ * the lookup must run from the shim's own code, not from libapiprof.so
+ * (which the loader places after the real library).  Hence a static copy
+ * in every shim, kept out of line, and the empty asm after the call stops
+ * the compiler from turning it into a tail jump, which would make the
+ * runtime the caller again. */
+static void *apiprof_next(const char *symbol, const char *version)
+        __attribute__((noinline, unused));
+static void *apiprof_next(const char *symbol, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, symbol, version) : dlsym(RTLD_NEXT, symbol);
+
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+/* Finds the real function idx of api (NULL when it does not exist), with a
+ * recursion guard: dlsym may itself call interposed functions. */
+static inline void *apiprof_resolve(struct apiprof_api *api, uint32_t idx)
+{
+	return apiprof_resolve_with(api, idx, apiprof_next);
+}
+
+static inline uint64_t apiprof_now(void)
+{
+	if (apiprof_likely(apiprof_clock_tsc))
+		return __rdtsc();
+	return apiprof_clock_mono();
+}
+
+static inline uint64_t apiprof_load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void apiprof_store(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline unsigned apiprof_hist_bucket(uint64_t d)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(d | 1u);
+	return b < APIPROF_HIST_BUCKETS ? b : APIPROF_HIST_BUCKETS - 1;
+}
+
+/* Returns 1 when this call is to be measured (then apiprof_leave must
+ * follow), 0 when the wrapper must just forward: the thread is already
+ * inside this api (only the outermost call counts), the runtime itself is
+ * working on this thread, or the thread has no statistics table. */
+static inline int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
+{
+	struct apiprof_tls *t = &apiprof_tls;
+	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_RELAXED);
+	uint64_t bit = 1ull << id;
+	struct apiprof_fstat *tab;
+
+	if (apiprof_unlikely(t->nest & (bit | APIPROF_NEST_BUSY)))
+		return 0;
+	tab = t->tab[id];
+	if (apiprof_unlikely(tab == NULL)) {
+		tab = apiprof_thread_attach(api);
+		if (tab == NULL)
+			return 0;
+		bit = 1ull << api->id;
+	}
+	/* Plain read-modify-write of our own TLS word: a signal handler that
+	 * interrupts it sets and clears its own bit before returning, so the
+	 * word is the same again when we store it. */
+	t->nest |= bit;
+	c->tab = tab;
+	c->bit = bit;
+	c->t0 = apiprof_now();
+	return 1;
+}
+
+static inline void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
+{
+	uint64_t d = apiprof_now() - c->t0;
+	struct apiprof_fstat *s = &c->tab[idx];
+	uint64_t *h = &s->hist[apiprof_hist_bucket(d)];
+
+	apiprof_store(&s->calls, apiprof_load(&s->calls) + 1);
+	apiprof_store(&s->timed, apiprof_load(&s->timed) + 1);
+	apiprof_store(&s->ticks, apiprof_load(&s->ticks) + d);
+	if (d < apiprof_load(&s->min_ticks))
+		apiprof_store(&s->min_ticks, d);
+	if (d > apiprof_load(&s->max_ticks))
+		apiprof_store(&s->max_ticks, d);
+	apiprof_store(h, apiprof_load(h) + 1);
+	apiprof_tls.nest &= ~c->bit;
+}
+
+#endif /* APIPROF_SHIM_H */

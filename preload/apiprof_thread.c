@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_thread.c - the registry of threads and their statistics tables.
+ *
+ * A thread gets an entry on its first measured call (the slow path of
+ * apiprof_enter).  Entries live in a lock-free list and are never freed:
+ * when a thread exits its entry keeps the final numbers (state EXITED) for
+ * the outputs; once more than APIPROF_KEEP_EXITED of those exist, the oldest
+ * is folded into per-api totals and the entry, tables and all, is reused by
+ * a new thread.  Memory therefore follows the peak number of threads, not
+ * the number that ever lived.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+
+#include "apiprof_internal.h"
+
+#define SELF_DEAD ((struct apiprof_thread *)1)
+
+static struct apiprof_thread *registry;
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
+/* The calling thread's entry; SELF_DEAD once it has been retired. */
+static __thread struct apiprof_thread *self __attribute__((tls_model("initial-exec")));
+
+struct apiprof_thread *apiprof_thread_first(void)
+{
+	return __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
+}
+
+static uint32_t state_of(struct apiprof_thread *th)
+{
+	return __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+}
+
+static bool state_cas(struct apiprof_thread *th, uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(&th->state, &from, to, false, __ATOMIC_ACQ_REL,
+	                                   __ATOMIC_RELAXED);
+}
+
+/* Zeroes an entry's statistics.  gen is odd meanwhile, so a flusher reading
+ * the entry knows to throw its copy away. */
+static void entry_reset(struct apiprof_thread *th)
+{
+	__atomic_fetch_add(&th->gen, 1, __ATOMIC_ACQ_REL);
+	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api == NULL || th->tab[id] == NULL)
+			continue;
+		apiprof_fstat_init(th->tab[id], api->nfuncs);
+		for (uint32_t i = 0; i < api->nfuncs; i++)
+			th->shadow[id][i] = 0;
+	}
+	th->snap_seq = 0;
+	__atomic_fetch_add(&th->gen, 1, __ATOMIC_RELEASE);
+}
+
+static void entry_fold(struct apiprof_thread *th)
+{
+	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+		struct apiprof_fstat *dst = apiprof_api_folded(id);
+
+		if (api == NULL || dst == NULL || th->tab[id] == NULL)
+			continue;
+		for (uint32_t i = 0; i < api->nfuncs; i++)
+			if (th->tab[id][i].calls != 0)
+				apiprof_fstat_fold(&dst[i], &th->tab[id][i]);
+	}
+}
+
+static struct apiprof_thread *entry_new(void)
+{
+	struct apiprof_thread *th = apiprof_arena_alloc(sizeof(*th));
+
+	if (th == NULL)
+		return NULL;
+	th->state = APIPROF_T_FOLDING; /* claimed by us until published LIVE */
+	th->next = __atomic_load_n(&registry, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&registry, &th->next, th, true, __ATOMIC_RELEASE,
+	                                    __ATOMIC_RELAXED))
+		;
+	return th;
+}
+
+/* Finds an entry for a new thread: a free one, else the oldest exited one
+ * when too many are kept (its numbers are folded first), else a new one.
+ * The result is in state FOLDING, owned by the caller. */
+static struct apiprof_thread *entry_acquire(void)
+{
+	struct apiprof_thread *oldest = NULL;
+	uint32_t exited = 0;
+
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		uint32_t st = state_of(th);
+
+		if (st == APIPROF_T_FREE && state_cas(th, APIPROF_T_FREE, APIPROF_T_FOLDING)) {
+			entry_reset(th);
+			return th;
+		}
+		if (st == APIPROF_T_EXITED) {
+			exited++;
+			if (oldest == NULL || th->exit_tick < oldest->exit_tick)
+				oldest = th;
+		}
+	}
+	if (oldest && exited > apiprof_cfg.keep_exited &&
+	    state_cas(oldest, APIPROF_T_EXITED, APIPROF_T_FOLDING)) {
+		entry_fold(oldest);
+		entry_reset(oldest);
+		return oldest;
+	}
+	return entry_new();
+}
+
+static void thread_exit(void *p);
+
+static struct apiprof_thread *thread_self(void)
+{
+	struct apiprof_thread *th = self;
+
+	if (th == SELF_DEAD)
+		return NULL;
+	if (th != NULL)
+		return th;
+	th = entry_acquire();
+	if (th == NULL)
+		return NULL;
+	th->tid = apiprof_gettid();
+	th->exit_rounds = 0;
+	th->start_tick = apiprof_now();
+	th->exit_tick = 0;
+	if (prctl(PR_GET_NAME, th->comm, 0, 0, 0) != 0)
+		th->comm[0] = '\0';
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, th);
+	self = th;
+	__atomic_store_n(&th->state, APIPROF_T_LIVE, __ATOMIC_RELEASE);
+	return th;
+}
+
+static struct apiprof_fstat *thread_table(struct apiprof_thread *th, uint32_t id, uint32_t n)
+{
+	struct apiprof_fstat *tab = th->tab[id];
+
+	if (tab == NULL) {
+		tab = apiprof_arena_alloc((size_t)n * sizeof(*tab));
+		th->shadow[id] = apiprof_arena_alloc((size_t)n * sizeof(uint64_t));
+		if (tab == NULL || th->shadow[id] == NULL)
+			return NULL;
+		apiprof_fstat_init(tab, n);
+		__atomic_store_n(&th->tab[id], tab, __ATOMIC_RELEASE);
+	}
+	return tab;
+}
+
+/* The slow path of apiprof_enter: the first call of an api on a thread. */
+struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
+{
+	uint64_t busy = apiprof_busy_enter();
+	int saved = errno;
+	struct apiprof_fstat *tab = NULL;
+	struct apiprof_thread *th;
+	uint32_t id;
+
+	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) == 0)
+		apiprof_register(api);
+	id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
+	if (id != 0 && (th = thread_self()) != NULL)
+		tab = thread_table(th, id, api->nfuncs);
+	if (tab != NULL)
+		apiprof_tls.tab[id] = tab;
+	errno = saved;
+	apiprof_busy_leave(busy);
+	return tab;
+}
+
+/* The thread's last snapshot.  Afterwards the thread keeps the busy bit:
+ * whatever it still calls on its way out passes straight through. */
+static void thread_retire(struct apiprof_thread *th)
+{
+	apiprof_busy_enter();
+	__atomic_store_n(&th->state, APIPROF_T_EXITING, __ATOMIC_RELEASE);
+	th->exit_tick = apiprof_now();
+	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
+	__atomic_store_n(&th->state, APIPROF_T_EXITED, __ATOMIC_RELEASE);
+	for (int id = 0; id < APIPROF_MAX_APIS; id++)
+		apiprof_tls.tab[id] = NULL;
+	self = SELF_DEAD;
+}
+
+/* Thread-specific-data destructor.  It re-arms itself for every round glibc
+ * runs, so that calls made by other keys' destructors are still counted;
+ * the entry is retired in the last round. */
+static void thread_exit(void *p)
+{
+	struct apiprof_thread *th = p;
+
+	if (++th->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(exit_key, th) == 0)
+		return;
+	thread_retire(th);
+}
+
+void apiprof_thread_init(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+}
+
+/* In a fork child only the forking thread exists, and the child's numbers
+ * must be its own: every other entry is freed and ours is zeroed. */
+void apiprof_thread_after_fork(void)
+{
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		if (th == self) {
+			entry_reset(th);
+			th->tid = apiprof_gettid();
+			th->start_tick = apiprof_now();
+		} else if (state_of(th) != APIPROF_T_FREE) {
+			__atomic_store_n(&th->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
+		}
+	}
+	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api != NULL && apiprof_api_folded(id) != NULL)
+			apiprof_fstat_init(apiprof_api_folded(id), api->nfuncs);
+	}
+}
