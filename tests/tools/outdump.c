@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * outdump - prints an APIPROF_OUTPUT document as sorted, diffable lines:
+ *
+ *   THREADNAME API.FUNCTION CALLS
+ *
+ * one per thread and function, then "dropped N", after checking that every
+ * required field is present and of the right type.  Exit 1 on a malformed
+ * document.
+ *
+ *   outdump [-t] OUT.json     -t: print the tid before the name
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "outdump: %s\n", what);
+	return 1;
+}
+
+static int check_func(json_t *f)
+{
+	static const char *const ints[] = {"calls", "total_ns", "min_ns", "max_ns"};
+
+	if (!json_is_string(json_object_get(f, "api")) ||
+	    !json_is_string(json_object_get(f, "name")))
+		return -1;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!json_is_integer(json_object_get(f, ints[i])))
+			return -1;
+	return 0;
+}
+
+static int dump_thread(json_t *t, int with_tid)
+{
+	json_t *funcs = json_object_get(t, "functions"), *f;
+	const char *name = json_string_value(json_object_get(t, "name"));
+	size_t i;
+
+	if (!json_is_integer(json_object_get(t, "tid")) || !name || !json_is_array(funcs))
+		return -1;
+	json_array_foreach(funcs, i, f)
+	{
+		if (check_func(f) != 0)
+			return -1;
+		if (with_tid)
+			printf("%lld ", json_integer_value(json_object_get(t, "tid")));
+		printf("%s %s.%s %lld\n", name, json_string_value(json_object_get(f, "api")),
+		       json_string_value(json_object_get(f, "name")),
+		       json_integer_value(json_object_get(f, "calls")));
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	json_error_t err;
+	json_t *doc, *threads, *t;
+	int with_tid = 0, c;
+	size_t i;
+
+	while ((c = getopt(argc, argv, "t")) != -1)
+		with_tid = c == 't' ? 1 : with_tid;
+	if (optind != argc - 1)
+		return fail("usage: outdump [-t] OUT.json");
+	doc = json_load_file(argv[optind], JSON_REJECT_DUPLICATES, &err);
+	if (!doc) {
+		fprintf(stderr, "outdump: %s:%d:%d: %s\n", argv[optind], err.line, err.column,
+		        err.text);
+		return 1;
+	}
+	threads = json_object_get(doc, "threads");
+	if (!json_is_integer(json_object_get(doc, "pid")) ||
+	    !json_is_integer(json_object_get(doc, "dropped")) || !json_is_array(threads))
+		return fail("missing pid, dropped or threads");
+	json_array_foreach(threads, i, t)
+	{
+		if (dump_thread(t, with_tid) != 0)
+			return fail("malformed thread or function entry");
+	}
+	printf("dropped %lld\n", json_integer_value(json_object_get(doc, "dropped")));
+	json_decref(doc);
+	return 0;
+}
