@@ -13,19 +13,55 @@
  * only a program that ends within a millisecond pays for a short spin.
  */
 #include <cpuid.h>
+#include <dlfcn.h>
+#include <string.h>
 #include <time.h>
 
 #include "apiprof_internal.h"
 
 int apiprof_clock_tsc = 1;
+uint32_t apiprof_sample;
+
+/* Sampled mode's slow path, once per timed call: a new countdown drawn
+ * uniformly from [1, 2N-1] (mean N) by a per-thread xorshift32, so the
+ * timed calls cannot lock onto a periodic pattern of the program's calls. */
+uint64_t apiprof_sample_start(struct apiprof_tls *t)
+{
+	uint32_t x = t->rng;
+
+	if (x == 0)
+		x = (uint32_t)__rdtsc() | 1u;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->rng = x;
+	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
+	return apiprof_now();
+}
 
 static uint64_t tick0, mono0, hz = 1000000000ull;
+
+/* libc's own clock_gettime, not whatever the symbol resolves to: a shim
+ * may interpose clock_gettime itself, and the runtime's clock reads must
+ * neither recurse into it nor be counted as the program's calls. */
+static int (*libc_clock_gettime)(clockid_t, struct timespec *) = clock_gettime;
+
+static void find_libc_clock(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *p = libc ? dlsym(libc, "clock_gettime") : NULL;
+
+	if (p != NULL)
+		memcpy(&libc_clock_gettime, &p, sizeof(p));
+	if (libc != NULL)
+		dlclose(libc);
+}
 
 uint64_t apiprof_clock_mono(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	libc_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -45,6 +81,7 @@ void apiprof_clock_init(int wanted)
 {
 	int tsc = wanted == APIPROF_CLOCK_TSC || (wanted == 0 && tsc_invariant());
 
+	find_libc_clock();
 	if (wanted == APIPROF_CLOCK_TSC && !tsc_invariant())
 		apiprof_warn("APIPROF_CLOCK=tsc on a CPU without invariant TSC: times may drift");
 	apiprof_clock_tsc = tsc;

@@ -19,6 +19,7 @@ void apiprof_warn(const char *fmt, ...)
 	va_list ap;
 	int n;
 	int saved = errno;
+	uint64_t busy = apiprof_busy_enter(); /* our write(2) is not the program's */
 
 	memcpy(buf, "apiprof: ", 9);
 	va_start(ap, fmt);
@@ -33,6 +34,7 @@ void apiprof_warn(const char *fmt, ...)
 	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
 		/* nothing sensible to do: stderr is gone */
 	}
+	apiprof_busy_leave(busy);
 	errno = saved;
 }
 
@@ -94,6 +96,7 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	cfg->func_cap = env_u32("APIPROF_MAX_FUNCS", 2048, 1, 1u << 20);
 	cfg->keep_exited = env_u32("APIPROF_KEEP_EXITED", 256, 0, 1u << 20);
 	cfg->clock = env_clock();
+	cfg->sample = env_u32("APIPROF_SAMPLE", 0, 0, 1u << 30);
 	cfg->summary = env_bool("APIPROF_SUMMARY", false);
 	cfg->shm = env_bool("APIPROF_SHM", true);
 	cfg->keep_shm = env_bool("APIPROF_KEEP_SHM", false);

@@ -7,6 +7,7 @@
  * thread; the constructor only makes sure it has started and launches the
  * flusher thread, which is not safe to start from inside an arbitrary call.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -42,6 +43,7 @@ static void start(void)
 
 	apiprof_env_load(&apiprof_cfg);
 	apiprof_clock_init(apiprof_cfg.clock);
+	apiprof_sample = apiprof_cfg.sample > 1 ? apiprof_cfg.sample : 0;
 	apiprof_thread_init();
 	apiprof_segment_open();
 	pthread_atfork(NULL, NULL, after_fork_child);
@@ -65,10 +67,16 @@ bool apiprof_ready(void)
 	return true;
 }
 
+/* errno is saved: a program must find it as the loader left it in main. */
 __attribute__((constructor)) static void apiprof_ctor(void)
 {
+	int saved = errno;
+	uint64_t busy = apiprof_busy_enter();
+
 	if (apiprof_ready())
 		apiprof_flusher_start();
+	apiprof_busy_leave(busy);
+	errno = saved;
 }
 
 /* Process exit: one last snapshot of everything, then the outputs.  The

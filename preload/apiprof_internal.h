@@ -19,6 +19,7 @@ struct apiprof_config {
 	uint32_t func_cap;    /* APIPROF_MAX_FUNCS */
 	uint32_t keep_exited; /* APIPROF_KEEP_EXITED: exited threads kept one by one */
 	int clock;            /* APIPROF_CLOCK: enum apiprof_clock, 0 = automatic */
+	uint32_t sample;      /* APIPROF_SAMPLE: time about one call in N (0, 1: all) */
 	bool summary;         /* APIPROF_SUMMARY=1 */
 	bool shm;             /* APIPROF_SHM=0 turns the live segment off */
 	bool keep_shm;        /* APIPROF_KEEP_SHM=1: do not unlink at exit */

@@ -76,6 +76,15 @@ static uint64_t ns(uint64_t ticks)
 	return (uint64_t)(apiprof_ticks_to_ns(ticks) + 0.5);
 }
 
+/* Time inside the function: measured, or in sampled mode estimated as
+ * calls x the mean latency of the timed calls. */
+static uint64_t total_ticks(const struct apiprof_fstat *s)
+{
+	if (s->timed == 0 || s->timed >= s->calls)
+		return s->ticks;
+	return (uint64_t)((unsigned __int128)s->ticks * s->calls / s->timed);
+}
+
 /* Calls fn(o, api, idx, stats) for every function th called. */
 typedef void (*each_fn)(struct out *o, struct apiprof_api *api, uint32_t i,
                         const struct apiprof_fstat *s, int *n);
@@ -100,17 +109,18 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
                       const struct apiprof_fstat *s, int *n)
 {
 	uint64_t min = s->timed ? s->min_ticks : 0;
+	bool est = s->timed < s->calls;
 
 	out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
 	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
 	out_printf(o, ", \"name\": ");
 	out_jstr(o, api->display[i], APIPROF_NAME_MAX);
 	out_printf(o,
-	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"min_ns\": %llu, "
-	           "\"max_ns\": %llu}",
+	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": %s, "
+	           "\"min_ns\": %llu, \"max_ns\": %llu}",
 	           (unsigned long long)s->calls, (unsigned long long)s->timed,
-	           (unsigned long long)ns(s->ticks), (unsigned long long)ns(min),
-	           (unsigned long long)ns(s->max_ticks));
+	           (unsigned long long)ns(total_ticks(s)), est ? "true" : "false",
+	           (unsigned long long)ns(min), (unsigned long long)ns(s->max_ticks));
 }
 
 static void json_thread(struct out *o, uint32_t tid, const char *name, const char *state,
@@ -227,8 +237,9 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
                     const struct apiprof_fstat *s, int *n)
 {
 	(void)n;
-	out_printf(o, "  %12llu %12.3f %10.0f %10.0f %10.0f  %s.%s\n", (unsigned long long)s->calls,
-	           apiprof_ticks_to_ns(s->ticks) / 1e6,
+	out_printf(o, "  %12llu %12.3f%s %10.0f %10.0f %10.0f  %s.%s\n",
+	           (unsigned long long)s->calls, apiprof_ticks_to_ns(total_ticks(s)) / 1e6,
+	           s->timed < s->calls ? "~" : " ",
 	           s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : 0.0,
 	           s->timed ? apiprof_ticks_to_ns(s->min_ticks) : 0.0,
 	           apiprof_ticks_to_ns(s->max_ticks), api->name, api->display[i]);
@@ -241,8 +252,11 @@ static void sum_api_line(struct out *o, struct apiprof_fstat *tab, struct apipro
 	double t;
 
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
-		calls += apiprof_load(&tab[i].calls);
-		ticks += apiprof_load(&tab[i].ticks);
+		struct apiprof_fstat s;
+
+		apiprof_fstat_read(&s, &tab[i]);
+		calls += s.calls;
+		ticks += total_ticks(&s);
 	}
 	if (calls == 0)
 		return;
@@ -261,7 +275,7 @@ static void sum_thread(struct out *o, uint32_t tid, const char *name, double wal
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		if (apiprof_api_get(id) && tabs[id])
 			sum_api_line(o, tabs[id], apiprof_api_get(id), wall_ns);
-	out_printf(o, "  %12s %12s %10s %10s %10s  %s\n", "calls", "total ms", "avg ns", "min ns",
+	out_printf(o, "  %12s %13s %10s %10s %10s  %s\n", "calls", "total ms", "avg ns", "min ns",
 	           "max ns", "function");
 	each_func(o, tabs, sum_row);
 }

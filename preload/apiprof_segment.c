@@ -95,7 +95,7 @@ static void fill_process(struct apiprof_shm_header *h)
 	h->tick_hz = apiprof_clock_tsc ? 0 : 1000000000ull; /* tsc: set at the first flush */
 	h->tick0 = apiprof_clock_tick0();
 	h->mono0_ns = apiprof_clock_mono0();
-	h->sample = 1;
+	h->sample = apiprof_sample > 1 ? apiprof_sample : 1;
 }
 
 static void add_funcs(struct apiprof_shm_header *h, const struct apiprof_api *api)

@@ -54,7 +54,9 @@ struct apiprof_fstat {
 
 /* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
 struct apiprof_tls {
-	uint64_t nest; /* bit 0: runtime busy; bit i: inside a call of api i */
+	uint64_t nest;      /* bit 0: runtime busy; bit i: inside a call of api i */
+	uint32_t countdown; /* sampled mode: calls until the next timed one */
+	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
 	struct apiprof_fstat *tab[APIPROF_MAX_APIS]; /* tab[0] stays NULL */
 };
 
@@ -96,6 +98,10 @@ APIPROF_EXPORT void apiprof_missing(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 
+APIPROF_EXPORT uint64_t apiprof_sample_start(struct apiprof_tls *t);
+
+/* 0: every call is timed; N > 1: about one call in N (APIPROF_SAMPLE) */
+APIPROF_EXPORT extern uint32_t apiprof_sample;
 /* 1: rdtsc, 0: clock_gettime(CLOCK_MONOTONIC) */
 APIPROF_EXPORT extern int apiprof_clock_tsc;
 APIPROF_EXPORT uint64_t apiprof_clock_mono(void);
@@ -140,6 +146,17 @@ static inline void apiprof_store(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/* Sampled mode: 0 (count only) for most calls, a timestamp for about one
+ * in apiprof_sample; the draw of the next countdown is out of line. */
+static inline uint64_t apiprof_sample_tick(struct apiprof_tls *t)
+{
+	if (apiprof_likely(t->countdown > 1)) {
+		t->countdown--;
+		return 0;
+	}
+	return apiprof_sample_start(t);
+}
+
 static inline unsigned apiprof_hist_bucket(uint64_t d)
 {
 	unsigned b = 63u - (unsigned)__builtin_clzll(d | 1u);
@@ -172,17 +189,23 @@ static inline int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 	t->nest |= bit;
 	c->tab = tab;
 	c->bit = bit;
-	c->t0 = apiprof_now();
+	/* t0 == 0 marks a call that sampled mode counts but does not time. */
+	c->t0 = apiprof_likely(apiprof_sample == 0) ? apiprof_now() : apiprof_sample_tick(t);
 	return 1;
 }
 
 static inline void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 {
-	uint64_t d = apiprof_now() - c->t0;
 	struct apiprof_fstat *s = &c->tab[idx];
-	uint64_t *h = &s->hist[apiprof_hist_bucket(d)];
+	uint64_t d, *h;
 
 	apiprof_store(&s->calls, apiprof_load(&s->calls) + 1);
+	if (apiprof_unlikely(c->t0 == 0)) {
+		apiprof_tls.nest &= ~c->bit;
+		return;
+	}
+	d = apiprof_now() - c->t0;
+	h = &s->hist[apiprof_hist_bucket(d)];
 	apiprof_store(&s->timed, apiprof_load(&s->timed) + 1);
 	apiprof_store(&s->ticks, apiprof_load(&s->ticks) + d);
 	if (d < apiprof_load(&s->min_ticks))
