@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen_emit.c - the prologue and tables of a generated shim.
+ */
+#include <string.h>
+
+#include "gen_emit.h"
+
+/* A C string literal for any bytes: the spec path comes from the command
+ * line, not through the spec's allow-lists.  Octal escapes are always
+ * three digits so a following digit cannot extend them; '?' is escaped
+ * against trigraphs. */
+void gen_emit_cstr(struct gen_buf *b, const char *s)
+{
+	gen_buf_putc(b, '"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\' || c == '?')
+			gen_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			gen_buf_printf(b, "\\%03o", c);
+		else
+			gen_buf_putc(b, (char)c);
+	}
+	gen_buf_putc(b, '"');
+}
+
+/* Text inside a comment: no '*' or '/' pairs that would end it or nest
+ * one (-Wcomment), no backslash or control character to splice lines. */
+void gen_emit_comment_text(struct gen_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		gen_buf_putc(b, c < 0x20 || c == 0x7f || c == '*' || c == '\\' ? '?' : (char)c);
+	}
+}
+
+/* `#line` maps the following lines to `file`; spec entries use it so a
+ * compile error in a wrapper names the spec line that produced it. */
+void gen_emit_line(struct gen_out *o, unsigned long line, const char *file)
+{
+	struct gen_buf b;
+
+	gen_buf_init(&b);
+	gen_emit_cstr(&b, file);
+	gen_out_printf(o, "#line %lu %s\n", line, gen_buf_str(&b));
+	gen_buf_free(&b);
+}
+
+static bool gen_any_noreturn(const struct gen_spec *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfuncs; i++)
+		if (s->funcs[i].noreturn)
+			return true;
+	return false;
+}
+
+static bool gen_func_uses_bool(const struct gen_func *f)
+{
+	size_t i;
+
+	if (f->ret->uses_bool)
+		return true;
+	for (i = 0; i < f->nparams; i++)
+		if (f->params[i].type->uses_bool)
+			return true;
+	for (i = 0; i < f->nextra; i++)
+		if (f->extra[i]->uses_bool)
+			return true;
+	return false;
+}
+
+static bool gen_any_bool(const struct gen_spec *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfuncs; i++)
+		if (gen_func_uses_bool(&s->funcs[i]))
+			return true;
+	return false;
+}
+
+static void gen_emit_prologue(const struct gen_spec *s, struct gen_out *o)
+{
+	struct gen_buf b;
+	size_t i;
+
+	gen_buf_init(&b);
+	gen_emit_comment_text(&b, s->path);
+	gen_out_printf(o, "/* generated from %s \u2014 do not edit */\n", gen_buf_str(&b));
+	gen_buf_free(&b);
+	gen_out_puts(o, "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE 1\n#endif\n");
+	gen_out_puts(o, "#include <stdarg.h>\n");
+	if (gen_any_bool(s))
+		gen_out_puts(o, "#include <stdbool.h>\n");
+	gen_out_puts(o, "#include <stddef.h>\n#include <stdint.h>\n");
+	if (gen_any_noreturn(s))
+		gen_out_puts(o, "#include <stdlib.h>\n");
+	gen_out_puts(o, "\n");
+	for (i = 0; i < s->nheaders; i++)
+		gen_out_printf(o, "#include <%s>\n", s->headers[i]);
+	gen_out_puts(o, s->nheaders ? "\n#include \"apiprof_shim.h\"\n\n"
+	                            : "#include \"apiprof_shim.h\"\n\n");
+}
+
+/* Which string of a function a table holds. */
+enum gen_col { GEN_COL_LOOKUP, GEN_COL_VERSION, GEN_COL_DISPLAY };
+
+static const char *gen_col_value(const struct gen_func *f, enum gen_col col)
+{
+	if (col == GEN_COL_LOOKUP)
+		return f->lookup;
+	if (col == GEN_COL_VERSION)
+		return f->version;
+	return f->name;
+}
+
+static void gen_emit_strings(const struct gen_spec *s, struct gen_out *o, const char *table,
+                             enum gen_col col)
+{
+	const char *v;
+	size_t i;
+
+	gen_out_printf(o, "static const char *const %s[] = {\n", table);
+	for (i = 0; i < s->nfuncs; i++) {
+		v = gen_col_value(&s->funcs[i], col);
+		/* Allow-listed or identifiers: safe inside quotes as they are. */
+		if (v != NULL)
+			gen_out_printf(o, "\t\"%s\",\n", v);
+		else
+			gen_out_puts(o, "\tNULL,\n");
+	}
+	gen_out_puts(o, "};\n");
+}
+
+static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
+{
+	size_t i;
+
+	gen_out_puts(o, "static const uint32_t apiprof_flags[] = {\n");
+	for (i = 0; i < s->nfuncs; i++)
+		gen_out_puts(o, s->funcs[i].noreturn ? "\tAPIPROF_FUNC_NORETURN,\n" : "\t0,\n");
+	gen_out_puts(o, "};\n");
+	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n\n", s->nfuncs);
+}
+
+static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
+{
+	struct gen_buf path;
+
+	gen_buf_init(&path);
+	gen_emit_cstr(&path, s->path);
+	gen_out_printf(o,
+	               "static struct apiprof_api apiprof_self = {\n"
+	               "\t.abi = APIPROF_SHIM_ABI,\n"
+	               "\t.name = \"%s\",\n"
+	               "\t.library = \"%s\",\n"
+	               "\t.spec = %s,\n"
+	               "\t.nfuncs = %zu,\n"
+	               "\t.symbols = apiprof_symbols,\n"
+	               "\t.versions = apiprof_versions,\n"
+	               "\t.display = apiprof_display,\n"
+	               "\t.flags = apiprof_flags,\n"
+	               "\t.missing_warned = apiprof_missing_warned,\n"
+	               "};\n\n",
+	               s->api, s->library, gen_buf_str(&path), s->nfuncs);
+	gen_buf_free(&path);
+	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
+	                "{\n\tapiprof_register(&apiprof_self);\n}\n");
+}
+
+void gen_emit(const struct gen_spec *s, struct gen_out *o)
+{
+	size_t i;
+
+	gen_emit_prologue(s, o);
+	gen_out_puts(o, "/* Resolved with dlsym(RTLD_NEXT) (dlvsym when versioned): the v-twin\n"
+	                " * for functions forwarded as a va_list. */\n");
+	gen_emit_strings(s, o, "apiprof_symbols", GEN_COL_LOOKUP);
+	gen_emit_strings(s, o, "apiprof_versions", GEN_COL_VERSION);
+	gen_emit_strings(s, o, "apiprof_display", GEN_COL_DISPLAY);
+	gen_emit_flags(s, o);
+	gen_emit_api(s, o);
+	for (i = 0; i < s->nfuncs; i++)
+		gen_emit_func(s, i, o);
+}

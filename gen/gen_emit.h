@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_emit.h - printing the C interposer for a validated spec.
+ *
+ * gen_emit.c writes the file prologue and the tables the runtime reads,
+ * gen_emit_func.c the per-function code (see specs/README.md for the
+ * shape of both).
+ */
+#ifndef GEN_EMIT_H
+#define GEN_EMIT_H
+
+#include "gen_buf.h"
+#include "gen_out.h"
+#include "gen_spec.h"
+
+void gen_emit(const struct gen_spec *s, struct gen_out *o);
+
+/* Internal to gen_emit*.c. */
+void gen_emit_func(const struct gen_spec *s, size_t idx, struct gen_out *o);
+void gen_emit_cstr(struct gen_buf *b, const char *s);
+void gen_emit_comment_text(struct gen_buf *b, const char *s);
+void gen_emit_line(struct gen_out *o, unsigned long line, const char *file);
+
+#endif /* GEN_EMIT_H */

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen_emit_func.c - the code generated for one function of a spec.
+ *
+ * For a function NAME at index IDX:
+ *
+ *	typedef RET (*apiprof_fn_NAME)(PARAMS);     the real function's type
+ *	static apiprof_fn_NAME apiprof_real_NAME;   resolved lazily, once
+ *	apiprof_missing_NAME()                      stands in when it does not exist
+ *	apiprof_get_NAME()                          resolves on first use
+ *	RET NAME(PARAMS)                            the exported wrapper
+ *
+ * The wrapper's own locals are named apiprof_* because spec identifiers
+ * may not use that prefix, so they can never shadow a parameter.  The
+ * typedef and the wrapper's signature are put under `#line SPEC`: a type
+ * the headers do not know, or a prototype that disagrees with theirs, is
+ * reported by the compiler at the spec entry that caused it.
+ */
+#include <string.h>
+
+#include "gen_emit.h"
+
+struct gen_fn {
+	const struct gen_spec *s;
+	const struct gen_func *f;
+	size_t idx;
+	struct gen_out *o;
+	struct gen_buf params; /* of the wrapper */
+	struct gen_buf real;   /* of the real function (the v-twin's) */
+	struct gen_buf args;   /* what the wrapper passes on */
+	struct gen_buf last;   /* the last named parameter, for va_start */
+	bool returns;          /* non-void */
+	bool ret_typedef;      /* RET is spelled through apiprof_ret_NAME */
+};
+
+/* RET + declarator; a return type with parentheses or brackets (a
+ * function pointer) goes through a typedef rather than C's inside-out
+ * declarator syntax, for the sake of whoever reads the output. */
+static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct gen_buf *out)
+{
+	if (e->ret_typedef)
+		gen_buf_printf(out, "apiprof_ret_%s %s", e->f->name, declarator);
+	else
+		gen_ctype_format(e->f->ret, declarator, out);
+}
+
+static void gen_fn_lists(struct gen_fn *e)
+{
+	const struct gen_func *f = e->f;
+	size_t i;
+
+	for (i = 0; i < f->nparams; i++) {
+		const char *sep = i ? ", " : "";
+
+		gen_buf_puts(&e->params, sep);
+		gen_ctype_format(f->params[i].type, f->params[i].name, &e->params);
+		gen_buf_printf(&e->args, "%s%s", sep, f->params[i].name);
+	}
+	if (f->nparams == 0)
+		gen_buf_puts(&e->params, "void");
+	else
+		gen_buf_puts(&e->last, f->params[f->nparams - 1].name);
+	gen_buf_puts(&e->real, gen_buf_str(&e->params));
+	if (f->variadic)
+		gen_buf_puts(&e->params, ", ...");
+	if (f->vtwin) {
+		gen_buf_puts(&e->real, ", va_list apiprof_ap");
+		gen_buf_puts(&e->args, ", apiprof_ap");
+	} else if (f->variadic) {
+		gen_buf_puts(&e->real, ", ...");
+	}
+	for (i = 0; i < f->nextra; i++)
+		gen_buf_printf(&e->args, ", apiprof_x%zu", i);
+}
+
+static void gen_fn_init(struct gen_fn *e, const struct gen_spec *s, size_t idx, struct gen_out *o)
+{
+	memset(e, 0, sizeof *e);
+	e->s = s;
+	e->f = &s->funcs[idx];
+	e->idx = idx;
+	e->o = o;
+	e->returns = !e->f->ret->is_void;
+	e->ret_typedef = !e->f->ret->simple;
+	gen_fn_lists(e);
+}
+
+static void gen_fn_fini(struct gen_fn *e)
+{
+	gen_buf_free(&e->params);
+	gen_buf_free(&e->real);
+	gen_buf_free(&e->args);
+	gen_buf_free(&e->last);
+}
+
+static void gen_emit_origin(const struct gen_fn *e)
+{
+	struct gen_buf b;
+
+	gen_buf_init(&b);
+	gen_emit_comment_text(&b, e->s->path);
+	gen_out_printf(e->o, "/* %s:%d:%d: %s */\n", gen_buf_str(&b), e->f->pos.line, e->f->pos.col,
+	               e->f->name);
+	gen_buf_free(&b);
+}
+
+/* Prints `text` (one or more lines) as if it were at the spec entry. */
+static void gen_emit_at_spec(const struct gen_fn *e, const char *text)
+{
+	gen_emit_line(e->o, (unsigned long)e->f->pos.line, e->s->path);
+	gen_out_puts(e->o, text);
+	gen_emit_line(e->o, e->o->line + 1, e->o->path);
+}
+
+static void gen_emit_types(const struct gen_fn *e)
+{
+	const char *name = e->f->name;
+	struct gen_buf b, d;
+
+	gen_buf_init(&b);
+	gen_buf_init(&d);
+	if (e->ret_typedef) {
+		gen_buf_printf(&d, "apiprof_ret_%s", name);
+		gen_buf_puts(&b, "typedef ");
+		gen_ctype_format(e->f->ret, gen_buf_str(&d), &b);
+		gen_buf_puts(&b, ";\n");
+		d.len = 0;
+	}
+	gen_buf_printf(&d, "(*apiprof_fn_%s)(%s)", name, gen_buf_str(&e->real));
+	gen_buf_puts(&b, "typedef ");
+	gen_fn_decl(e, gen_buf_str(&d), &b);
+	gen_buf_puts(&b, ";\n");
+	gen_emit_at_spec(e, gen_buf_str(&b));
+	gen_out_printf(e->o, "static apiprof_fn_%s apiprof_real_%s;\n\n", name, name);
+	gen_buf_free(&b);
+	gen_buf_free(&d);
+}
+
+/* What a function that does not exist returns: -1 for signed integers
+ * and NULL for pointers, like most C APIs report failure, else zero. */
+static void gen_emit_missing_return(const struct gen_fn *e)
+{
+	struct gen_buf b;
+
+	if (e->f->noreturn) {
+		gen_out_puts(e->o, "\tabort(); /* it must not return, and cannot run */\n");
+		return;
+	}
+	if (!e->returns)
+		return;
+	if (e->f->ret->kind == GEN_CT_POINTER) {
+		gen_out_puts(e->o, "\treturn NULL;\n");
+		return;
+	}
+	if (e->f->ret->is_signed_int) {
+		gen_out_puts(e->o, "\treturn -1;\n");
+		return;
+	}
+	gen_buf_init(&b);
+	gen_fn_decl(e, "apiprof_zero", &b);
+	gen_out_printf(e->o, "\tstatic %s;\n\n\treturn apiprof_zero;\n", gen_buf_str(&b));
+	gen_buf_free(&b);
+}
+
+static void gen_emit_missing(const struct gen_fn *e)
+{
+	const struct gen_func *f = e->f;
+	struct gen_buf d, b;
+	size_t i;
+
+	gen_buf_init(&d);
+	gen_buf_init(&b);
+	gen_buf_printf(&d, "apiprof_missing_%s(%s)", f->name, gen_buf_str(&e->real));
+	gen_fn_decl(e, gen_buf_str(&d), &b);
+	gen_out_printf(e->o, "static %s\n{\n", gen_buf_str(&b));
+	for (i = 0; i < f->nparams; i++)
+		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
+	if (f->vtwin)
+		gen_out_puts(e->o, "\t(void)apiprof_ap;\n");
+	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self, %zu);\n", e->idx);
+	gen_emit_missing_return(e);
+	gen_out_puts(e->o, "}\n\n");
+	gen_buf_free(&d);
+	gen_buf_free(&b);
+}
+
+/* The union converts the object pointer dlsym returns to a function
+ * pointer without a cast ISO C does not define. */
+static void gen_emit_getter(const struct gen_fn *e)
+{
+	const char *n = e->f->name;
+
+	gen_out_printf(e->o,
+	               "static apiprof_fn_%s apiprof_get_%s(void)\n"
+	               "{\n"
+	               "\tapiprof_fn_%s f = __atomic_load_n(&apiprof_real_%s, __ATOMIC_RELAXED);\n"
+	               "\tunion {\n\t\tvoid *p;\n\t\tapiprof_fn_%s f;\n\t} u;\n\n"
+	               "\tif (apiprof_unlikely(f == NULL)) {\n"
+	               "\t\tu.p = apiprof_resolve(&apiprof_self, %zu);\n"
+	               "\t\tf = u.p != NULL ? u.f : apiprof_missing_%s;\n"
+	               "\t\t__atomic_store_n(&apiprof_real_%s, f, __ATOMIC_RELAXED);\n"
+	               "\t}\n"
+	               "\treturn f;\n"
+	               "}\n\n",
+	               n, n, n, n, n, e->idx, n, n);
+}
+
+/* The wrapper's name in C: the function's own, or, when the linker name
+ * differs ("symbol"), an internal name given that label with __asm__. */
+static void gen_emit_signature(const struct gen_fn *e)
+{
+	const struct gen_func *f = e->f;
+	struct gen_buf d, b;
+
+	gen_buf_init(&d);
+	gen_buf_init(&b);
+	gen_buf_printf(&d, "%s%s(%s)", f->asm_label ? "apiprof_wrap_" : "", f->name,
+	               gen_buf_str(&e->params));
+	gen_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
+	gen_fn_decl(e, gen_buf_str(&d), &b);
+	if (f->asm_label)
+		gen_out_printf(e->o, "%s __asm__(\"%s\");\n", gen_buf_str(&b), f->symbol);
+	gen_emit_origin(e);
+	gen_buf_putc(&b, '\n');
+	gen_emit_at_spec(e, gen_buf_str(&b));
+	gen_buf_free(&d);
+	gen_buf_free(&b);
+}
+
+/* `[RET apiprof_r = ]apiprof_f(ARGS);` */
+static void gen_emit_call(const struct gen_fn *e, const char *indent)
+{
+	struct gen_buf b;
+
+	gen_buf_init(&b);
+	if (e->returns)
+		gen_fn_decl(e, "apiprof_r = ", &b);
+	gen_out_printf(e->o, "%s%sapiprof_f(%s);\n", indent, gen_buf_str(&b),
+	               gen_buf_str(&e->args));
+	gen_buf_free(&b);
+}
+
+/* Reads the fixed extra arguments of a variadic function ("extra"). */
+static void gen_emit_extra(const struct gen_fn *e)
+{
+	struct gen_buf d, b;
+	size_t i;
+
+	gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", gen_buf_str(&e->last));
+	for (i = 0; i < e->f->nextra; i++) {
+		gen_buf_init(&d);
+		gen_buf_init(&b);
+		gen_buf_printf(&d, "apiprof_x%zu", i);
+		gen_ctype_format(e->f->extra[i], gen_buf_str(&d), &b);
+		gen_buf_puts(&b, " = va_arg(apiprof_ap, ");
+		gen_ctype_format(e->f->extra[i], NULL, &b);
+		gen_out_printf(e->o, "\t%s);\n", gen_buf_str(&b));
+		gen_buf_free(&d);
+		gen_buf_free(&b);
+	}
+	gen_out_puts(e->o, "\tva_end(apiprof_ap);\n");
+}
+
+static void gen_emit_prelude(const struct gen_fn *e)
+{
+	const char *n = e->f->name;
+
+	gen_out_printf(e->o, "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n", n, n);
+	if (!e->f->noreturn)
+		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n");
+	if (e->f->variadic)
+		gen_out_puts(e->o, "\tva_list apiprof_ap;\n");
+	gen_out_puts(e->o, "\n");
+	if (e->f->nextra)
+		gen_emit_extra(e);
+	if (e->f->vtwin)
+		gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", gen_buf_str(&e->last));
+}
+
+/* Counted, never timed: there is no return to stop a clock at. */
+static void gen_emit_noreturn_body(const struct gen_fn *e)
+{
+	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self, %zu);\n", e->idx);
+	gen_out_printf(e->o, "\tapiprof_f(%s);\n", gen_buf_str(&e->args));
+	gen_out_puts(e->o, "\t__builtin_unreachable();\n}\n");
+}
+
+static void gen_emit_return(const struct gen_fn *e, const char *indent)
+{
+	if (e->f->vtwin)
+		gen_out_printf(e->o, "%sva_end(apiprof_ap);\n", indent);
+	if (e->returns)
+		gen_out_printf(e->o, "%sreturn apiprof_r;\n", indent);
+}
+
+/* Nested calls, and threads the runtime cannot track, just forward. */
+static void gen_emit_forward(const struct gen_fn *e)
+{
+	gen_out_puts(e->o, "\tif (!apiprof_enter(&apiprof_self, &apiprof_c))");
+	if (e->returns && !e->f->vtwin) {
+		gen_out_printf(e->o, "\n\t\treturn apiprof_f(%s);\n", gen_buf_str(&e->args));
+		return;
+	}
+	gen_out_puts(e->o, " {\n");
+	gen_emit_call(e, "\t\t");
+	gen_emit_return(e, "\t\t");
+	if (!e->returns)
+		gen_out_puts(e->o, "\t\treturn;\n");
+	gen_out_puts(e->o, "\t}\n");
+}
+
+static void gen_emit_wrapper_body(const struct gen_fn *e)
+{
+	gen_emit_prelude(e);
+	if (e->f->noreturn) {
+		gen_emit_noreturn_body(e);
+		return;
+	}
+	gen_emit_forward(e);
+	gen_emit_call(e, "\t");
+	gen_out_printf(e->o, "\tapiprof_leave(&apiprof_c, %zu);\n", e->idx);
+	gen_emit_return(e, "\t");
+	gen_out_puts(e->o, "}\n");
+}
+
+void gen_emit_func(const struct gen_spec *s, size_t idx, struct gen_out *o)
+{
+	struct gen_fn e;
+
+	gen_fn_init(&e, s, idx, o);
+	gen_out_puts(o, "\n");
+	gen_emit_origin(&e);
+	gen_emit_types(&e);
+	gen_emit_missing(&e);
+	gen_emit_getter(&e);
+	gen_emit_signature(&e);
+	gen_emit_wrapper_body(&e);
+	gen_fn_fini(&e);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_load.h - internal interfaces of the spec validator.
+ *
+ * gen_load.c checks the top level, gen_load_func.c one function,
+ * gen_load_param.c types and parameters.  All of them report through
+ * gen_diag with ctx->at pointing at what they are looking at.
+ */
+#ifndef GEN_LOAD_H
+#define GEN_LOAD_H
+
+#include <jansson.h>
+
+#include "gen_diag.h"
+#include "gen_spec.h"
+
+int gen_load_func(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f);
+void gen_func_free(struct gen_func *f);
+
+/* Parses the string value at ctx->at as a type. */
+int gen_load_type(struct gen_ctx *c, const char *s, struct gen_ctype **out);
+int gen_load_params(struct gen_ctx *c, json_t *arr, struct gen_func *f);
+
+static inline int gen_pop_rc(struct gen_ctx *c, int rc)
+{
+	gen_path_pop(&c->at);
+	return rc;
+}
+
+/* Evaluates a check with ctx->at extended by one key (the comma operator
+ * sequences the push before the check, the call the pop after it). */
+#define GEN_AT_KEY(c, key, expr) (gen_path_key(&(c)->at, (key)), gen_pop_rc((c), (expr)))
+
+/* Checks a name with gen_check_ident, reporting at ctx->at. */
+int gen_load_ident(struct gen_ctx *c, const char *what, const char *s, size_t max);
+
+#endif /* GEN_LOAD_H */

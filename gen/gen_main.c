@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen_main.c - the apiprof-gen command line.
+ *
+ *   apiprof-gen SPEC.json -o OUT.c          generate a shim
+ *   apiprof-gen --check SPEC.json           validate only
+ *   apiprof-gen build SPEC.json [-o LIB.so] [-I DIR]...
+ *
+ * Exit status: 0 success, 1 invalid spec or I/O error, 2 usage error,
+ * otherwise the compiler's status for `build`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_build.h"
+
+#ifndef APIPROF_VERSION
+#define APIPROF_VERSION "unknown"
+#endif
+
+enum gen_mode { GEN_MODE_GENERATE, GEN_MODE_CHECK, GEN_MODE_BUILD };
+
+struct gen_cli {
+	enum gen_mode mode;
+	const char *spec;
+	const char *out;
+	const char **inc;
+	size_t ninc;
+};
+
+static const char gen_usage[] =
+        "usage: apiprof-gen SPEC.json -o OUT.c\n"
+        "       apiprof-gen --check SPEC.json\n"
+        "       apiprof-gen build SPEC.json [-o libapiprof-API.so] [-I DIR]...\n"
+        "       apiprof-gen --version | --help\n"
+        "\n"
+        "Generates the C source of an LD_PRELOAD shim that profiles the functions\n"
+        "listed in SPEC.json (see specs/README.md), checks a spec, or generates and\n"
+        "compiles the shim into a shared library in one step.\n";
+
+static int gen_usage_error(const char *fmt, const char *arg)
+{
+	fputs("apiprof-gen: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'apiprof-gen --help'.\n", stderr);
+	return 2;
+}
+
+/* The value of -o / -I, given as "-o X" or "-oX". */
+static const char *gen_optarg(int argc, char **argv, int *i)
+{
+	if (argv[*i][2] != '\0')
+		return argv[*i] + 2;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int gen_parse_opt(struct gen_cli *c, int argc, char **argv, int *i)
+{
+	char *a = argv[*i];
+	const char *v;
+
+	if (strcmp(a, "--check") == 0 && c->mode == GEN_MODE_GENERATE) {
+		c->mode = GEN_MODE_CHECK;
+		return 0;
+	}
+	if (a[1] != 'o' && (a[1] != 'I' || c->mode != GEN_MODE_BUILD))
+		return gen_usage_error("unknown option '%s'", a);
+	v = gen_optarg(argc, argv, i);
+	if (v == NULL)
+		return gen_usage_error("option '%s' needs an argument", a);
+	if (a[1] == 'o')
+		c->out = v;
+	else
+		c->inc[c->ninc++] = v;
+	return 0;
+}
+
+static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
+{
+	int i = 1, rc;
+	bool dashdash = false;
+
+	if (argc > 1 && strcmp(argv[1], "build") == 0) {
+		c->mode = GEN_MODE_BUILD;
+		i = 2;
+	}
+	c->inc = calloc((size_t)argc, sizeof *c->inc);
+	if (c->inc == NULL)
+		return 1;
+	for (; i < argc; i++) {
+		if (!dashdash && strcmp(argv[i], "--") == 0) {
+			dashdash = true;
+		} else if (!dashdash && argv[i][0] == '-' && argv[i][1] != '\0') {
+			if ((rc = gen_parse_opt(c, argc, argv, &i)) != 0)
+				return rc;
+		} else if (c->spec == NULL) {
+			c->spec = argv[i];
+		} else {
+			return gen_usage_error("unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (c->spec == NULL)
+		return gen_usage_error("%s", "no spec given");
+	if (c->mode == GEN_MODE_GENERATE && c->out == NULL)
+		return gen_usage_error("%s", "no output given (-o OUT.c)");
+	if (c->mode == GEN_MODE_CHECK && c->out != NULL)
+		return gen_usage_error("%s", "--check writes nothing; drop -o");
+	return 0;
+}
+
+static int gen_run_cli(const struct gen_cli *c)
+{
+	struct gen_build_opts bo = {.out = c->out, .inc = c->inc, .ninc = c->ninc};
+	struct gen_spec *s = gen_spec_load(c->spec);
+	int rc = 0;
+
+	if (s == NULL)
+		return 1;
+	if (c->mode == GEN_MODE_GENERATE)
+		rc = gen_generate(s, c->out) < 0 ? 1 : 0;
+	else if (c->mode == GEN_MODE_BUILD)
+		rc = gen_build(s, &bo);
+	gen_spec_free(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_cli c = {0};
+	int rc;
+
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		fputs(gen_usage, stdout);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		printf("apiprof-gen %s (spec format %d)\n", APIPROF_VERSION, GEN_SPEC_VERSION);
+		return 0;
+	}
+	rc = gen_parse_args(&c, argc, argv);
+	if (rc == 0)
+		rc = gen_run_cli(&c);
+	free(c.inc);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_spec.h - a validated spec.
+ *
+ * Everything in here has passed the checks of gen_load.c: names are C
+ * identifiers, types parsed, allow-listed strings are allow-listed.  The
+ * emitter relies on that and does no checking of its own.
+ */
+#ifndef GEN_SPEC_H
+#define GEN_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen_ctype.h"
+#include "gen_locate.h"
+
+#define GEN_SPEC_VERSION  1
+#define GEN_API_NAME_MAX  31 /* fits APIPROF_API_NAME_MAX with its NUL */
+#define GEN_FUNC_NAME_MAX 63 /* fits APIPROF_NAME_MAX with its NUL */
+
+struct gen_param {
+	const char *name; /* given, or defname */
+	struct gen_ctype *type;
+	char defname[24]; /* p0, p1, ... */
+};
+
+struct gen_func {
+	const char *name;    /* display name, and the C name of the wrapper */
+	const char *symbol;  /* the exported linker name; == name unless "symbol" */
+	const char *lookup;  /* what is resolved: symbol, or the v-twin */
+	const char *version; /* NULL: unversioned dlsym */
+	struct gen_ctype *ret;
+	struct gen_param *params;
+	size_t nparams;
+	struct gen_ctype **extra; /* "variadic": {"extra": [...]} */
+	size_t nextra;
+	bool variadic;
+	bool vtwin; /* "variadic": {"vtwin": ...} */
+	bool noreturn;
+	bool asm_label;     /* "symbol" given: export under an __asm__ label */
+	struct gen_pos pos; /* of the function's object in the spec */
+};
+
+struct gen_spec {
+	const char *path;
+	const char *api;
+	const char *library;
+	const char **headers;
+	size_t nheaders;
+	struct gen_func *funcs;
+	size_t nfuncs;
+	void *json; /* owns the strings above */
+};
+
+/* Reads and validates a spec; prints one "path:line:col: message" line on
+ * stderr and returns NULL when it is not valid. */
+struct gen_spec *gen_spec_load(const char *path);
+void gen_spec_free(struct gen_spec *spec);
+
+#endif /* GEN_SPEC_H */
