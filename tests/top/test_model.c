@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* test_model.c - the model's arithmetic on hand-made snapshots. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top_model.h"
+#include "tseg.h"
+
+#define NEAR(a, b) (fabs((double)(a) - (double)(b)) < 1e-6 * (fabs((double)(b)) + 1))
+#define S          1000000000ull
+
+static void test_quantiles(void)
+{
+	uint64_t h[APIPROF_HIST_BUCKETS] = {0};
+
+	CHECK(top_hist_quantile(h, 0.5, UINT64_MAX, 0) == -1);
+	h[10] = 100; /* [1024, 2048) */
+	CHECK(NEAR(top_hist_quantile(h, 0.5, UINT64_MAX, 0), 1536));
+	CHECK(NEAR(top_hist_quantile(h, 0.99, UINT64_MAX, 0), 2037.76));
+	/* Clamped to the observed extremes. */
+	CHECK(NEAR(top_hist_quantile(h, 0.5, 1100, 1200), 1200));
+	CHECK(NEAR(top_hist_quantile(h, 0.01, 1100, 1200), 1100));
+	memset(h, 0, sizeof(h));
+	h[0] = 50; /* [0, 2) */
+	h[4] = 50; /* [16, 32) */
+	CHECK(NEAR(top_hist_quantile(h, 0.5, UINT64_MAX, 0), 2));
+	CHECK(NEAR(top_hist_quantile(h, 0.99, UINT64_MAX, 0), 31.68));
+	CHECK(NEAR(top_hist_quantile(h, 0.25, UINT64_MAX, 0), 1));
+	h[47] = 1;
+	CHECK(top_hist_quantile(h, 1.0, UINT64_MAX, 0) <= ldexp(1, 48));
+	CHECK(NEAR(top_ticks_ns(3e9, 3000000000ull), 1e9));
+	CHECK(top_ticks_ns(5, 0) == 0);
+}
+
+static struct top_snap snap(uint32_t tid, uint32_t func, uint64_t tick, uint64_t calls,
+                            uint64_t each, int bucket)
+{
+	struct top_snap s;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = tid;
+	s.func = func;
+	s.tick = tick;
+	snprintf(s.comm, sizeof(s.comm), "thr%u", tid);
+	s.st.calls = s.st.timed = calls;
+	s.st.ticks = calls * each;
+	s.st.min = each;
+	s.st.max = each;
+	s.st.hist[bucket] = calls;
+	return s;
+}
+
+static void proc_setup(struct top_proc *p)
+{
+	struct top_func f[3] = {{"libc", "malloc", 0}, {"libc", "free", 0}, {"gl", "glDraw", 0}};
+
+	top_proc_init(p, 42, 7);
+	p->tick_hz = S; /* 1 tick = 1 ns */
+	p->start_realtime_ns = 1 * S;
+	CHECK(top_proc_set_funcs(p, f, 3) == 0);
+}
+
+static struct top_row one_row(const struct top_proc *p, const struct top_view *v)
+{
+	struct top_row *rows, r;
+
+	CHECK(top_rows_build(p, v, &rows) == 1);
+	r = rows[0];
+	free(rows);
+	return r;
+}
+
+static void test_intervals(void)
+{
+	struct top_proc p;
+	struct top_view v = {.sort = TOP_COL_TIME_IV};
+	struct top_snap s = snap(10, 0, 5, 100, 1000, 9);
+	struct top_row r;
+
+	proc_setup(&p);
+	CHECK(top_proc_snap(&p, &s) == 0);
+	top_proc_refresh(&p, 1 * S, 11 * S); /* first refresh: uptime 10 s */
+	r = one_row(&p, &v);
+	CHECK(p.iv_wall_ns == 10 * S);
+	CHECK(r.calls == 100 && r.calls_iv == 100 && r.calls_base == 100);
+	CHECK(NEAR(r.iv_ns, 100000) && NEAR(r.total_ns, 100000));
+	CHECK(NEAR(r.pct, 0.001) && NEAR(r.rate, 10) && NEAR(r.avg_ns, 1000));
+	CHECK(NEAR(r.max_ns, 1000) && NEAR(r.min_ns, 1000));
+	CHECK(!strcmp(r.func, "malloc") && !strcmp(r.thread, "thr10") && !r.estimated);
+
+	s = snap(10, 0, 6, 150, 1000, 9);
+	top_proc_snap(&p, &s);
+	s = snap(10, 0, 4, 999, 1000, 9); /* older: ignored */
+	top_proc_snap(&p, &s);
+	top_proc_refresh(&p, 3 * S, 13 * S);
+	r = one_row(&p, &v);
+	CHECK(p.iv_wall_ns == 2 * S);
+	CHECK(r.calls == 150 && r.calls_iv == 50 && NEAR(r.rate, 25));
+	CHECK(NEAR(r.iv_ns, 50000) && NEAR(r.pct, 50000.0 / 2e9 * 100));
+	/* Interval p50 from the interval's histogram delta: bucket 9. */
+	CHECK(NEAR(r.p50_ns, 1000)); /* 768 interpolated, clamped to min 1000 */
+
+	/* No new snapshot: an empty interval falls back to the cumulative. */
+	top_proc_refresh(&p, 4 * S, 14 * S);
+	r = one_row(&p, &v);
+	CHECK(r.calls_iv == 0 && r.iv_ns == 0 && NEAR(r.avg_ns, 1000) && r.p50_ns > 0);
+	top_proc_free(&p);
+}
+
+static void test_reset_and_state(void)
+{
+	struct top_proc p;
+	struct top_view v = {.sort = TOP_COL_TIME_IV};
+	struct top_snap s = snap(10, 1, 5, 100, 10, 3);
+	struct top_row r;
+
+	proc_setup(&p);
+	top_proc_snap(&p, &s);
+	top_proc_refresh(&p, 1 * S, 2 * S);
+	top_proc_reset(&p);
+	r = one_row(&p, &v);
+	CHECK(r.calls == 100 && r.calls_base == 0);
+	s = snap(10, 1, 6, 170, 10, 3);
+	top_proc_snap(&p, &s);
+	top_proc_refresh(&p, 2 * S, 3 * S);
+	r = one_row(&p, &v);
+	CHECK(r.calls == 170 && r.calls_base == 70 && r.calls_iv == 70);
+	CHECK(NEAR(r.total_ns, 1700) && NEAR(r.base_ns, 700));
+
+	CHECK(!top_proc_expired(&p, 100 * S, 10 * S));
+	p.state = TOP_ENDED;
+	p.ended_mono_ns = 5 * S;
+	CHECK(!top_proc_expired(&p, 14 * S, 10 * S));
+	CHECK(top_proc_expired(&p, 15 * S, 10 * S));
+	CHECK(!strcmp(top_state_name(TOP_STALE), "stale"));
+	top_proc_free(&p);
+}
+
+static void fill(struct top_proc *p)
+{
+	struct top_snap s[] = {
+	        snap(10, 0, 1, 100, 1000, 9), snap(11, 0, 1, 300, 1000, 10),
+	        snap(10, 1, 1, 50, 10, 3),    snap(11, 2, 1, 7, 100000, 16),
+	        snap(0, 1, 1, 1, 10, 3),
+	};
+
+	s[4].flags = APIPROF_REC_FOLDED;
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		CHECK(top_proc_snap(p, &s[i]) == 0);
+	top_proc_refresh(p, 1 * S, 2 * S);
+}
+
+static void test_aggregate_sort_filter(void)
+{
+	struct top_proc p;
+	struct top_view v = {.sort = TOP_COL_CALLS_IV};
+	struct top_row *rows;
+	size_t n;
+
+	proc_setup(&p);
+	fill(&p);
+	n = top_rows_build(&p, &v, &rows);
+	CHECK(n == 5);
+	CHECK(rows[0].calls_iv == 300 && rows[1].calls_iv == 100 && rows[4].calls_iv == 1);
+	CHECK(rows[4].tid == 0 && !strcmp(rows[4].thread, "(exited threads)"));
+	free(rows);
+
+	v.reverse = true;
+	n = top_rows_build(&p, &v, &rows);
+	CHECK(rows[0].calls_iv == 1 && rows[4].calls_iv == 300);
+	free(rows);
+
+	v.reverse = false;
+	v.sort = TOP_COL_FUNC;
+	v.aggregate = true;
+	n = top_rows_build(&p, &v, &rows);
+	CHECK(n == 3);
+	CHECK(!strcmp(rows[0].func, "free") && rows[0].calls == 51);
+	CHECK(!strcmp(rows[1].func, "glDraw") && rows[1].calls == 7);
+	CHECK(!strcmp(rows[2].func, "malloc") && rows[2].calls == 400);
+	/* Summed histogram: 100 in [512,1024), 300 in [1024,2048), clamped at 1000. */
+	CHECK(NEAR(rows[2].p50_ns, 1000) && NEAR(rows[2].max_ns, 1000));
+	CHECK(!strcmp(rows[2].thread, "(all)"));
+	free(rows);
+
+	v.filter = "MALL";
+	n = top_rows_build(&p, &v, &rows);
+	CHECK(n == 1 && rows[0].calls == 400);
+	free(rows);
+	v.aggregate = false;
+	v.filter = "thr11";
+	n = top_rows_build(&p, &v, &rows);
+	CHECK(n == 2 && rows[0].tid == 11 && rows[1].tid == 11);
+	free(rows);
+	v.filter = "nothing-matches";
+	n = top_rows_build(&p, &v, &rows);
+	CHECK(n == 0);
+	free(rows);
+	top_proc_free(&p);
+}
+
+static void test_sampled(void)
+{
+	struct top_proc p;
+	struct top_view v = {.sort = TOP_COL_TIME_IV};
+	struct top_snap s = snap(10, 0, 1, 25, 1000, 9);
+	struct top_row r;
+
+	proc_setup(&p);
+	p.sample = 4;
+	s.st.calls = 100; /* 25 of 100 calls timed */
+	top_proc_snap(&p, &s);
+	top_proc_refresh(&p, 1 * S, 2 * S);
+	r = one_row(&p, &v);
+	CHECK(r.estimated && NEAR(r.total_ns, 100000) && NEAR(r.avg_ns, 1000));
+	top_proc_free(&p);
+}
+
+static void test_many_cells(void)
+{
+	struct top_proc p;
+
+	proc_setup(&p);
+	for (uint32_t i = 0; i < TOP_MAX_CELLS + 10; i++) {
+		struct top_snap s = snap(i + 1, i % 3, 1, 1, 1, 0);
+
+		top_proc_snap(&p, &s);
+	}
+	CHECK(p.ncells == TOP_MAX_CELLS && p.overflow == 10);
+	top_proc_free(&p);
+}
+
+int main(void)
+{
+	test_quantiles();
+	test_intervals();
+	test_reset_and_state();
+	test_aggregate_sort_filter();
+	test_sampled();
+	test_many_cells();
+	return 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* tseg.c - synthetic segments (see tseg.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tseg.h"
+
+void tfail(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+	exit(1);
+}
+
+uint64_t tseg_self_starttime(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY), field = 2;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	char *p;
+
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	while (p && *p && field < 22)
+		if (*p++ == ' ')
+			field++;
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static void layout(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int pid,
+                   uint64_t starttime)
+{
+	struct apiprof_shm_header *h = t->h;
+
+	h->version = APIPROF_SHM_VERSION;
+	h->header_size = APIPROF_SHM_HEADER_SIZE;
+	h->segment_size = t->size;
+	h->pid = pid;
+	h->uid = (uint32_t)getuid();
+	h->starttime = starttime;
+	h->start_realtime_ns = 1000000000ull;
+	memcpy(h->comm, "synthetic", 10);
+	h->state = APIPROF_PROC_RUNNING;
+	h->clock = APIPROF_CLOCK_MONOTONIC;
+	h->interval_ms = 1000;
+	h->tick_hz = 1000000000ull;
+	h->func_off = APIPROF_SHM_HEADER_SIZE;
+	h->func_size = sizeof(struct apiprof_shm_func);
+	h->func_cap = func_cap;
+	h->ring_off =
+	        align_up(h->func_off + (size_t)func_cap * sizeof(struct apiprof_shm_func), 4096);
+	h->rec_size = sizeof(struct apiprof_shm_rec);
+	h->ring_order = ring_order;
+	h->magic = APIPROF_SHM_MAGIC;
+}
+
+/* A segment file named as the runtime would name it, in a private
+ * temporary directory, mapped read-write. */
+void tseg_create_named(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int pid,
+                       uint64_t starttime)
+{
+	size_t ring_off = align_up(
+	        APIPROF_SHM_HEADER_SIZE + func_cap * sizeof(struct apiprof_shm_func), 4096);
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->dir, sizeof(t->dir), "/tmp/apiprof-top-test-XXXXXX");
+	CHECK(mkdtemp(t->dir));
+	snprintf(t->name, sizeof(t->name), "apiprof-%u-%d-%llu", (unsigned)getuid(), pid,
+	         (unsigned long long)starttime);
+	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, t->name);
+	t->size = align_up(ring_off + ((size_t)1 << ring_order) * sizeof(struct apiprof_shm_rec),
+	                   4096);
+	t->fd = open(t->path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK(t->fd >= 0);
+	CHECK(ftruncate(t->fd, (off_t)t->size) == 0);
+	t->mem = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+	CHECK(t->mem != MAP_FAILED);
+	t->h = (struct apiprof_shm_header *)t->mem;
+	layout(t, func_cap, ring_order, pid, starttime);
+}
+
+void tseg_create(struct tseg *t, uint32_t func_cap, uint32_t ring_order)
+{
+	tseg_create_named(t, func_cap, ring_order, getpid(), tseg_self_starttime());
+}
+
+void tseg_destroy(struct tseg *t)
+{
+	munmap(t->mem, t->size);
+	close(t->fd);
+	unlink(t->path);
+	rmdir(t->dir);
+}
+
+void tseg_func(struct tseg *t, uint32_t idx, const char *api, const char *name)
+{
+	struct apiprof_shm_func *f = (struct apiprof_shm_func *)(t->mem + t->h->func_off) + idx;
+
+	/* Like the runtime's NUL padding, but a full-length name is left
+	 * unterminated on purpose: the reader must cope. */
+	memset(f, 0, sizeof(*f));
+	memcpy(f->api, api, strlen(api) < sizeof(f->api) ? strlen(api) : sizeof(f->api));
+	memcpy(f->name, name, strlen(name) < sizeof(f->name) ? strlen(name) : sizeof(f->name));
+	if (idx + 1 > t->h->func_count)
+		t->h->func_count = idx + 1;
+}
+
+struct apiprof_shm_rec *tseg_slot(struct tseg *t, uint64_t pos)
+{
+	uint64_t mask = ((uint64_t)1 << t->h->ring_order) - 1;
+
+	return (struct apiprof_shm_rec *)(t->mem + t->h->ring_off + (pos & mask) * t->h->rec_size);
+}
+
+/* Publishes a complete record of `calls` calls lasting ticks_each each;
+ * returns its position. */
+uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, uint64_t calls,
+                    uint64_t ticks_each)
+{
+	uint64_t pos = t->h->head++;
+	struct apiprof_shm_rec *r = tseg_slot(t, pos);
+	int b = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->tid = tid;
+	r->func = func;
+	snprintf(r->comm, sizeof(r->comm), "t%u", tid);
+	r->tick = tick;
+	r->calls = r->timed = calls;
+	r->ticks = calls * ticks_each;
+	r->min_ticks = calls ? ticks_each : UINT64_MAX;
+	r->max_ticks = calls ? ticks_each : 0;
+	while (b < APIPROF_HIST_BUCKETS - 1 && ((ticks_each | 1) >> (b + 1)))
+		b++;
+	r->hist[b] = calls;
+	__atomic_store_n(&r->seq, 2 * pos + 2, __ATOMIC_RELEASE);
+	return pos;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_main.c - apiprof-top: options, then the batch loop or the live UI.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "top_batch.h"
+#include "top_clock.h"
+#include "top_opts.h"
+#include "top_ui.h"
+#include "top_watch.h"
+
+static void warn_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "apiprof-top: %s\n", msg);
+}
+
+/* Sleeps the refresh delay; a signal that interrupts it ends the wait
+ * early, which is harmless: the next refresh just comes sooner. */
+static void pause_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+	nanosleep(&ts, NULL);
+}
+
+static int run_batch(struct top_watch *w, const struct top_opts *o)
+{
+	for (long i = 0; !o->count || i < o->count; i++) {
+		uint64_t real;
+
+		if (i)
+			pause_s(o->delay_s);
+		real = top_now_ns(CLOCK_REALTIME);
+		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
+		if (o->json)
+			top_batch_json(stdout, w, real, o->delay_s);
+		else
+			top_batch_text(stdout, w, &o->view, real, o->delay_s);
+		if (ferror(stdout))
+			return 1;
+	}
+	return 0;
+}
+
+static void watch_setup(struct top_watch *w, const struct top_opts *o)
+{
+	top_watch_init(w);
+	if (o->shm_dir)
+		w->dir = o->shm_dir;
+	w->pids = o->pids;
+	w->npids = o->npids;
+	w->linger_ns = (uint64_t)(o->linger_s * 1e9);
+	w->warn = warn_stderr;
+}
+
+int main(int argc, char **argv)
+{
+	struct top_opts o;
+	struct top_watch w;
+	int rc = top_opts_parse(&o, argc, argv);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (o.clean) {
+		top_shm_clean(o.shm_dir ? o.shm_dir : TOP_SHM_DIR, TOP_PROC_DIR, (uint32_t)getuid(),
+		              stdout);
+		return 0;
+	}
+	watch_setup(&w, &o);
+	rc = o.batch ? run_batch(&w, &o) : top_ui_run(&w, &o);
+	top_watch_free(&w);
+	return rc;
+}

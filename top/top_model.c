@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_model.c - aggregation of cumulative snapshots into displayable rows.
+ *
+ * The ring only ever carries cumulative values, so everything here is a
+ * difference of two snapshots: the interval is "latest minus the latest at
+ * the previous refresh", the reset view is "latest minus the baseline".
+ * A (thread, function) first seen at a refresh has an all-zero previous
+ * value, so its first interval covers everything since the thread started:
+ * on the viewer's first refresh that is the whole life of the process, and
+ * the interval's wall time is taken as the process's uptime to match.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "top_model.h"
+
+void top_proc_init(struct top_proc *p, int pid, uint64_t starttime)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->starttime = starttime;
+}
+
+void top_proc_free(struct top_proc *p)
+{
+	free(p->funcs);
+	free(p->cells);
+	p->funcs = NULL;
+	p->cells = NULL;
+	p->nfuncs = 0;
+	p->ncells = p->capcells = 0;
+}
+
+const char *top_state_name(enum top_state s)
+{
+	switch (s) {
+	case TOP_RUNNING:
+		return "running";
+	case TOP_ENDED:
+		return "ended";
+	case TOP_STALE:
+		return "stale";
+	}
+	return "?";
+}
+
+/* The function table only grows (func_count is only ever raised), so a
+ * shorter table from a later read keeps what we already know. */
+int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
+{
+	struct top_func *nf;
+
+	if (n <= p->nfuncs) {
+		memcpy(p->funcs, f, n * sizeof(*f));
+		return 0;
+	}
+	nf = realloc(p->funcs, n * sizeof(*f));
+	if (!nf)
+		return -1;
+	memcpy(nf, f, n * sizeof(*f));
+	p->funcs = nf;
+	p->nfuncs = n;
+	return 0;
+}
+
+/* --- cells: kept sorted by (tid, func) for binary search --------------- */
+
+static int key_cmp(uint32_t tid, uint32_t func, const struct top_cell *c)
+{
+	if (tid != c->tid)
+		return tid < c->tid ? -1 : 1;
+	if (func != c->func)
+		return func < c->func ? -1 : 1;
+	return 0;
+}
+
+/* Index of the cell for (tid, func), or of where it would be inserted. */
+static size_t cell_find(const struct top_proc *p, uint32_t tid, uint32_t func, bool *found)
+{
+	size_t lo = 0, hi = p->ncells;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = key_cmp(tid, func, &p->cells[mid]);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*found = false;
+	return lo;
+}
+
+static struct top_cell *cell_insert(struct top_proc *p, size_t at)
+{
+	struct top_cell *c;
+
+	if (p->ncells >= TOP_MAX_CELLS)
+		return NULL;
+	if (p->ncells == p->capcells) {
+		size_t cap = p->capcells ? 2 * p->capcells : 64;
+		struct top_cell *nc = realloc(p->cells, cap * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		p->cells = nc;
+		p->capcells = cap;
+	}
+	c = &p->cells[at];
+	memmove(c + 1, c, (p->ncells - at) * sizeof(*c));
+	memset(c, 0, sizeof(*c));
+	p->ncells++;
+	return c;
+}
+
+/* Records are cumulative, so of several snapshots of one (thread, function)
+ * only the one taken last matters; the ring may hand them over in any order. */
+int top_proc_snap(struct top_proc *p, const struct top_snap *s)
+{
+	bool found;
+	size_t at = cell_find(p, s->tid, s->func, &found);
+	struct top_cell *c;
+
+	if (found) {
+		c = &p->cells[at];
+		if (s->tick <= c->tick)
+			return 0;
+	} else if (!(c = cell_insert(p, at))) {
+		p->overflow++;
+		return -1;
+	}
+	c->tid = s->tid;
+	c->func = s->func;
+	c->flags = s->flags;
+	memcpy(c->comm, s->comm, sizeof(c->comm));
+	c->tick = s->tick;
+	c->cur = s->st;
+	return 0;
+}
+
+/* --- snapshot arithmetic ------------------------------------------------ */
+
+/* A counter that went backwards can only come from a hostile or rewritten
+ * segment; clamping to zero keeps the display sane. */
+static uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* min and max cannot be differenced: the result keeps a's (cumulative). */
+static void stat_sub(struct top_stat *d, const struct top_stat *a, const struct top_stat *b)
+{
+	d->calls = sat_sub(a->calls, b->calls);
+	d->ticks = sat_sub(a->ticks, b->ticks);
+	d->timed = sat_sub(a->timed, b->timed);
+	d->min = a->min;
+	d->max = a->max;
+	for (int i = 0; i < APIPROF_HIST_BUCKETS; i++)
+		d->hist[i] = sat_sub(a->hist[i], b->hist[i]);
+}
+
+static void stat_add(struct top_stat *d, const struct top_stat *s)
+{
+	d->calls += s->calls;
+	d->ticks += s->ticks;
+	d->timed += s->timed;
+	if (s->min < d->min)
+		d->min = s->min;
+	if (s->max > d->max)
+		d->max = s->max;
+	for (int i = 0; i < APIPROF_HIST_BUCKETS; i++)
+		d->hist[i] += s->hist[i];
+}
+
+static void stat_zero(struct top_stat *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->min = UINT64_MAX;
+}
+
+void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
+{
+	for (size_t i = 0; i < p->ncells; i++) {
+		struct top_cell *c = &p->cells[i];
+
+		stat_sub(&c->iv, &c->cur, &c->last);
+		c->last = c->cur;
+	}
+	if (!p->refreshed)
+		p->iv_wall_ns = sat_sub(real_ns, p->start_realtime_ns);
+	else
+		p->iv_wall_ns = sat_sub(mono_ns, p->last_mono_ns);
+	p->last_mono_ns = mono_ns;
+	p->refreshed = true;
+}
+
+/* Consumer-side only: the segment and the cumulative fields are untouched. */
+void top_proc_reset(struct top_proc *p)
+{
+	for (size_t i = 0; i < p->ncells; i++)
+		p->cells[i].base = p->cells[i].cur;
+}
+
+bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linger_ns)
+{
+	return p->state != TOP_RUNNING && mono_ns - p->ended_mono_ns >= linger_ns;
+}
+
+/* --- units and percentiles ---------------------------------------------- */
+
+double top_ticks_ns(double ticks, uint64_t hz)
+{
+	if (!hz)
+		return 0;
+	return (double)((long double)ticks * 1e9L / (long double)hz);
+}
+
+/*
+ * Quantile q (0..1) of a log2 histogram, in ticks.  Bucket b holds the
+ * durations d with floor(log2(d|1)) == b, i.e. [2^b, 2^(b+1)) and, for
+ * b == 0, [0, 2).  The method: find the bucket holding rank q*total, then
+ * assume its calls are spread uniformly over the bucket's range and
+ * interpolate linearly:
+ *   value = lo + (hi - lo) * (rank - below) / count
+ * The result is clamped to [min, max] when those are known, since no
+ * quantile can lie outside the observed extremes.  Returns -1 for an empty
+ * histogram.
+ */
+double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max)
+{
+	double total = 0, below = 0, rank, v = -1;
+
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		total += (double)hist[b];
+	if (total <= 0)
+		return -1;
+	rank = q * total;
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		double n = (double)hist[b];
+		double lo = b ? (double)(1ull << b) : 0, hi = (double)(1ull << (b + 1));
+
+		if (n > 0 && (rank <= below + n || b == APIPROF_HIST_BUCKETS - 1)) {
+			v = lo + (hi - lo) * ((rank - below) / n);
+			break;
+		}
+		below += n;
+	}
+	if (v < 0)
+		v = 0;
+	if (min <= max && min != UINT64_MAX && v < (double)min)
+		v = (double)min;
+	if (min <= max && v > (double)max)
+		v = (double)max;
+	return v;
+}
+
+/* --- rows ---------------------------------------------------------------- */
+
+struct acc {
+	uint32_t tid;
+	uint32_t func;
+	const char *thread;
+	struct top_stat cur, iv, base; /* base: since the last reset */
+};
+
+static const char *cell_thread(const struct top_cell *c)
+{
+	if (c->tid == TOP_FOLDED_TID && (c->flags & APIPROF_REC_FOLDED))
+		return "(exited threads)";
+	return c->comm;
+}
+
+static bool cell_match(const struct top_proc *p, const struct top_cell *c, const char *filter)
+{
+	const struct top_func *f;
+
+	if (!filter || !*filter)
+		return true;
+	if (c->func >= p->nfuncs)
+		return strcasestr(cell_thread(c), filter) != NULL;
+	f = &p->funcs[c->func];
+	return strcasestr(f->api, filter) || strcasestr(f->name, filter) ||
+	       strcasestr(cell_thread(c), filter);
+}
+
+static void acc_init(struct acc *a, const struct top_cell *c, bool aggregate)
+{
+	a->tid = aggregate ? 0 : c->tid;
+	a->func = c->func;
+	a->thread = aggregate ? "(all)" : cell_thread(c);
+	stat_zero(&a->cur);
+	stat_zero(&a->iv);
+	stat_zero(&a->base);
+}
+
+static void acc_add(struct acc *a, const struct top_cell *c)
+{
+	struct top_stat since;
+
+	stat_sub(&since, &c->cur, &c->base);
+	stat_add(&a->cur, &c->cur);
+	stat_add(&a->iv, &c->iv);
+	stat_add(&a->base, &since);
+}
+
+/* Sampled timing measured `timed` calls out of `calls`: scale the measured
+ * time up to all calls, and say so with `estimated`. */
+static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
+{
+	double ns = top_ticks_ns((double)s->ticks, p->tick_hz);
+
+	if (p->sample > 1 && s->timed && s->calls > s->timed)
+		ns *= (double)s->calls / (double)s->timed;
+	return ns;
+}
+
+static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
+{
+	return top_ticks_ns((double)s->ticks, p->tick_hz) / (double)s->timed;
+}
+
+static double quantile_ns(const struct top_proc *p, const struct top_stat *s, double q)
+{
+	double t = top_hist_quantile(s->hist, q, s->min, s->max);
+
+	return t < 0 ? -1 : top_ticks_ns(t, p->tick_hz);
+}
+
+/* The interval's distribution when the interval has timed calls, else the
+ * distribution since the reset (since the start when never reset). */
+static void row_timing(struct top_row *r, const struct top_proc *p, const struct acc *a)
+{
+	const struct top_stat *s = a->iv.timed ? &a->iv : &a->base;
+
+	r->avg_ns = s->timed ? stat_avg_ns(p, s) : -1;
+	r->p50_ns = quantile_ns(p, s, 0.50);
+	r->p99_ns = quantile_ns(p, s, 0.99);
+	r->max_ns = a->cur.timed ? top_ticks_ns((double)a->cur.max, p->tick_hz) : -1;
+	r->min_ns = a->cur.timed && a->cur.min != UINT64_MAX
+	                    ? top_ticks_ns((double)a->cur.min, p->tick_hz)
+	                    : -1;
+}
+
+static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a)
+{
+	double wall_s = (double)p->iv_wall_ns / 1e9;
+	const struct top_func *f = a->func < p->nfuncs ? &p->funcs[a->func] : NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->tid = a->tid;
+	r->thread = a->thread;
+	r->api = f ? f->api : "?";
+	r->func = f ? f->name : "?";
+	r->fflags = f ? f->flags : 0;
+	r->calls = a->cur.calls;
+	r->calls_iv = a->iv.calls;
+	r->calls_base = a->base.calls;
+	r->total_ns = stat_time_ns(p, &a->cur);
+	r->iv_ns = stat_time_ns(p, &a->iv);
+	r->base_ns = stat_time_ns(p, &a->base);
+	r->rate = wall_s > 0 ? (double)r->calls_iv / wall_s : 0;
+	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
+	r->estimated = p->sample > 1;
+	row_timing(r, p, a);
+}
+
+/* In aggregated mode, slot[func] is the row of that function; cells whose
+ * function the table does not (yet) name get a row each. */
+static struct acc *acc_for(struct acc *accs, size_t *n, size_t *slot, uint32_t nslots,
+                           const struct top_cell *c, bool aggregate)
+{
+	bool shared = aggregate && c->func < nslots;
+
+	if (shared && slot[c->func] != SIZE_MAX)
+		return &accs[slot[c->func]];
+	if (shared)
+		slot[c->func] = *n;
+	acc_init(&accs[*n], c, aggregate);
+	return &accs[(*n)++];
+}
+
+static size_t *slots_new(uint32_t n)
+{
+	size_t *slot = malloc((n ? n : 1) * sizeof(*slot));
+
+	for (uint32_t i = 0; slot && i < n; i++)
+		slot[i] = SIZE_MAX;
+	return slot;
+}
+
+static size_t rows_from_accs(const struct top_proc *p, const struct top_view *v,
+                             const struct acc *accs, size_t n, struct top_row **out)
+{
+	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	*out = rows;
+	if (!rows)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		row_finish(&rows[i], p, &accs[i]);
+	top_rows_sort(rows, n, v->sort, v->reverse);
+	return n;
+}
+
+/* Builds the rows of one process (malloc'ed into *out), filtered and sorted
+ * as v says.  Returns the number of rows; 0 with *out == NULL on no memory. */
+size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out)
+{
+	struct acc *accs = calloc(p->ncells ? p->ncells : 1, sizeof(*accs));
+	size_t *slot = slots_new(p->nfuncs);
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t i = 0; accs && slot && i < p->ncells; i++) {
+		const struct top_cell *c = &p->cells[i];
+
+		if (cell_match(p, c, v->filter))
+			acc_add(acc_for(accs, &n, slot, p->nfuncs, c, v->aggregate), c);
+	}
+	if (accs && slot)
+		n = rows_from_accs(p, v, accs, n, out);
+	free(slot);
+	free(accs);
+	return n;
+}
+
+bool top_row_match(const struct top_row *r, const char *filter)
+{
+	if (!filter || !*filter)
+		return true;
+	return strcasestr(r->api, filter) || strcasestr(r->func, filter) ||
+	       strcasestr(r->thread, filter);
+}
+
+/* --- sorting ------------------------------------------------------------- */
+
+static int num_cmp(double a, double b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Natural order: names and tids ascending, figures descending (the biggest
+ * consumer on top, as top(1) does with %CPU). */
+static int col_cmp(const struct top_row *a, const struct top_row *b, enum top_col col)
+{
+	switch (col) {
+	case TOP_COL_TID:
+		return num_cmp(a->tid, b->tid);
+	case TOP_COL_THREAD:
+		return strcmp(a->thread, b->thread);
+	case TOP_COL_API:
+		return strcmp(a->api, b->api);
+	case TOP_COL_FUNC:
+		return strcmp(a->func, b->func);
+	case TOP_COL_CALLS_IV:
+		return -num_cmp((double)a->calls_iv, (double)b->calls_iv);
+	case TOP_COL_TIME_IV:
+		return -num_cmp(a->iv_ns, b->iv_ns);
+	case TOP_COL_AVG:
+		return -num_cmp(a->avg_ns, b->avg_ns);
+	case TOP_COL_P50:
+		return -num_cmp(a->p50_ns, b->p50_ns);
+	case TOP_COL_P99:
+		return -num_cmp(a->p99_ns, b->p99_ns);
+	case TOP_COL_MAX:
+		return -num_cmp(a->max_ns, b->max_ns);
+	case TOP_COL_CALLS:
+	case TOP_COL_COUNT:
+		break;
+	}
+	return -num_cmp((double)a->calls_base, (double)b->calls_base);
+}
+
+struct sort_ctx {
+	enum top_col col;
+	bool reverse;
+};
+
+/* Ties fall back to (api, function, tid) so the order is stable across
+ * refreshes and rows do not jump around. */
+static int row_cmp(const void *x, const void *y, void *arg)
+{
+	const struct sort_ctx *s = arg;
+	const struct top_row *a = x, *b = y;
+	int c = col_cmp(a, b, s->col);
+
+	if (s->reverse)
+		c = -c;
+	if (!c)
+		c = strcmp(a->api, b->api);
+	if (!c)
+		c = strcmp(a->func, b->func);
+	if (!c)
+		c = num_cmp(a->tid, b->tid);
+	return c;
+}
+
+void top_rows_sort(struct top_row *rows, size_t n, enum top_col col, bool reverse)
+{
+	struct sort_ctx s = {col, reverse};
+
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), row_cmp, &s);
+}
+
+const char *top_col_name(enum top_col c)
+{
+	static const char *const names[TOP_COL_COUNT] = {
+	        "TID", "THREAD", "API", "FUNCTION", "CALLS/IV", "TIME/IV",
+	        "AVG", "P50",    "P99", "MAX",      "CALLS",
+	};
+
+	return c < TOP_COL_COUNT ? names[c] : "?";
+}

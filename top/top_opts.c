@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_opts.c - command-line parsing.  Every number is parsed strictly: a
+ * typo must be an error, not a silent 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "top_opts.h"
+
+enum { OPT_JSON = 256, OPT_CLEAN, OPT_LINGER, OPT_SHM_DIR };
+
+void top_opts_usage(FILE *out)
+{
+	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...]] [--json]\n"
+	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--linger SECONDS] [--clean]\n"
+	      "  -b, --batch          plain output, one block per refresh (default when\n"
+	      "                       stdout is not a terminal)\n"
+	      "      --json           batch output as one JSON object per line\n"
+	      "  -d, --delay SECONDS  refresh interval, fractions allowed (default 1)\n"
+	      "  -n, --iterations N   exit after N refreshes\n"
+	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
+	      "  -a, --aggregate      one row per function, summed over threads\n"
+	      "  -f, --filter TEXT    only rows whose api, function or thread contains TEXT\n"
+	      "  -s, --sort COLUMN    tid thread api func calls time avg p50 p99 max total\n"
+	      "  -i, --invert         invert the sort order\n"
+	      "      --linger SECONDS how long an ended process stays visible (default 10)\n"
+	      "      --clean          remove your segments of processes that are gone\n"
+	      "      --shm-dir DIR    look for segments in DIR instead of /dev/shm\n",
+	      out);
+}
+
+static int parse_seconds(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || *v < 0 || *v > 86400)
+		return -1;
+	return 0;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (errno || end == s || *end || *v < lo || *v > hi)
+		return -1;
+	return 0;
+}
+
+static int parse_pids(struct top_opts *o, const char *arg)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+
+		if (o->npids >= TOP_MAX_PIDS || parse_long(tok, 1, INT_MAX, &pid))
+			return -1;
+		o->pids[o->npids++] = (int)pid;
+	}
+	return o->npids ? 0 : -1;
+}
+
+static int parse_sort(const char *s, enum top_col *col)
+{
+	static const char *const names[TOP_COL_COUNT] = {
+	        [TOP_COL_TID] = "tid",   [TOP_COL_THREAD] = "thread",  [TOP_COL_API] = "api",
+	        [TOP_COL_FUNC] = "func", [TOP_COL_CALLS_IV] = "calls", [TOP_COL_TIME_IV] = "time",
+	        [TOP_COL_AVG] = "avg",   [TOP_COL_P50] = "p50",        [TOP_COL_P99] = "p99",
+	        [TOP_COL_MAX] = "max",   [TOP_COL_CALLS] = "total",
+	};
+
+	for (int i = 0; i < TOP_COL_COUNT; i++)
+		if (!strcmp(s, names[i])) {
+			*col = (enum top_col)i;
+			return 0;
+		}
+	return -1;
+}
+
+static void defaults(struct top_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->delay_s = 1.0;
+	o->linger_s = 10.0;
+	o->batch = !isatty(STDOUT_FILENO);
+	o->view.sort = TOP_COL_TIME_IV;
+}
+
+/* One option; returns -1 on a bad value. */
+static int apply(struct top_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'b':
+		o->batch = true;
+		return 0;
+	case OPT_JSON:
+		o->json = o->batch = true;
+		return 0;
+	case OPT_CLEAN:
+		o->clean = true;
+		return 0;
+	case 'a':
+		o->view.aggregate = true;
+		return 0;
+	case 'i':
+		o->view.reverse = true;
+		return 0;
+	case 'f':
+		o->view.filter = arg;
+		return 0;
+	case OPT_SHM_DIR:
+		o->shm_dir = arg;
+		return 0;
+	case 'd':
+		return parse_seconds(arg, &o->delay_s) || o->delay_s < 0.01 ? -1 : 0;
+	case OPT_LINGER:
+		return parse_seconds(arg, &o->linger_s);
+	case 'n':
+		return parse_long(arg, 1, LONG_MAX, &o->count);
+	case 'p':
+		return parse_pids(o, arg);
+	case 's':
+		return parse_sort(arg, &o->view.sort);
+	}
+	return -1;
+}
+
+/* 0: run; 1: help printed, exit 0; -1: usage error (message printed). */
+int top_opts_parse(struct top_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+	        {"batch", no_argument, NULL, 'b'},
+	        {"json", no_argument, NULL, OPT_JSON},
+	        {"delay", required_argument, NULL, 'd'},
+	        {"iterations", required_argument, NULL, 'n'},
+	        {"pid", required_argument, NULL, 'p'},
+	        {"aggregate", no_argument, NULL, 'a'},
+	        {"filter", required_argument, NULL, 'f'},
+	        {"sort", required_argument, NULL, 's'},
+	        {"invert", no_argument, NULL, 'i'},
+	        {"linger", required_argument, NULL, OPT_LINGER},
+	        {"clean", no_argument, NULL, OPT_CLEAN},
+	        {"shm-dir", required_argument, NULL, OPT_SHM_DIR},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	defaults(o);
+	while ((c = getopt_long(argc, argv, "bd:n:p:af:s:ih", longs, NULL)) != -1) {
+		if (c == 'h') {
+			top_opts_usage(stdout);
+			return 1;
+		}
+		if (c == '?' || apply(o, c, optarg)) {
+			if (c != '?')
+				fprintf(stderr, "apiprof-top: bad value for -%c: %s\n",
+				        c < 256 ? c : '-', optarg ? optarg : "");
+			top_opts_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "apiprof-top: unexpected argument %s\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}

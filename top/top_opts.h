@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* top_opts.h - command-line options of apiprof-top. */
+#ifndef TOP_OPTS_H
+#define TOP_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "top_model.h"
+
+#define TOP_MAX_PIDS 64
+
+struct top_opts {
+	bool batch;
+	bool json;
+	bool clean;
+	double delay_s;
+	long count; /* 0: until interrupted */
+	int pids[TOP_MAX_PIDS];
+	size_t npids;
+	double linger_s;
+	const char *shm_dir;
+	struct top_view view;
+};
+
+int top_opts_parse(struct top_opts *o, int argc, char **argv);
+void top_opts_usage(FILE *out);
+
+#endif /* TOP_OPTS_H */

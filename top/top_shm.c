@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_shm.c - discovery, mapping, validation and ring reading.
+ *
+ * A segment is mapped once and re-validated on every read pass, because
+ * its owner may rewrite (or truncate) it at any time.  All reads of the
+ * mapping happen between sigsetjmp and the end of the pass with a SIGBUS
+ * handler armed: a producer that ftruncate()s the file under us turns the
+ * next access into SIGBUS, and the handler turns that into an error return.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "top_shm.h"
+
+#define MAX_RING_ORDER 24u
+
+/* --- names -------------------------------------------------------------- */
+
+/* A decimal number, digits only, no sign, no leading zero, no overflow;
+ * *end gets the first character after it. */
+static int parse_u64(const char *s, uint64_t *v, const char **end)
+{
+	uint64_t n = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	*v = n;
+	*end = p;
+	return 0;
+}
+
+/* "apiprof-<uid>-<pid>-<starttime>", strictly, and only for our uid. */
+int top_shm_parse_name(const char *name, uint32_t uid, int *pid, uint64_t *starttime)
+{
+	const char *p = name;
+	uint64_t u, id, st;
+
+	if (strncmp(p, APIPROF_SHM_PREFIX, strlen(APIPROF_SHM_PREFIX)))
+		return -1;
+	p += strlen(APIPROF_SHM_PREFIX);
+	if (parse_u64(p, &u, &p) || *p++ != '-' || u != uid)
+		return -1;
+	if (parse_u64(p, &id, &p) || *p++ != '-' || id == 0 || id > INT_MAX)
+		return -1;
+	if (parse_u64(p, &st, &p) || *p)
+		return -1;
+	*pid = (int)id;
+	*starttime = st;
+	return 0;
+}
+
+static bool owned_regular(int dfd, const char *name, uint32_t uid)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	return S_ISREG(st.st_mode) && st.st_uid == uid;
+}
+
+static int push_name(struct top_segname **v, size_t *n, size_t *cap, const struct top_segname *e)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		struct top_segname *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *e;
+	return 0;
+}
+
+/* The user's segments in dir (malloc'ed into *out); returns how many. */
+size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct top_segname e;
+
+		if (strlen(de->d_name) >= sizeof(e.name) ||
+		    top_shm_parse_name(de->d_name, uid, &e.pid, &e.starttime) ||
+		    !owned_regular(dirfd(d), de->d_name, uid))
+			continue;
+		strcpy(e.name, de->d_name);
+		if (push_name(out, &n, &cap, &e))
+			break;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Bounded copy of a fixed-size, maybe unterminated field; anything a
+ * terminal could interpret becomes '?'.  dst holds srclen + 1 bytes. */
+void top_shm_sanitize(char *dst, const char *src, size_t srclen)
+{
+	size_t i;
+
+	for (i = 0; i < srclen && src[i]; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+	}
+	dst[i] = '\0';
+}
+
+/* --- SIGBUS guard ----------------------------------------------------------- */
+
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+
+/* Only faults inside a guarded read are ours; anything else is a real bug
+ * and must still kill the process with SIGBUS. */
+static void bus_handler(int sig)
+{
+	if (bus_armed) {
+		bus_armed = 0;
+		siglongjmp(bus_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void bus_install(void)
+{
+	static bool done;
+	struct sigaction sa;
+
+	if (done)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bus_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	done = true;
+}
+
+/* The signal fences keep the compiler from moving accesses to the mapping
+ * outside the armed window. */
+static void bus_arm(void)
+{
+	bus_armed = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void bus_disarm(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	bus_armed = 0;
+}
+
+/* Copies n bytes from a mapping that may shrink under us: 0, or -1 when
+ * the source is no longer backed by the file. */
+int top_shm_copy_guarded(void *dst, const void *src, size_t n)
+{
+	bus_install();
+	if (sigsetjmp(bus_jmp, 1))
+		return -1;
+	bus_arm();
+	memcpy(dst, src, n);
+	bus_disarm();
+	return 0;
+}
+
+/* --- mapping ------------------------------------------------------------------ */
+
+void top_seg_init(struct top_seg *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+	snprintf(err, errlen, "%s", msg);
+	return TOP_SEG_INVALID;
+}
+
+int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	void *m;
+
+	top_seg_init(s);
+	s->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->fd < 0)
+		return errno == ENOENT ? TOP_SEG_NOTREADY : fail(err, errlen, strerror(errno));
+	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
+		return fail(err, errlen, "not a regular file");
+	if ((uint64_t)st.st_size < sizeof(struct apiprof_shm_header))
+		return TOP_SEG_NOTREADY; /* the runtime sizes it right after creating it */
+	if ((uint64_t)st.st_size > SIZE_MAX)
+		return fail(err, errlen, "segment too large");
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, s->fd, 0);
+	if (m == MAP_FAILED)
+		return fail(err, errlen, strerror(errno));
+	s->map = m;
+	s->map_size = (size_t)st.st_size;
+	return 0;
+}
+
+void top_seg_close(struct top_seg *s)
+{
+	if (s->map)
+		munmap((void *)s->map, s->map_size);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->funcs);
+	top_seg_init(s);
+}
+
+/* --- validation ------------------------------------------------------------------ */
+
+/* off + n * size <= limit, without overflow. */
+static bool table_fits(uint64_t off, uint64_t n, uint64_t size, uint64_t limit)
+{
+	uint64_t len, end;
+
+	return !__builtin_mul_overflow(n, size, &len) && !__builtin_add_overflow(off, len, &end) &&
+	       end <= limit;
+}
+
+static int check_func_table(const struct apiprof_shm_header *h, size_t size, char *err,
+                            size_t errlen)
+{
+	if (h->func_size < sizeof(struct apiprof_shm_func) ||
+	    h->func_size % _Alignof(struct apiprof_shm_func) ||
+	    h->func_off % _Alignof(struct apiprof_shm_func))
+		return fail(err, errlen, "bad function entry size or alignment");
+	if (h->func_off < h->header_size ||
+	    !table_fits(h->func_off, h->func_cap, h->func_size, size))
+		return fail(err, errlen, "function table outside the segment");
+	if (h->func_count > h->func_cap)
+		return fail(err, errlen, "func_count above func_cap");
+	return 0;
+}
+
+static int check_ring(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
+{
+	if (h->rec_size < sizeof(struct apiprof_shm_rec) || h->rec_size % 8 || h->ring_off % 8)
+		return fail(err, errlen, "bad record size or alignment");
+	if (h->ring_order > MAX_RING_ORDER)
+		return fail(err, errlen, "ring_order too large");
+	if (h->ring_off < h->header_size ||
+	    !table_fits(h->ring_off, (uint64_t)1 << h->ring_order, h->rec_size, size))
+		return fail(err, errlen, "ring outside the segment");
+	return 0;
+}
+
+/* Checks a copy of the header against the real size of the mapping. */
+int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
+{
+	if (h->magic == 0)
+		return TOP_SEG_NOTREADY; /* the runtime publishes the magic last */
+	if (h->magic != APIPROF_SHM_MAGIC)
+		return fail(err, errlen, "bad magic");
+	if (h->version != APIPROF_SHM_VERSION) {
+		snprintf(err, errlen, "unsupported version %u", h->version);
+		return TOP_SEG_INVALID;
+	}
+	if (h->header_size < sizeof(*h) || h->header_size > size)
+		return fail(err, errlen, "bad header_size");
+	if (h->tick_hz == 0)
+		return fail(err, errlen, "tick_hz is 0");
+	if (check_func_table(h, size, err, errlen))
+		return TOP_SEG_INVALID;
+	return check_ring(h, size, err, errlen);
+}
+
+/* --- reading ------------------------------------------------------------------------ */
+
+static void copy_header_fields(struct top_proc *p, const struct apiprof_shm_header *h)
+{
+	top_shm_sanitize(p->comm, h->comm, sizeof(h->comm));
+	p->mode = h->mode;
+	p->sample = h->sample;
+	p->clock = h->clock;
+	p->interval_ms = h->interval_ms;
+	p->tick_hz = h->tick_hz;
+	p->start_realtime_ns = h->start_realtime_ns;
+	p->dropped = h->dropped;
+	if (h->state == APIPROF_PROC_EXITED)
+		p->state = TOP_ENDED;
+}
+
+static int copy_funcs(struct top_seg *s, struct top_proc *p, uint32_t count)
+{
+	const unsigned char *base = s->map + s->hdr.func_off;
+
+	if (count > s->funcs_cap) {
+		struct top_func *nf = realloc(s->funcs, count * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		s->funcs = nf;
+		s->funcs_cap = count;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		struct apiprof_shm_func f;
+
+		memcpy(&f, base + (size_t)i * s->hdr.func_size, sizeof(f));
+		top_shm_sanitize(s->funcs[i].api, f.api, sizeof(f.api));
+		top_shm_sanitize(s->funcs[i].name, f.name, sizeof(f.name));
+		s->funcs[i].flags = f.flags;
+	}
+	return top_proc_set_funcs(p, s->funcs, count);
+}
+
+static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+{
+	d->tid = r->tid;
+	d->func = r->func;
+	d->flags = r->flags;
+	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
+	d->tick = r->tick;
+	d->st.calls = r->calls;
+	d->st.ticks = r->ticks;
+	d->st.timed = r->timed;
+	d->st.min = r->min_ticks;
+	d->st.max = r->max_ticks;
+	memcpy(d->st.hist, r->hist, sizeof(d->st.hist));
+}
+
+/* The seqlock read of apiprof_abi.h: good only when seq reads 2*pos+2 both
+ * before and after the copy.  No retry: the next snapshot of the same
+ * (thread, function) carries the same information and more.
+ * Returns 1 for a good copy, 0 for a lost one. */
+static int read_slot(const struct top_seg *s, uint64_t pos, struct apiprof_shm_rec *r)
+{
+	uint64_t mask = ((uint64_t)1 << s->hdr.ring_order) - 1;
+	const unsigned char *slot = s->map + s->hdr.ring_off + (pos & mask) * s->hdr.rec_size;
+	const uint64_t *seq = (const uint64_t *)(const void *)slot;
+	uint64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE), s2;
+
+	if (s1 != 2 * pos + 2)
+		return 0;
+	memcpy(r, slot, sizeof(*r));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(seq, __ATOMIC_RELAXED);
+	return s1 == s2;
+}
+
+/* Positions to read this pass: everything still in the ring on the first
+ * pass (or when head went backwards, which only a rewritten segment does),
+ * else only what is new.  Positions overwritten before we got to them are
+ * counted lost. */
+static uint64_t scan_start(struct top_seg *s, uint64_t head)
+{
+	uint64_t cap = (uint64_t)1 << s->hdr.ring_order;
+	uint64_t oldest = head > cap ? head - cap : 0;
+
+	if (!s->attached || s->last_seen > head)
+		return oldest;
+	if (s->last_seen < oldest) {
+		s->lost += oldest - s->last_seen;
+		return oldest;
+	}
+	return s->last_seen;
+}
+
+/* Feeds the ring's new records to the model; returns the largest function
+ * index seen (+1), for the caller to check against func_count. */
+static int scan_ring(struct top_seg *s, struct top_proc *p, uint64_t *func_end)
+{
+	const struct apiprof_shm_header *mh = (const void *)s->map;
+	uint64_t head = __atomic_load_n(&mh->head, __ATOMIC_ACQUIRE);
+	struct apiprof_shm_rec r;
+	struct top_snap snap;
+
+	*func_end = 0;
+	for (uint64_t pos = scan_start(s, head); pos != head; pos++) {
+		if (!read_slot(s, pos, &r)) {
+			s->lost++;
+			continue;
+		}
+		if (r.func >= s->hdr.func_cap)
+			return -1;
+		if (r.func + 1ull > *func_end)
+			*func_end = r.func + 1ull;
+		rec_to_snap(&snap, &r);
+		top_proc_snap(p, &snap);
+	}
+	s->last_seen = head;
+	s->attached = true;
+	return 0;
+}
+
+/* One pass over a mapped segment; every access to the mapping is here. */
+static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t errlen)
+{
+	const struct apiprof_shm_header *mh = (const void *)s->map;
+	uint64_t func_end;
+	uint32_t count;
+	int rc;
+
+	memcpy(&s->hdr, s->map, sizeof(s->hdr));
+	rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
+	if (rc)
+		return rc;
+	if (s->hdr.pid != p->pid)
+		return fail(err, errlen, "pid does not match the segment name");
+	if (scan_ring(s, p, &func_end))
+		return fail(err, errlen, "record refers to a function beyond func_cap");
+	/* Loaded after the records: a function is published before any record
+	 * names it, so this count covers every record just read. */
+	count = __atomic_load_n(&mh->func_count, __ATOMIC_ACQUIRE);
+	if (count > s->hdr.func_cap || func_end > count)
+		return fail(err, errlen, "record refers to a function beyond func_count");
+	if (copy_funcs(s, p, count))
+		return fail(err, errlen, "out of memory");
+	copy_header_fields(p, &s->hdr);
+	p->lost = s->lost;
+	return 0;
+}
+
+/* Reads what is new in the segment into p.  0, TOP_SEG_NOTREADY, or
+ * TOP_SEG_INVALID with a one-line reason in err. */
+int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	if (!s->map)
+		return fail(err, errlen, "not mapped");
+	if (fstat(s->fd, &st) || (uint64_t)st.st_size < s->map_size)
+		return fail(err, errlen, "segment shrank under the reader");
+	bus_install();
+	if (sigsetjmp(bus_jmp, 1))
+		return fail(err, errlen, "segment shrank under the reader (SIGBUS)");
+	bus_arm();
+	rc = read_pass(s, p, err, errlen);
+	bus_disarm();
+	return rc;
+}
+
+/* --- liveness ------------------------------------------------------------------------ */
+
+/* Field 22 of /proc/<pid>/stat; the comm (field 2) may hold spaces and
+ * parentheses, so fields are counted from the last ')'. */
+static int proc_starttime(const char *procdir, int pid, uint64_t *st)
+{
+	char path[PATH_MAX], buf[1024];
+	const char *p, *end;
+	int fd, field = 2;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", procdir, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return -1;
+	while (*p && field < 22)
+		if (*p++ == ' ')
+			field++;
+	return parse_u64(p, st, &end);
+}
+
+/* 1 when the process that created the segment still runs, 0 when it is
+ * gone or its pid now belongs to another process. */
+int top_shm_alive(const char *procdir, int pid, uint64_t starttime)
+{
+	uint64_t st;
+
+	return proc_starttime(procdir, pid, &st) == 0 && st == starttime;
+}
+
+/* Removes the user's segments whose process is gone; says what it did. */
+int top_shm_clean(const char *dir, const char *procdir, uint32_t uid, FILE *out)
+{
+	struct top_segname *v;
+	size_t n = top_shm_list(dir, uid, &v);
+	int removed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX];
+
+		if (top_shm_alive(procdir, v[i].pid, v[i].starttime))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, v[i].name);
+		if (unlink(path) == 0) {
+			fprintf(out, "removed %s (pid %d %s)\n", path, v[i].pid,
+			        kill(v[i].pid, 0) == 0 || errno == EPERM ? "reused" : "gone");
+			removed++;
+		} else {
+			fprintf(out, "cannot remove %s: %s\n", path, strerror(errno));
+		}
+	}
+	free(v);
+	return removed;
+}

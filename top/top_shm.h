@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_shm.h - finding, mapping and reading the runtime's segments.
+ *
+ * Everything in a segment is hostile input (see apiprof_abi.h): the reader
+ * validates each read pass against the real size of the mapping and
+ * survives the file shrinking under it.
+ */
+#ifndef TOP_SHM_H
+#define TOP_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "apiprof_abi.h"
+#include "top_model.h"
+
+#define TOP_SHM_DIR  "/dev/shm"
+#define TOP_PROC_DIR "/proc"
+#define TOP_ERR_LEN  160
+
+/* Return values of top_seg_open and top_seg_read besides 0. */
+#define TOP_SEG_INVALID  (-1) /* skip the segment; the message says why */
+#define TOP_SEG_NOTREADY 1    /* still being created: try again later */
+
+struct top_seg {
+	int fd;
+	const unsigned char *map;
+	size_t map_size;
+	struct apiprof_shm_header hdr; /* copy from the latest read pass */
+	uint64_t last_seen;            /* ring position read up to */
+	bool attached;                 /* the whole ring was scanned once */
+	uint64_t lost;                 /* records lost on the reader side */
+	struct top_func *funcs;        /* scratch for the function table */
+	uint32_t funcs_cap;
+};
+
+struct top_segname {
+	char name[64];
+	int pid;
+	uint64_t starttime;
+};
+
+int top_shm_parse_name(const char *name, uint32_t uid, int *pid, uint64_t *starttime);
+size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out);
+void top_shm_sanitize(char *dst, const char *src, size_t srclen);
+
+void top_seg_init(struct top_seg *s);
+int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen);
+int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen);
+void top_seg_close(struct top_seg *s);
+int top_shm_copy_guarded(void *dst, const void *src, size_t n);
+int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);
+
+int top_shm_alive(const char *procdir, int pid, uint64_t starttime);
+int top_shm_clean(const char *dir, const char *procdir, uint32_t uid, FILE *out);
+
+#endif /* TOP_SHM_H */

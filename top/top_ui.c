@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_ui.c - the live ncurses view.
+ *
+ * Keys (top/htop habits):
+ *   q             quit
+ *   Up/Down, PgUp/PgDn, Home/End   scroll
+ *   s or >        next sort column, < previous one
+ *   i             invert the sort order
+ *   t             per-thread rows <-> one row per function (summed)
+ *   p or Space    pause / resume refreshing
+ *   r             reset: interactive totals count from now on
+ *   /             filter by api, function or thread name (Esc clears)
+ *   d             set the refresh delay
+ *   h or ?        help
+ *
+ * Colours by a row's share of the interval's wall time:
+ *   >= 10 %  red (hot),  >= 1 %  yellow (warm),  < 0.1 %  dim (negligible).
+ *
+ * The terminal is restored on every way out: q, SIGINT/SIGTERM (the
+ * handler only sets a flag; the loop sees it because the handler is
+ * installed without SA_RESTART, so getch() returns), and top_ui_fatal(),
+ * the single fatal path, which calls endwin() before printing.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "top_batch.h"
+#include "top_clock.h"
+#include "top_cols.h"
+#include "top_ui.h"
+
+#define HOT_PCT        10.0
+#define WARM_PCT       1.0
+#define NEGLIGIBLE_PCT 0.1
+#define HEADER_LINES   2
+
+enum { PAIR_HOT = 1, PAIR_WARM, PAIR_ALERT, PAIR_TITLE };
+enum prompt { PROMPT_NONE = 0, PROMPT_FILTER, PROMPT_DELAY };
+
+enum vkind { V_PROC, V_COLS, V_ROW, V_BLANK };
+
+struct vline {
+	enum vkind kind;
+	const struct top_proc *proc;
+	const struct top_row *row;
+};
+
+struct ui {
+	struct top_watch *w;
+	struct top_opts *o;
+	struct top_view view;
+	bool paused;
+	bool help;
+	bool quit;
+	int scroll;
+	double delay_s;
+	uint64_t next_ns;
+	char status[256];
+	enum prompt prompt;
+	char input[64];
+	char filter[64];
+	/* The frame: lines and the row arrays they point into. */
+	struct vline *lines;
+	size_t nlines;
+	struct top_row **rows;
+	size_t nrows;
+};
+
+static volatile sig_atomic_t ui_stop;
+static bool ui_active;
+
+static void restore_terminal(void)
+{
+	if (ui_active) {
+		endwin();
+		ui_active = false;
+	}
+}
+
+/* The one fatal path: terminal first, then the message. */
+static void top_ui_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void top_ui_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	restore_terminal();
+	va_start(ap, fmt);
+	fputs("apiprof-top: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ui_stop = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: getch() must return */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void ui_warn(void *ctx, const char *msg)
+{
+	struct ui *u = ctx;
+
+	snprintf(u->status, sizeof(u->status), "%s", msg);
+}
+
+static void start_curses(void)
+{
+	if (!newterm(NULL, stdout, stdin))
+		top_ui_fatal("cannot initialise the terminal (TERM=%s)",
+		             getenv("TERM") ? getenv("TERM") : "");
+	ui_active = true;
+	atexit(restore_terminal);
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_HOT, COLOR_RED, -1);
+		init_pair(PAIR_WARM, COLOR_YELLOW, -1);
+		init_pair(PAIR_ALERT, COLOR_WHITE, COLOR_RED);
+		init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_CYAN);
+	}
+}
+
+/* --- frame building ------------------------------------------------------- */
+
+static void frame_free(struct ui *u)
+{
+	for (size_t i = 0; i < u->nrows; i++)
+		free(u->rows[i]);
+	free(u->rows);
+	free(u->lines);
+	u->rows = NULL;
+	u->lines = NULL;
+	u->nrows = u->nlines = 0;
+}
+
+static void push_line(struct ui *u, size_t *cap, enum vkind k, const struct top_proc *p,
+                      const struct top_row *r)
+{
+	if (u->nlines == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		struct vline *nl = realloc(u->lines, nc * sizeof(*nl));
+
+		if (!nl)
+			top_ui_fatal("out of memory");
+		u->lines = nl;
+		*cap = nc;
+	}
+	u->lines[u->nlines++] = (struct vline){k, p, r};
+}
+
+/* One table per process: its title line, the column titles, its rows. */
+static void frame_build(struct ui *u)
+{
+	size_t cap = 0, nvis = top_watch_visible(u->w);
+
+	frame_free(u);
+	u->rows = calloc(nvis ? nvis : 1, sizeof(*u->rows));
+	if (!u->rows)
+		top_ui_fatal("out of memory");
+	for (size_t i = 0; i < u->w->n; i++) {
+		const struct top_proc *p = &u->w->v[i]->proc;
+		struct top_row *rows;
+		size_t n;
+
+		if (!top_entry_visible(u->w->v[i]))
+			continue;
+		n = top_rows_build(p, &u->view, &rows);
+		u->rows[u->nrows++] = rows;
+		if (u->nlines)
+			push_line(u, &cap, V_BLANK, NULL, NULL);
+		push_line(u, &cap, V_PROC, p, NULL);
+		push_line(u, &cap, V_COLS, p, NULL);
+		for (size_t j = 0; j < n; j++)
+			push_line(u, &cap, V_ROW, p, &rows[j]);
+	}
+}
+
+/* --- drawing ---------------------------------------------------------------- */
+
+static const char *clock_summary(const struct top_watch *w)
+{
+	const char *name = NULL;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const char *c = top_clock_name(w->v[i]->proc.clock);
+
+		if (!top_entry_visible(w->v[i]))
+			continue;
+		if (name && strcmp(name, c))
+			return "mixed";
+		name = c;
+	}
+	return name ? name : "-";
+}
+
+static void draw_header(struct ui *u)
+{
+	uint64_t dropped = top_watch_dropped(u->w);
+	time_t t = time(NULL);
+	char stamp[16], line[256];
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
+	snprintf(line, sizeof(line),
+	         "apiprof-top - %s  %zu processes  refresh %.2fs  clock %s  %s  ", stamp,
+	         top_watch_visible(u->w), u->delay_s, clock_summary(u->w),
+	         u->view.aggregate ? "per function" : "per thread");
+	move(0, 0);
+	clrtoeol();
+	addstr(line);
+	if (dropped)
+		attron(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
+	printw("dropped %llu", (unsigned long long)dropped);
+	attroff(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
+	if (u->paused) {
+		attron(A_REVERSE | A_BOLD);
+		addstr("  PAUSED");
+		attroff(A_REVERSE | A_BOLD);
+	}
+}
+
+static void draw_status(struct ui *u)
+{
+	move(1, 0);
+	clrtoeol();
+	if (u->prompt == PROMPT_FILTER)
+		printw("filter: %s", u->input);
+	else if (u->prompt == PROMPT_DELAY)
+		printw("delay (seconds): %s", u->input);
+	else if (u->status[0])
+		printw("%s", u->status);
+	else if (u->filter[0])
+		printw("filter: %s  (Esc clears)", u->filter);
+	else
+		addstr("h: help");
+}
+
+static void draw_proc_title(const struct top_proc *p)
+{
+	char up[TOP_FMT_LEN];
+	uint64_t real = top_now_ns(CLOCK_REALTIME);
+
+	top_fmt_uptime(up, sizeof(up),
+	               real > p->start_realtime_ns ? real - p->start_realtime_ns : 0);
+	attron(A_BOLD);
+	printw("PID %d  %s  up %s  %s", p->pid, p->comm, up, top_state_name(p->state));
+	attroff(A_BOLD);
+	printw("  clock %s  dropped %llu  lost %llu%s", top_clock_name(p->clock),
+	       (unsigned long long)p->dropped, (unsigned long long)p->lost,
+	       p->sample > 1 ? "  sampled: ~ = estimate" : "");
+}
+
+static attr_t row_attr(const struct top_row *r)
+{
+	if (r->pct >= HOT_PCT)
+		return COLOR_PAIR(PAIR_HOT) | A_BOLD;
+	if (r->pct >= WARM_PCT)
+		return COLOR_PAIR(PAIR_WARM);
+	if (r->pct < NEGLIGIBLE_PCT)
+		return A_DIM;
+	return A_NORMAL;
+}
+
+static void draw_line(struct ui *u, const struct vline *l, int cols)
+{
+	char buf[512];
+
+	switch (l->kind) {
+	case V_PROC:
+		draw_proc_title(l->proc);
+		break;
+	case V_COLS:
+		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse);
+		attron(COLOR_PAIR(PAIR_TITLE));
+		printw("%-*s", cols, buf);
+		attroff(COLOR_PAIR(PAIR_TITLE));
+		break;
+	case V_ROW:
+		top_cols_line(l->row, buf, sizeof(buf));
+		attron(row_attr(l->row));
+		addstr(buf);
+		attroff(row_attr(l->row));
+		break;
+	case V_BLANK:
+		break;
+	}
+}
+
+static int body_height(void)
+{
+	return LINES > HEADER_LINES ? LINES - HEADER_LINES : 0;
+}
+
+static void clamp_scroll(struct ui *u)
+{
+	int max = (int)u->nlines - body_height();
+
+	if (u->scroll > max)
+		u->scroll = max;
+	if (u->scroll < 0)
+		u->scroll = 0;
+}
+
+static void draw_body(struct ui *u)
+{
+	clamp_scroll(u);
+	for (int y = 0; y < body_height(); y++) {
+		size_t i = (size_t)(u->scroll + y);
+
+		move(HEADER_LINES + y, 0);
+		clrtoeol();
+		if (i < u->nlines)
+			draw_line(u, &u->lines[i], COLS);
+	}
+	if (!u->nlines)
+		mvaddstr(HEADER_LINES, 0, "no profiled process (waiting for new ones)");
+}
+
+static const char *const help_text[] = {
+        "apiprof-top keys",
+        "",
+        "  q              quit",
+        "  Up Down PgUp PgDn Home End   scroll",
+        "  s or >  <      next / previous sort column",
+        "  i              invert the sort order",
+        "  t              per-thread rows / one row per function",
+        "  p or Space     pause / resume",
+        "  r              reset: CALLS and fallbacks count from now",
+        "  /              filter by api, function or thread (Esc clears)",
+        "  d              set the refresh delay",
+        "  h or ?         this help (any key closes)",
+        "",
+        "  red: >= 10% of the interval   yellow: >= 1%   dim: < 0.1%",
+        "  ~: estimated from sampled timing",
+};
+
+static void draw_help(void)
+{
+	int n = (int)(sizeof(help_text) / sizeof(help_text[0]));
+
+	for (int i = 0; i < n && i + HEADER_LINES < LINES; i++) {
+		move(HEADER_LINES + i, 0);
+		clrtoeol();
+		mvaddstr(HEADER_LINES + i, 2, help_text[i]);
+	}
+	for (int y = HEADER_LINES + n; y < LINES; y++) {
+		move(y, 0);
+		clrtoeol();
+	}
+}
+
+static void draw(struct ui *u)
+{
+	erase();
+	draw_header(u);
+	draw_status(u);
+	if (u->help) {
+		draw_help();
+	} else {
+		frame_build(u);
+		draw_body(u);
+	}
+	refresh();
+}
+
+/* --- keys ---------------------------------------------------------------------- */
+
+static void prompt_start(struct ui *u, enum prompt p)
+{
+	u->prompt = p;
+	u->input[0] = '\0';
+	if (p == PROMPT_FILTER)
+		snprintf(u->input, sizeof(u->input), "%s", u->filter);
+}
+
+static void prompt_accept(struct ui *u)
+{
+	char *end;
+	double d;
+
+	if (u->prompt == PROMPT_FILTER) {
+		snprintf(u->filter, sizeof(u->filter), "%s", u->input);
+		u->view.filter = u->filter[0] ? u->filter : NULL;
+		u->scroll = 0;
+	} else {
+		d = strtod(u->input, &end);
+		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
+			u->delay_s = d;
+			u->next_ns = top_now_ns(CLOCK_MONOTONIC);
+		} else {
+			snprintf(u->status, sizeof(u->status), "bad delay: %s", u->input);
+		}
+	}
+	u->prompt = PROMPT_NONE;
+}
+
+static void prompt_key(struct ui *u, int ch)
+{
+	size_t len = strlen(u->input);
+
+	if (ch == 27)
+		u->prompt = PROMPT_NONE;
+	else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+		prompt_accept(u);
+	else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len)
+		u->input[len - 1] = '\0';
+	else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof(u->input)) {
+		u->input[len] = (char)ch;
+		u->input[len + 1] = '\0';
+	}
+}
+
+static void sort_step(struct ui *u, int step)
+{
+	u->view.sort = (enum top_col)((u->view.sort + step + TOP_COL_COUNT) % TOP_COL_COUNT);
+	snprintf(u->status, sizeof(u->status), "sort: %s", top_col_name(u->view.sort));
+}
+
+static bool scroll_key(struct ui *u, int ch)
+{
+	int page = body_height() > 1 ? body_height() - 1 : 1;
+
+	switch (ch) {
+	case KEY_UP:
+		u->scroll--;
+		return true;
+	case KEY_DOWN:
+		u->scroll++;
+		return true;
+	case KEY_PPAGE:
+		u->scroll -= page;
+		return true;
+	case KEY_NPAGE:
+		u->scroll += page;
+		return true;
+	case KEY_HOME:
+		u->scroll = 0;
+		return true;
+	case KEY_END:
+		u->scroll = (int)u->nlines;
+		return true;
+	}
+	return false;
+}
+
+static void reset_baseline(struct ui *u)
+{
+	top_watch_reset(u->w);
+	snprintf(u->status, sizeof(u->status), "reset: CALLS count from now");
+}
+
+static void command_key(struct ui *u, int ch)
+{
+	switch (ch) {
+	case 'q':
+		u->quit = true;
+		break;
+	case 's':
+	case '>':
+		sort_step(u, 1);
+		break;
+	case '<':
+		sort_step(u, -1);
+		break;
+	case 'i':
+		u->view.reverse = !u->view.reverse;
+		break;
+	case 't':
+		u->view.aggregate = !u->view.aggregate;
+		u->scroll = 0;
+		break;
+	case 'p':
+	case ' ':
+		u->paused = !u->paused;
+		u->next_ns = top_now_ns(CLOCK_MONOTONIC);
+		break;
+	case 'r':
+		reset_baseline(u);
+		break;
+	case '/':
+		prompt_start(u, PROMPT_FILTER);
+		break;
+	case 'd':
+		prompt_start(u, PROMPT_DELAY);
+		break;
+	case 'h':
+	case '?':
+		u->help = true;
+		break;
+	case 27:
+		u->filter[0] = '\0';
+		u->view.filter = NULL;
+		break;
+	}
+}
+
+static void handle_key(struct ui *u, int ch)
+{
+	if (ch == KEY_RESIZE) {
+		clamp_scroll(u);
+		return;
+	}
+	if (u->prompt) {
+		prompt_key(u, ch);
+		return;
+	}
+	if (u->help) {
+		u->help = false; /* any key closes the help */
+		return;
+	}
+	u->status[0] = '\0';
+	if (!scroll_key(u, ch))
+		command_key(u, ch);
+}
+
+/* --- loop ------------------------------------------------------------------------- */
+
+static void maybe_refresh(struct ui *u)
+{
+	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
+
+	if (u->paused || now < u->next_ns)
+		return;
+	top_watch_refresh(u->w, now, top_now_ns(CLOCK_REALTIME));
+	u->next_ns = now + (uint64_t)(u->delay_s * 1e9);
+}
+
+/* Waits for a key until the next refresh is due (at most 1 s when paused,
+ * so that the clock in the header moves on). */
+static int wait_key(struct ui *u)
+{
+	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
+	uint64_t ms = u->paused || u->next_ns <= now ? 1000 : (u->next_ns - now) / 1000000 + 1;
+
+	timeout(ms > 1000 ? 1000 : (int)ms);
+	return getch();
+}
+
+int top_ui_run(struct top_watch *w, struct top_opts *o)
+{
+	struct ui u;
+
+	memset(&u, 0, sizeof(u));
+	u.w = w;
+	u.o = o;
+	u.view = o->view;
+	u.delay_s = o->delay_s;
+	if (o->view.filter)
+		snprintf(u.filter, sizeof(u.filter), "%s", o->view.filter);
+	u.view.filter = u.filter[0] ? u.filter : NULL;
+	w->warn = ui_warn;
+	w->warn_ctx = &u;
+	install_signals();
+	start_curses();
+	for (long n = 0; !u.quit && !ui_stop;) {
+		int ch;
+
+		if (!u.paused && top_now_ns(CLOCK_MONOTONIC) >= u.next_ns)
+			n++;
+		maybe_refresh(&u);
+		draw(&u);
+		if (o->count && n >= o->count)
+			break;
+		ch = wait_key(&u);
+		if (ch != ERR)
+			handle_key(&u, ch);
+	}
+	frame_free(&u);
+	restore_terminal();
+	return 0;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_watch.c - keeps one entry per segment name ever seen.
+ *
+ * Entries are never dropped while their file exists, so a bad segment is
+ * warned about once and an expired process does not reappear.  When the
+ * file goes away (the runtime unlinks it at exit) the mapping still holds
+ * the final numbers: one last pass reads them before the entry ends.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "top_watch.h"
+
+void top_watch_init(struct top_watch *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->dir = TOP_SHM_DIR;
+	w->procdir = TOP_PROC_DIR;
+	w->uid = (uint32_t)getuid();
+	w->linger_ns = 10ull * 1000000000u;
+}
+
+static void entry_free(struct top_entry *e)
+{
+	top_seg_close(&e->seg);
+	top_proc_free(&e->proc);
+	free(e);
+}
+
+void top_watch_free(struct top_watch *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		entry_free(w->v[i]);
+	free(w->v);
+	w->v = NULL;
+	w->n = w->cap = 0;
+}
+
+static bool wanted(const struct top_watch *w, int pid)
+{
+	if (!w->npids)
+		return true;
+	for (size_t i = 0; i < w->npids; i++)
+		if (w->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static struct top_entry *find(struct top_watch *w, const char *name)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i]->name, name))
+			return w->v[i];
+	return NULL;
+}
+
+static struct top_entry *add(struct top_watch *w, const struct top_segname *sn)
+{
+	struct top_entry *e;
+
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		struct top_entry **nv = realloc(w->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		w->v = nv;
+		w->cap = cap;
+	}
+	if (!(e = calloc(1, sizeof(*e))))
+		return NULL;
+	snprintf(e->name, sizeof(e->name), "%s", sn->name);
+	top_seg_init(&e->seg);
+	top_proc_init(&e->proc, sn->pid, sn->starttime);
+	w->v[w->n++] = e;
+	return e;
+}
+
+static void warn(struct top_watch *w, struct top_entry *e, const char *why)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s: %s, skipped", e->name, why);
+	if (w->warn)
+		w->warn(w->warn_ctx, msg);
+	e->st = TOP_E_BAD;
+	top_seg_close(&e->seg);
+}
+
+static void discover(struct top_watch *w)
+{
+	struct top_segname *names;
+	size_t n = top_shm_list(w->dir, w->uid, &names);
+
+	for (size_t i = 0; i < w->n; i++)
+		w->v[i]->present = false;
+	for (size_t i = 0; i < n; i++) {
+		struct top_entry *e = find(w, names[i].name);
+
+		if (!e && wanted(w, names[i].pid))
+			e = add(w, &names[i]);
+		if (e)
+			e->present = true;
+	}
+	free(names);
+}
+
+static void try_open(struct top_watch *w, struct top_entry *e)
+{
+	char path[PATH_MAX], err[TOP_ERR_LEN];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", w->dir, e->name);
+	rc = top_seg_open(&e->seg, path, err, sizeof(err));
+	if (rc == TOP_SEG_INVALID)
+		warn(w, e, err);
+	else if (rc == TOP_SEG_NOTREADY)
+		top_seg_close(&e->seg);
+}
+
+static void mark_ended(struct top_entry *e, enum top_state st, uint64_t mono_ns)
+{
+	if (e->proc.state == TOP_RUNNING)
+		e->proc.state = st;
+	e->proc.ended_mono_ns = mono_ns;
+	e->st = TOP_E_DONE;
+	top_seg_close(&e->seg);
+}
+
+/* Ended: the runtime said so, or its segment was removed.  Stale: the
+ * process died (or its pid was reused) without saying so. */
+static void check_liveness(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
+{
+	if (e->proc.state == TOP_ENDED || !e->present)
+		mark_ended(e, TOP_ENDED, mono_ns);
+	else if (!top_shm_alive(w->procdir, e->proc.pid, e->proc.starttime))
+		mark_ended(e, TOP_STALE, mono_ns);
+}
+
+static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
+{
+	char err[TOP_ERR_LEN];
+	int rc;
+
+	if (!e->seg.map) {
+		if (!e->present)
+			return;
+		try_open(w, e);
+		if (!e->seg.map)
+			return;
+	}
+	rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	if (rc == TOP_SEG_INVALID) {
+		warn(w, e, err);
+		return;
+	}
+	if (rc == 0)
+		e->st = TOP_E_ACTIVE;
+	if (e->st == TOP_E_ACTIVE)
+		check_liveness(w, e, mono_ns);
+}
+
+/* Forgets entries whose file is gone and that nobody needs to see. */
+static void prune(struct top_watch *w)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct top_entry *e = w->v[i];
+		if (e->present || e->st == TOP_E_DONE)
+			w->v[j++] = e;
+		else
+			entry_free(e);
+	}
+	w->n = j;
+}
+
+/* One refresh: new segments, one read pass each, interval bookkeeping. */
+void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
+{
+	discover(w);
+	for (size_t i = 0; i < w->n; i++) {
+		struct top_entry *e = w->v[i];
+		bool live = e->st == TOP_E_PENDING || e->st == TOP_E_ACTIVE;
+
+		/* An ended process gets the refresh of its final pass, then its
+		 * numbers stay frozen until it expires. */
+		if (live)
+			read_entry(w, e, mono_ns);
+		if (live && top_entry_visible(e))
+			top_proc_refresh(&e->proc, mono_ns, real_ns);
+		if (e->st == TOP_E_DONE && top_proc_expired(&e->proc, mono_ns, w->linger_ns))
+			e->st = TOP_E_EXPIRED;
+	}
+	prune(w);
+}
+
+void top_watch_reset(struct top_watch *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		top_proc_reset(&w->v[i]->proc);
+}
+
+bool top_entry_visible(const struct top_entry *e)
+{
+	return e->st == TOP_E_ACTIVE || e->st == TOP_E_DONE;
+}
+
+size_t top_watch_visible(const struct top_watch *w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n; i++)
+		n += top_entry_visible(w->v[i]);
+	return n;
+}
+
+uint64_t top_watch_dropped(const struct top_watch *w)
+{
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < w->n; i++)
+		if (top_entry_visible(w->v[i]))
+			d += w->v[i]->proc.dropped;
+	return d;
+}

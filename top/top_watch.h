@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_watch.h - the set of watched processes: discovery of new segments,
+ * one read pass per refresh, liveness, and expiry of ended processes.
+ */
+#ifndef TOP_WATCH_H
+#define TOP_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "top_model.h"
+#include "top_shm.h"
+
+typedef void (*top_warn_fn)(void *ctx, const char *msg);
+
+enum top_entry_state {
+	TOP_E_PENDING = 0, /* not readable yet */
+	TOP_E_ACTIVE,      /* mapped and read each refresh */
+	TOP_E_DONE,        /* ended: model kept, mapping released */
+	TOP_E_BAD,         /* failed validation: warned once, ignored */
+	TOP_E_EXPIRED,     /* ended long enough ago: hidden */
+};
+
+struct top_entry {
+	char name[64];
+	bool present; /* still listed in the directory this refresh */
+	enum top_entry_state st;
+	struct top_seg seg;
+	struct top_proc proc;
+};
+
+struct top_watch {
+	const char *dir;
+	const char *procdir;
+	uint32_t uid;
+	const int *pids; /* only these processes when npids > 0 */
+	size_t npids;
+	uint64_t linger_ns; /* how long an ended process stays visible */
+	top_warn_fn warn;
+	void *warn_ctx;
+
+	struct top_entry **v;
+	size_t n;
+	size_t cap;
+};
+
+void top_watch_init(struct top_watch *w);
+void top_watch_free(struct top_watch *w);
+void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns);
+void top_watch_reset(struct top_watch *w);
+bool top_entry_visible(const struct top_entry *e);
+size_t top_watch_visible(const struct top_watch *w);
+uint64_t top_watch_dropped(const struct top_watch *w);
+
+#endif /* TOP_WATCH_H */
