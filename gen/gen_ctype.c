@@ -395,6 +395,20 @@ static int gen_parse_type_name(struct gen_parser *p, bool nested, struct gen_spe
 	return gen_parse_declarator(p, nested, d);
 }
 
+/* The usual mistake here is a name inside the type: say where it goes. */
+static void gen_trailing(struct gen_parser *p)
+{
+	const struct gen_tok *t = gen_peek(p, 0);
+
+	if (t->kind == GEN_TOK_WORD && !gen_is_keyword(t->s, t->n))
+		gen_ctype_fail(p->err, gen_offset(p),
+		               "unexpected name '%.*s' after the type (a parameter's name goes in "
+		               "\"name\")",
+		               (int)t->n, t->s);
+	else
+		gen_expected(p, "the end of the type");
+}
+
 static bool gen_in_list(const struct gen_tok *t, const char *const *list, size_t n)
 {
 	size_t i;
@@ -457,7 +471,7 @@ struct gen_ctype *gen_ctype_parse(const char *s, struct gen_ctype_err *err)
 	if (gen_parse_type_name(&p, false, &sp, &d) < 0)
 		goto fail;
 	if (p.i != p.n) {
-		gen_expected(&p, "the end of the type");
+		gen_trailing(&p);
 		goto fail;
 	}
 	gen_fill_facts(t, &sp, &d);

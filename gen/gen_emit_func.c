@@ -138,33 +138,42 @@ static void gen_emit_types(const struct gen_fn *e)
 
 /* What a function that does not exist returns: -1 for signed integers
  * and NULL for pointers, like most C APIs report failure, else zero. */
-static void gen_emit_missing_return(const struct gen_fn *e)
-{
-	struct gen_buf b;
+enum gen_missing {
+	GEN_MISS_VOID,
+	GEN_MISS_ABORT, /* noreturn: it must not return, and cannot run */
+	GEN_MISS_NULL,
+	GEN_MISS_MINUS1,
+	GEN_MISS_ZERO, /* a zero-initialized static of the return type */
+};
 
-	if (e->f->noreturn) {
-		gen_out_puts(e->o, "\tabort(); /* it must not return, and cannot run */\n");
-		return;
-	}
+static enum gen_missing gen_missing_kind(const struct gen_fn *e)
+{
+	if (e->f->noreturn)
+		return GEN_MISS_ABORT;
 	if (!e->returns)
-		return;
-	if (e->f->ret->kind == GEN_CT_POINTER) {
-		gen_out_puts(e->o, "\treturn NULL;\n");
-		return;
-	}
-	if (e->f->ret->is_signed_int) {
-		gen_out_puts(e->o, "\treturn -1;\n");
-		return;
-	}
-	gen_buf_init(&b);
-	gen_fn_decl(e, "apiprof_zero", &b);
-	gen_out_printf(e->o, "\tstatic %s;\n\n\treturn apiprof_zero;\n", gen_buf_str(&b));
-	gen_buf_free(&b);
+		return GEN_MISS_VOID;
+	if (e->f->ret->kind == GEN_CT_POINTER)
+		return GEN_MISS_NULL;
+	return e->f->ret->is_signed_int ? GEN_MISS_MINUS1 : GEN_MISS_ZERO;
+}
+
+static void gen_emit_missing_return(const struct gen_fn *e, enum gen_missing k)
+{
+	static const char *const stmt[] = {
+	        [GEN_MISS_VOID] = "",
+	        [GEN_MISS_ABORT] = "\tabort();\n",
+	        [GEN_MISS_NULL] = "\treturn NULL;\n",
+	        [GEN_MISS_MINUS1] = "\treturn -1;\n",
+	        [GEN_MISS_ZERO] = "\treturn apiprof_zero;\n",
+	};
+
+	gen_out_puts(e->o, stmt[k]);
 }
 
 static void gen_emit_missing(const struct gen_fn *e)
 {
 	const struct gen_func *f = e->f;
+	enum gen_missing k = gen_missing_kind(e);
 	struct gen_buf d, b;
 	size_t i;
 
@@ -173,12 +182,17 @@ static void gen_emit_missing(const struct gen_fn *e)
 	gen_buf_printf(&d, "apiprof_missing_%s(%s)", f->name, gen_buf_str(&e->real));
 	gen_fn_decl(e, gen_buf_str(&d), &b);
 	gen_out_printf(e->o, "static %s\n{\n", gen_buf_str(&b));
+	if (k == GEN_MISS_ZERO) {
+		b.len = 0;
+		gen_fn_decl(e, "apiprof_zero", &b);
+		gen_out_printf(e->o, "\tstatic %s;\n\n", gen_buf_str(&b));
+	}
 	for (i = 0; i < f->nparams; i++)
 		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
 	if (f->vtwin)
 		gen_out_puts(e->o, "\t(void)apiprof_ap;\n");
 	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self, %zu);\n", e->idx);
-	gen_emit_missing_return(e);
+	gen_emit_missing_return(e, k);
 	gen_out_puts(e->o, "}\n\n");
 	gen_buf_free(&d);
 	gen_buf_free(&b);
@@ -218,9 +232,9 @@ static void gen_emit_signature(const struct gen_fn *e)
 	               gen_buf_str(&e->params));
 	gen_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
 	gen_fn_decl(e, gen_buf_str(&d), &b);
+	gen_emit_origin(e);
 	if (f->asm_label)
 		gen_out_printf(e->o, "%s __asm__(\"%s\");\n", gen_buf_str(&b), f->symbol);
-	gen_emit_origin(e);
 	gen_buf_putc(&b, '\n');
 	gen_emit_at_spec(e, gen_buf_str(&b));
 	gen_buf_free(&d);

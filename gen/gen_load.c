@@ -163,10 +163,12 @@ static int gen_check_unique(struct gen_ctx *c, const struct gen_spec *s, size_t 
 			                          "duplicate function %s (first defined at %d:%d)",
 			                          gen_quote(&q, f->name), g->pos.line, g->pos.col));
 		if (strcmp(f->symbol, g->symbol) == 0)
-			return GEN_AT_KEY(c, f->asm_label ? "symbol" : "name",
-			                  gen_err(c, "symbol %s is already exported by %s at %d:%d",
-			                          gen_quote(&q, f->symbol), g->name, g->pos.line,
-			                          g->pos.col));
+			return GEN_AT_KEY(
+			        c, f->asm_label ? "symbol" : "name",
+			        gen_err(c,
+			                "symbol %s is already exported by function \"%s\" (%d:%d)",
+			                gen_quote(&q, f->symbol), g->name, g->pos.line,
+			                g->pos.col));
 	}
 	return 0;
 }

@@ -32,7 +32,8 @@ static int gen_load_name(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_f
 		if (strcmp(f->name, gen_unprofilable[i]) == 0)
 			return GEN_AT_KEY(c, "name",
 			                  gen_err(c,
-			                          "%s cannot be profiled: the shim uses it itself",
+			                          "function \"%s\" cannot be profiled: the shim "
+			                          "itself calls it",
 			                          f->name));
 	return 0;
 }
@@ -61,8 +62,10 @@ static int gen_load_extra_type(struct gen_ctx *c, const char *s, struct gen_ctyp
 	if ((*out)->is_void)
 		return gen_err(c, "a variadic argument cannot have type void");
 	if ((*out)->promotes)
-		return gen_err(c, "va_arg cannot read this type: it is promoted when passed "
-		                  "through '...' (use int or double)");
+		return gen_err(c,
+		               "va_arg cannot read '%s': it is promoted when passed through '...' "
+		               "(use int or double)",
+		               s);
 	if ((*out)->kind == GEN_CT_ARRAY || (*out)->kind == GEN_CT_FUNCTION)
 		return gen_err(c, "a variadic argument cannot be an array or a function (use a "
 		                  "pointer)");
