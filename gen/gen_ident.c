@@ -189,6 +189,8 @@ enum gen_name_err gen_check_symbol(const char *s)
 
 	if (e == GEN_NAME_OK && !gen_is_ident_char(s[0], true))
 		return GEN_NAME_SYNTAX;
+	if (e == GEN_NAME_OK && gen_is_reserved(s, strlen(s)))
+		return GEN_NAME_RESERVED;
 	return e;
 }
 
