@@ -284,11 +284,11 @@ int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err,
 	}
 	if (h->header_size < sizeof(*h) || h->header_size > size)
 		return fail(err, errlen, "bad header_size");
-	if (h->tick_hz == 0)
-		return fail(err, errlen, "tick_hz is 0");
-	if (check_func_table(h, size, err, errlen))
+	if (check_func_table(h, size, err, errlen) || check_ring(h, size, err, errlen))
 		return TOP_SEG_INVALID;
-	return check_ring(h, size, err, errlen);
+	/* With the TSC clock the runtime learns the frequency at its first
+	 * flush; until then nothing can be converted to time. */
+	return h->tick_hz == 0 ? TOP_SEG_NOTREADY : 0;
 }
 
 /* --- reading ------------------------------------------------------------------------ */
@@ -417,6 +417,10 @@ static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t er
 	uint32_t count;
 	int rc;
 
+	/* Pairs with the runtime's release store of the magic, published
+	 * last: seeing it means seeing the fields written before it. */
+	if (!__atomic_load_n(&mh->magic, __ATOMIC_ACQUIRE))
+		return TOP_SEG_NOTREADY;
 	memcpy(&s->hdr, s->map, sizeof(s->hdr));
 	rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
 	if (rc)

@@ -187,11 +187,11 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 		struct top_entry *e = w->v[i];
 		bool live = e->st == TOP_E_PENDING || e->st == TOP_E_ACTIVE;
 
-		/* An ended process gets the refresh of its final pass, then its
-		 * numbers stay frozen until it expires. */
+		/* An ended process keeps its totals until it expires; its
+		 * intervals go to zero, since nothing happens in it any more. */
 		if (live)
 			read_entry(w, e, mono_ns);
-		if (live && top_entry_visible(e))
+		if (top_entry_visible(e))
 			top_proc_refresh(&e->proc, mono_ns, real_ns);
 		if (e->st == TOP_E_DONE && top_proc_expired(&e->proc, mono_ns, w->linger_ns))
 			e->st = TOP_E_EXPIRED;

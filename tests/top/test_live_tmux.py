@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The live ncurses view, driven through tmux.
+
+    test_live_tmux.py APIPROF_TOP SHIM TOPPROG
+
+A private tmux server runs a shell with a known prompt; apiprof-top is
+started in it against topprog.  Keys are sent with send-keys and the
+screen read with capture-pane, polled a bounded number of times (never a
+fixed sleep used as synchronisation).  Checks: rows appear; t, s, i, /,
+Esc, h, p work; q and Ctrl-C both give the shell prompt back.  Exit 77 =
+skipped (no tmux).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+PROMPT = "TOPTEST$"
+TRIES = 400  # capture-pane polls per expectation
+
+
+def fail(msg, screen=""):
+    print("FAIL:", msg)
+    if screen:
+        print("---- screen ----\n" + screen + "\n----------------")
+    sys.exit(1)
+
+
+class Tmux:
+    def __init__(self):
+        self.base = ["tmux", "-L", "apiprof-top-test-%d" % os.getpid(), "-f", "/dev/null"]
+        env = dict(os.environ, PS1=PROMPT + " ", TERM="xterm-256color")
+        env.pop("TMUX", None)
+        subprocess.run(self.base + ["new-session", "-d", "-x", "200", "-y", "50", "sh"],
+                       env=env, check=True)
+
+    def keys(self, *k):
+        subprocess.run(self.base + ["send-keys", "-t", "0"] + list(k), check=True)
+
+    def screen(self):
+        return subprocess.run(self.base + ["capture-pane", "-p", "-t", "0"],
+                              stdout=subprocess.PIPE, text=True, check=True).stdout
+
+    def wait(self, what, pred):
+        s = ""
+        for _ in range(TRIES):
+            s = self.screen()
+            if pred(s):
+                return s
+            time.sleep(0.05)  # poll spacing, bounded by TRIES
+        fail("timed out waiting for: " + what, s)
+
+    def kill(self):
+        subprocess.run(self.base + ["kill-server"], stderr=subprocess.DEVNULL)
+
+
+def at_prompt(s):
+    lines = [l for l in s.splitlines() if l.strip()]
+    return bool(lines) and lines[-1].rstrip() == PROMPT and "tt_work" not in s
+
+
+def session(t, top, pid):
+    t.keys("%s -d 0.1 -p %d" % (top, pid), "Enter")
+    t.wait("rows", lambda s: "tt_work" in s and "tworker-2" in s and "1 processes" in s)
+    t.wait("main thread row", lambda s: "topprog" in s and "tt_idle" in s)
+
+    t.keys("t")
+    t.wait("aggregated rows", lambda s: "(all)" in s and "tworker-0" not in s)
+    t.keys("t")
+    t.wait("per-thread rows", lambda s: "tworker-0" in s and "(all)" not in s)
+
+    t.keys("s")
+    t.wait("sort by AVG", lambda s: "AVGv" in s and "sort: AVG" in s)
+    t.keys("i")
+    t.wait("inverted", lambda s: "AVG^" in s)
+    t.keys(">")
+    t.wait("sort by P50", lambda s: "P50^" in s)
+    t.keys("<", "<", "i")
+    t.wait("back to TIME/IV", lambda s: "TIME/IVv" in s)
+
+    t.keys("/")
+    t.wait("filter prompt", lambda s: "filter:" in s)
+    t.keys("-l", "idle")
+    t.keys("Enter")
+    t.wait("filtered", lambda s: "tt_idle" in s and "tt_work" not in s)
+    t.keys("Escape")
+    t.wait("filter cleared", lambda s: "tt_work" in s and "tt_idle" in s)
+
+    t.keys("h")
+    t.wait("help", lambda s: "apiprof-top keys" in s)
+    t.keys("x")
+    t.wait("help closed", lambda s: "apiprof-top keys" not in s and "tt_work" in s)
+
+    t.keys("p")
+    t.wait("paused", lambda s: "PAUSED" in s)
+    t.keys("p")
+    t.wait("resumed", lambda s: "PAUSED" not in s)
+    t.keys("r")
+    t.wait("reset", lambda s: "reset:" in s)
+
+
+def main():
+    top, shim, prog = (os.path.abspath(a) for a in sys.argv[1:4])
+    if not shutil.which("tmux"):
+        print("skip: no tmux")
+        sys.exit(77)
+    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="50")
+    p = subprocess.Popen([prog, "3", "2000"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=env, text=True)
+    if p.stdout.readline() != "ready\n":
+        p.kill()
+        fail("topprog did not get ready")
+    t = Tmux()
+    try:
+        # sh may ignore PS1 from the environment (dash does for root).
+        t.keys("-l", "PS1='%s '" % PROMPT)
+        t.keys("Enter")
+        t.wait("shell prompt", at_prompt)
+        session(t, top, p.pid)
+        t.keys("q")
+        t.wait("prompt after q", at_prompt)
+
+        t.keys("%s -d 0.1 -p %d" % (top, p.pid), "Enter")
+        t.wait("rows again", lambda s: "tt_work" in s)
+        t.keys("C-c")
+        t.wait("prompt after Ctrl-C", at_prompt)
+    finally:
+        t.kill()
+        p.stdin.close()
+        p.wait()
+    print("ok: rows, t s i < > / Esc h p r, q and Ctrl-C restore the terminal")
+
+
+if __name__ == "__main__":
+    main()
