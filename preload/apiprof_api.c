@@ -127,13 +127,15 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	void *p;
 	int saved = errno;
 
-	if (resolving || idx >= api->nfuncs)
-		return NULL; /* dlsym calling an interposed function: never recurse */
-	resolving = 1;
+	/* dlsym calling an interposed function (a resolver that allocates, say)
+	 * gets one nested lookup; deeper than that would be a loop. */
+	if (resolving > 1 || idx >= api->nfuncs)
+		return NULL;
+	resolving++;
 	busy = apiprof_busy_enter();
 	p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
 	apiprof_busy_leave(busy);
-	resolving = 0;
+	resolving--;
 	errno = saved;
 	return p;
 }

@@ -58,6 +58,7 @@ static uint64_t rare_calls(int i, int *errors)
 	struct tl_pair p = {i, (float)i / 2};
 	struct tl_big b = tl_big_make(i);
 	char buf[32];
+	const char *name;
 	int rem;
 	long double ld = tl_ldmul((long double)i, 1.25L);
 
@@ -72,7 +73,8 @@ static uint64_t rare_calls(int i, int *errors)
 	h = mixin(h, b.tag, sizeof(b.tag));
 	tl_fill(buf, sizeof(buf), (char)('a' + i % 26));
 	h = mixin(h, buf, sizeof(buf));
-	h = mixin(h, tl_name(i), strlen(tl_name(i)));
+	name = tl_name(i);
+	h = mixin(h, name, strlen(name));
 	errno = 0;
 	if (tl_fail(EDOM) != -1 || errno != EDOM)
 		(*errors)++;

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof-run - start a program under one or more apiprof shims.
+ *
+ *   apiprof-run -s SPEC[,SPEC...] [-o OUT.json] [--summary] [--strict] -- CMD [ARGS...]
+ *
+ * SPEC is a spec file (built into a shim on first use and cached by the
+ * hash of its contents) or the name of a shipped api (zlib, malloc, ...).
+ * The launcher puts the shims in front of LD_PRELOAD, sets APIPROF_OUTPUT
+ * from -o, and execs CMD: the program keeps the launcher's pid, exit status
+ * and stdio.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: apiprof-run -s SPEC[,SPEC...] [-o OUT.json] [--summary] [--strict]"
+	        " [--] CMD [ARGS...]\n"
+	        "  -s, --spec SPEC   a spec file, or the name of a shipped api (%s)\n"
+	        "  -o, --output F    write per-thread totals as JSON at exit (%%p = pid)\n"
+	        "      --summary     print a per-thread table on stderr at exit\n"
+	        "      --strict      refuse to run a program that cannot be profiled\n"
+	        "  -q, --quiet       no messages from the launcher\n",
+	        run_shipped_names());
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+	        {"spec", required_argument, NULL, 's'},
+	        {"output", required_argument, NULL, 'o'},
+	        {"summary", no_argument, NULL, 'S'},
+	        {"strict", no_argument, NULL, 'T'},
+	        {"quiet", no_argument, NULL, 'q'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+s:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (run_opts_add_specs(o, optarg) != 0)
+				return -1;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'S':
+			o->summary = 1;
+			break;
+		case 'T':
+			o->strict = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc || o->nspecs == 0) {
+		fprintf(stderr, "apiprof-run: %s\n",
+		        o->nspecs == 0 ? "no spec given (-s SPEC)" : "no command given");
+		usage(stderr);
+		return -1;
+	}
+	o->argv = argv + optind;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	char preload[RUN_PATH_MAX * 8];
+
+	if (parse_args(argc, argv, &o) != 0)
+		return 2;
+	/* 125 for the launcher's own failures, as env(1) and timeout(1) do, so
+	 * they cannot be mistaken for the program's exit status. */
+	if (run_check_target(&o) != 0)
+		return 125;
+	if (run_build_preload(&o, preload, sizeof(preload)) != 0)
+		return 125;
+	if (o.can_profile) {
+		setenv("LD_PRELOAD", preload, 1);
+		if (o.output)
+			setenv("APIPROF_OUTPUT", o.output, 1);
+		if (o.summary)
+			setenv("APIPROF_SUMMARY", "1", 1);
+	}
+	execvp(o.argv[0], o.argv);
+	fprintf(stderr, "apiprof-run: cannot run %s: %s\n", o.argv[0], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
