@@ -204,6 +204,35 @@ static void frame_build(struct ui *u)
 
 /* --- drawing ---------------------------------------------------------------- */
 
+/* Writes s from the cursor, clipped at the right edge: a long line must
+ * not wrap onto the next one.  Counts columns, not bytes ("µ" is two). */
+static void put(const char *s)
+{
+	int y, x;
+	size_t bytes = 0;
+
+	getyx(stdscr, y, x);
+	(void)y;
+	for (int cols = 0; s[bytes] && cols < COLS - x; cols++) {
+		bytes++;
+		while (((unsigned char)s[bytes] & 0xc0) == 0x80)
+			bytes++;
+	}
+	addnstr(s, (int)bytes);
+}
+
+static void putf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void putf(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(buf);
+}
+
 static const char *clock_summary(const struct top_watch *w)
 {
 	const char *name = NULL;
@@ -235,14 +264,14 @@ static void draw_header(struct ui *u)
 	         u->view.aggregate ? "per function" : "per thread");
 	move(0, 0);
 	clrtoeol();
-	addstr(line);
+	put(line);
 	if (dropped)
 		attron(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
-	printw("dropped %llu", (unsigned long long)dropped);
+	putf("dropped %llu", (unsigned long long)dropped);
 	attroff(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
 	if (u->paused) {
 		attron(A_REVERSE | A_BOLD);
-		addstr("  PAUSED");
+		put("  PAUSED");
 		attroff(A_REVERSE | A_BOLD);
 	}
 }
@@ -252,15 +281,15 @@ static void draw_status(struct ui *u)
 	move(1, 0);
 	clrtoeol();
 	if (u->prompt == PROMPT_FILTER)
-		printw("filter: %s", u->input);
+		putf("filter: %s", u->input);
 	else if (u->prompt == PROMPT_DELAY)
-		printw("delay (seconds): %s", u->input);
+		putf("delay (seconds): %s", u->input);
 	else if (u->status[0])
-		printw("%s", u->status);
+		putf("%s", u->status);
 	else if (u->filter[0])
-		printw("filter: %s  (Esc clears)", u->filter);
+		putf("filter: %s  (Esc clears)", u->filter);
 	else
-		addstr("h: help");
+		put("h: help");
 }
 
 static void draw_proc_title(const struct top_proc *p)
@@ -271,11 +300,11 @@ static void draw_proc_title(const struct top_proc *p)
 	top_fmt_uptime(up, sizeof(up),
 	               real > p->start_realtime_ns ? real - p->start_realtime_ns : 0);
 	attron(A_BOLD);
-	printw("PID %d  %s  up %s  %s", p->pid, p->comm, up, top_state_name(p->state));
+	putf("PID %d  %s  up %s  %s", p->pid, p->comm, up, top_state_name(p->state));
 	attroff(A_BOLD);
-	printw("  clock %s  dropped %llu  lost %llu%s", top_clock_name(p->clock),
-	       (unsigned long long)p->dropped, (unsigned long long)p->lost,
-	       p->sample > 1 ? "  sampled: ~ = estimate" : "");
+	putf("  clock %s  dropped %llu  lost %llu%s", top_clock_name(p->clock),
+	     (unsigned long long)p->dropped, (unsigned long long)p->lost,
+	     p->sample > 1 ? "  sampled: ~ = estimate" : "");
 }
 
 static attr_t row_attr(const struct top_row *r)
@@ -300,13 +329,13 @@ static void draw_line(struct ui *u, const struct vline *l, int cols)
 	case V_COLS:
 		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse);
 		attron(COLOR_PAIR(PAIR_TITLE));
-		printw("%-*s", cols, buf);
+		putf("%-*s", cols, buf);
 		attroff(COLOR_PAIR(PAIR_TITLE));
 		break;
 	case V_ROW:
 		top_cols_line(l->row, buf, sizeof(buf));
 		attron(row_attr(l->row));
-		addstr(buf);
+		put(buf);
 		attroff(row_attr(l->row));
 		break;
 	case V_BLANK:
@@ -369,7 +398,8 @@ static void draw_help(void)
 	for (int i = 0; i < n && i + HEADER_LINES < LINES; i++) {
 		move(HEADER_LINES + i, 0);
 		clrtoeol();
-		mvaddstr(HEADER_LINES + i, 2, help_text[i]);
+		move(HEADER_LINES + i, 2);
+		put(help_text[i]);
 	}
 	for (int y = HEADER_LINES + n; y < LINES; y++) {
 		move(y, 0);

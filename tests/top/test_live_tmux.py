@@ -8,11 +8,14 @@ A private tmux server runs a shell with a known prompt; apiprof-top is
 started in it against topprog.  Keys are sent with send-keys and the
 screen read with capture-pane, polled a bounded number of times (never a
 fixed sleep used as synchronisation).  Checks: rows appear; t, s, i, /,
-Esc, h, p work; q and Ctrl-C both give the shell prompt back.  Exit 77 =
+Esc, h, p, r work; a resize clips rows; q, Ctrl-C and SIGTERM all give
+the shell prompt back.  Exit 77 =
 skipped (no tmux).
 """
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +42,18 @@ class Tmux:
     def keys(self, *k):
         subprocess.run(self.base + ["send-keys", "-t", "0"] + list(k), check=True)
 
+    def resize(self, x, y):
+        subprocess.run(self.base + ["resize-window", "-t", "0", "-x", str(x), "-y", str(y)],
+                       check=True)
+
+    def pane_child(self):
+        """The pid of the shell's foreground child: the viewer."""
+        sh = subprocess.run(self.base + ["display-message", "-p", "-t", "0", "#{pane_pid}"],
+                            stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+        with open("/proc/%s/task/%s/children" % (sh, sh)) as f:
+            kids = f.read().split()
+        return int(kids[0]) if len(kids) == 1 else None
+
     def screen(self):
         return subprocess.run(self.base + ["capture-pane", "-p", "-t", "0"],
                               stdout=subprocess.PIPE, text=True, check=True).stdout
@@ -59,6 +74,17 @@ class Tmux:
 def at_prompt(s):
     lines = [l for l in s.splitlines() if l.strip()]
     return bool(lines) and lines[-1].rstrip() == PROMPT and "tt_work" not in s
+
+
+def unwrapped(s, width):
+    """Every table line is a title, the column titles or a row: a wrapped
+    row would leave a line starting with its tail."""
+    lines = s.splitlines()
+    titles = [l for l in lines if "TID" in l and "THREAD" in l]
+    if not titles or len(titles[0].rstrip()) != width:
+        return False
+    table = [l for l in lines[2:] if l.strip()]
+    return all(re.match(r"(PID |\s*TID|\s+(\d+|-) )", l) for l in table)
 
 
 def session(t, top, pid):
@@ -100,6 +126,12 @@ def session(t, top, pid):
     t.keys("r")
     t.wait("reset", lambda s: "reset:" in s)
 
+    # Narrower than a row: lines are clipped, not wrapped onto the next.
+    t.resize(100, 30)
+    t.wait("clipped rows", lambda s: "tt_work" in s and unwrapped(s, 100))
+    t.resize(200, 50)
+    t.wait("full rows", lambda s: "tt_work" in s and "CALLS/IV" in s)
+
 
 def main():
     top, shim, prog = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -126,11 +158,19 @@ def main():
         t.wait("rows again", lambda s: "tt_work" in s)
         t.keys("C-c")
         t.wait("prompt after Ctrl-C", at_prompt)
+
+        t.keys("%s -d 0.1 -p %d" % (top, p.pid), "Enter")
+        t.wait("rows once more", lambda s: "tt_work" in s)
+        viewer = t.pane_child()
+        if viewer is None:
+            fail("cannot find the viewer's pid", t.screen())
+        os.kill(viewer, signal.SIGTERM)
+        t.wait("prompt after SIGTERM", at_prompt)
     finally:
         t.kill()
         p.stdin.close()
         p.wait()
-    print("ok: rows, t s i < > / Esc h p r, q and Ctrl-C restore the terminal")
+    print("ok: rows, t s i < > / Esc h p r, resize, q, Ctrl-C and SIGTERM restore the terminal")
 
 
 if __name__ == "__main__":
