@@ -28,6 +28,16 @@ const char *top_clock_name(uint32_t clock)
 	return "?";
 }
 
+/* Mode 0 is the generated shims; later modes are only numbered so far. */
+const char *top_mode_name(uint32_t mode, char *buf, size_t cap)
+{
+	if (mode == 0)
+		snprintf(buf, cap, "shim");
+	else
+		snprintf(buf, cap, "mode %u", mode);
+	return buf;
+}
+
 /* --- text ---------------------------------------------------------------- */
 
 static void text_proc(FILE *out, const struct top_proc *p, const struct top_view *v,
@@ -35,14 +45,14 @@ static void text_proc(FILE *out, const struct top_proc *p, const struct top_view
 {
 	struct top_row *rows;
 	size_t n = top_rows_build(p, v, &rows);
-	char up[TOP_FMT_LEN], line[512];
+	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], line[512];
 
 	top_fmt_uptime(up, sizeof(up),
 	               real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0);
-	fprintf(out, "\nPID %d  %s  up %s  %s  clock %s%s  dropped %llu  lost %llu\n", p->pid,
-	        p->comm, up, top_state_name(p->state), top_clock_name(p->clock),
-	        p->sample > 1 ? "  sampled (~ = estimate)" : "", (unsigned long long)p->dropped,
-	        (unsigned long long)p->lost);
+	fprintf(out, "\nPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu\n", p->pid,
+	        p->comm, up, top_state_name(p->state), top_mode_name(p->mode, mode, sizeof(mode)),
+	        top_clock_name(p->clock), p->sample > 1 ? "  sampled (~ = estimate)" : "",
+	        (unsigned long long)p->dropped, (unsigned long long)p->lost);
 	top_cols_header(line, sizeof(line), v->sort, v->reverse);
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < n; i++) {

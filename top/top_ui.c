@@ -294,7 +294,7 @@ static void draw_status(struct ui *u)
 
 static void draw_proc_title(const struct top_proc *p)
 {
-	char up[TOP_FMT_LEN];
+	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN];
 	uint64_t real = top_now_ns(CLOCK_REALTIME);
 
 	top_fmt_uptime(up, sizeof(up),
@@ -302,7 +302,8 @@ static void draw_proc_title(const struct top_proc *p)
 	attron(A_BOLD);
 	putf("PID %d  %s  up %s  %s", p->pid, p->comm, up, top_state_name(p->state));
 	attroff(A_BOLD);
-	putf("  clock %s  dropped %llu  lost %llu%s", top_clock_name(p->clock),
+	putf("  %s  clock %s  dropped %llu  lost %llu%s",
+	     top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
 	     (unsigned long long)p->dropped, (unsigned long long)p->lost,
 	     p->sample > 1 ? "  sampled: ~ = estimate" : "");
 }

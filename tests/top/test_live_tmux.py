@@ -8,7 +8,7 @@ A private tmux server runs a shell with a known prompt; apiprof-top is
 started in it against topprog.  Keys are sent with send-keys and the
 screen read with capture-pane, polled a bounded number of times (never a
 fixed sleep used as synchronisation).  Checks: rows appear; t, s, i, /,
-Esc, h, p, r work; a resize clips rows; q, Ctrl-C and SIGTERM all give
+Esc, h, p, r, d work; a resize clips rows; q, Ctrl-C and SIGTERM all give
 the shell prompt back.  Exit 77 =
 skipped (no tmux).
 """
@@ -125,6 +125,11 @@ def session(t, top, pid):
     t.wait("resumed", lambda s: "PAUSED" not in s)
     t.keys("r")
     t.wait("reset", lambda s: "reset:" in s)
+    t.keys("d")
+    t.wait("delay prompt", lambda s: "delay (seconds):" in s)
+    t.keys("-l", "0.25")
+    t.keys("Enter")
+    t.wait("new delay", lambda s: "refresh 0.25s" in s)
 
     # Narrower than a row: lines are clipped, not wrapped onto the next.
     t.resize(100, 30)
@@ -170,7 +175,7 @@ def main():
         t.kill()
         p.stdin.close()
         p.wait()
-    print("ok: rows, t s i < > / Esc h p r, resize, q, Ctrl-C and SIGTERM restore the terminal")
+    print("ok: rows, t s i < > / Esc h p r d, resize, q, Ctrl-C and SIGTERM restore the terminal")
 
 
 if __name__ == "__main__":
