@@ -6,13 +6,14 @@
 # into per-thread checksums), and exact per-thread call counts in
 # APIPROF_OUTPUT, with nested same-api calls not counted.
 set -eu
+. "$(dirname "$0")/../lib.sh"
 shim=$1 prog=$2 outdump=$3 clock=${4:-auto}
 threads=8 iters=100000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$prog" $threads $iters >"$tmp/bare.txt"
-APIPROF_CLOCK=$clock APIPROF_OUTPUT="$tmp/out-%p.json" LD_PRELOAD="$shim" \
+APIPROF_CLOCK=$clock APIPROF_OUTPUT="$tmp/out-%p.json" LD_PRELOAD="$(shim_preload "$shim")" \
 	"$prog" $threads $iters >"$tmp/shim.txt"
 cmp "$tmp/bare.txt" "$tmp/shim.txt" || { echo "FAIL: output differs under the shim"; diff "$tmp/bare.txt" "$tmp/shim.txt"; exit 1; }
 if grep -v 'errors 0' "$tmp/bare.txt" | grep -q errors; then

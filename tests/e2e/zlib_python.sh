@@ -5,6 +5,7 @@
 # thread must show exactly one call per round of each zlib function the
 # script uses, and python3 must print the same as without the shim.
 set -eu
+. "$(dirname "$0")/../lib.sh"
 shim=$1 script=$2 outdump=$3
 py=/usr/bin/python3
 threads=3 rounds=500
@@ -13,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 $py "$script" $threads $rounds >"$tmp/bare.txt"
-APIPROF_OUTPUT="$tmp/out.json" LD_PRELOAD="$shim" $py "$script" $threads $rounds >"$tmp/shim.txt"
+APIPROF_OUTPUT="$tmp/out.json" LD_PRELOAD="$(shim_preload "$shim")" $py "$script" $threads $rounds >"$tmp/shim.txt"
 cmp "$tmp/bare.txt" "$tmp/shim.txt"
 
 # Worker threads are the ones with zlib calls; python3's main thread may

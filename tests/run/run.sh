@@ -5,7 +5,9 @@
 # kept; a spec file is built once, cached, and rebuilt when it changes; a
 # bad spec or a static binary are reported in one clear line.
 set -u
+. "$(dirname "$0")/../lib.sh"
 run=$1 prog=$2 static=$3 spec=$4 outdump=$5
+skip_if_sanitized "$run"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export APIPROF_CACHE="$tmp/cache"
