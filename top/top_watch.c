@@ -141,6 +141,15 @@ static void check_liveness(struct top_watch *w, struct top_entry *e, uint64_t mo
 		mark_ended(e, TOP_STALE, mono_ns);
 }
 
+/* A process that died before its segment became readable (e.g. it
+ * exec'ed or was killed before the first flush) has nothing to show: stop
+ * retrying it, and release its mapping. */
+static void forget_unready(struct top_entry *e)
+{
+	top_seg_close(&e->seg);
+	e->st = TOP_E_EXPIRED;
+}
+
 static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
 {
 	char err[TOP_ERR_LEN];
@@ -162,6 +171,8 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		e->st = TOP_E_ACTIVE;
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
+	else if (!top_shm_alive(w->procdir, e->proc.pid, e->proc.starttime))
+		forget_unready(e);
 }
 
 /* Forgets entries whose file is gone and that nobody needs to see. */

@@ -165,6 +165,50 @@ static void test_stale_and_pids(void)
 	tseg_destroy(&t);
 }
 
+/* With the TSC clock tick_hz is 0 until the runtime's first flush: not an
+ * error, the segment shows up once it is set; a dead process whose
+ * segment never became ready is dropped silently. */
+static void test_not_ready(void)
+{
+	struct tseg live, dead;
+	struct top_watch w;
+	json_t *o;
+	int before = warnings;
+
+	tseg_create(&live, 4, 4);
+	tseg_create_named(&dead, 4, 4, getpid(), tseg_self_starttime() + 9);
+	live.h->tick_hz = 0;
+	dead.h->tick_hz = 0;
+	top_watch_init(&w);
+	w.dir = live.dir;
+	w.warn = count_warn;
+	o = json_refresh(&w, 1 * S, 2 * S);
+	CHECK(json_array_size(json_object_get(o, "processes")) == 0);
+	json_decref(o);
+	CHECK(w.n == 1 && w.v[0]->st == TOP_E_PENDING);
+
+	top_watch_free(&w);
+	top_watch_init(&w);
+	w.dir = dead.dir;
+	top_watch_refresh(&w, 1 * S, 2 * S);
+	CHECK(w.n == 1 && w.v[0]->st == TOP_E_EXPIRED && !w.v[0]->seg.map);
+	top_watch_free(&w);
+
+	top_watch_init(&w);
+	w.dir = live.dir;
+	top_watch_refresh(&w, 1 * S, 2 * S);
+	live.h->tick_hz = 1000000000ull;
+	tseg_func(&live, 0, "testapi", "tp_work");
+	tseg_write(&live, 77, 0, 10, 4, 100);
+	o = json_refresh(&w, 2 * S, 3 * S);
+	CHECK(ival(first_func(o, "running"), "calls") == 4);
+	json_decref(o);
+	CHECK(warnings == before);
+	top_watch_free(&w);
+	tseg_destroy(&dead);
+	tseg_destroy(&live);
+}
+
 static void test_text(void)
 {
 	struct tseg t;
@@ -199,6 +243,7 @@ int main(void)
 {
 	test_json_lifecycle();
 	test_stale_and_pids();
+	test_not_ready();
 	test_text();
 	return 0;
 }
