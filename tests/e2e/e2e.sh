@@ -44,3 +44,21 @@ if ! cmp -s "$tmp/want.txt" "$tmp/got.txt"; then
 	exit 1
 fi
 echo "ok: $threads threads x $iters calls counted exactly, nested calls not counted"
+
+# The segment: /dev/shm/apiprof-<uid>-<pid>-<starttime>, mode 0600 whatever
+# the umask, removed at exit unless APIPROF_KEEP_SHM=1.
+for mask in 000 077; do
+	(umask $mask && APIPROF_KEEP_SHM=1 APIPROF_OUTPUT="$tmp/keep.json" \
+		LD_PRELOAD="$(shim_preload "$shim")" "$prog" 1 10 >/dev/null)
+	pid=$(sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$tmp/keep.json")
+	set -- /dev/shm/apiprof-"$(id -u)"-"$pid"-*
+	[ -f "$1" ] || { echo "FAIL: no segment for pid $pid"; exit 1; }
+	mode=$(stat -c %a "$1")
+	rm -f "$1"
+	[ "$mode" = 600 ] || { echo "FAIL: segment mode $mode under umask $mask"; exit 1; }
+done
+APIPROF_OUTPUT="$tmp/gone.json" LD_PRELOAD="$(shim_preload "$shim")" "$prog" 1 10 >/dev/null
+pid=$(sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$tmp/gone.json")
+set -- /dev/shm/apiprof-"$(id -u)"-"$pid"-*
+[ ! -e "$1" ] || { echo "FAIL: segment left behind: $1"; exit 1; }
+echo "ok: segment mode 0600 under umask 000 and 077, removed at exit"
