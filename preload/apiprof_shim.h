@@ -57,7 +57,10 @@ struct apiprof_tls {
 	uint64_t nest;      /* bit 0: runtime busy; bit i: inside a call of api i */
 	uint32_t countdown; /* sampled mode: calls until the next timed one */
 	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
-	struct apiprof_fstat *tab[APIPROF_MAX_APIS]; /* tab[0] stays NULL */
+	struct apiprof_tls_api {
+		struct apiprof_fstat *tab; /* this thread's table; api[0].tab stays NULL */
+		uintptr_t frame;           /* stack address of the outermost call in progress */
+	} api[APIPROF_MAX_APIS];
 };
 
 APIPROF_EXPORT extern __thread struct apiprof_tls apiprof_tls
@@ -167,6 +170,8 @@ static inline unsigned apiprof_hist_bucket(uint64_t d)
  * follow), 0 when the wrapper must just forward: the thread is already
  * inside this api (only the outermost call counts), the runtime itself is
  * working on this thread, or the thread has no statistics table. */
+APIPROF_EXPORT int apiprof_nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t frame);
+
 static inline int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
 	struct apiprof_tls *t = &apiprof_tls;
@@ -174,19 +179,25 @@ static inline int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 	uint64_t bit = 1ull << id;
 	struct apiprof_fstat *tab;
 
-	if (apiprof_unlikely(t->nest & (bit | APIPROF_NEST_BUSY)))
+	if (apiprof_unlikely(t->nest & (bit | APIPROF_NEST_BUSY)) &&
+	    !apiprof_nest_stale(t, id, (uintptr_t)c))
 		return 0;
-	tab = t->tab[id];
+	tab = t->api[id].tab;
 	if (apiprof_unlikely(tab == NULL)) {
 		tab = apiprof_thread_attach(api);
 		if (tab == NULL)
 			return 0;
-		bit = 1ull << api->id;
+		id = api->id;
+		bit = 1ull << id;
 	}
 	/* Plain read-modify-write of our own TLS word: a signal handler that
 	 * interrupts it sets and clears its own bit before returning, so the
 	 * word is the same again when we store it. */
 	t->nest |= bit;
+	/* Where this call's frame is: if a longjmp skips our leave, the next
+	 * call finds the bit set but its own frame above this one, and knows
+	 * the outer call is gone (apiprof_nest_stale). */
+	t->api[id].frame = (uintptr_t)c;
 	c->tab = tab;
 	c->bit = bit;
 	/* t0 == 0 marks a call that sampled mode counts but does not time. */

@@ -174,7 +174,7 @@ struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
 	if (id != 0 && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api->nfuncs);
 	if (tab != NULL)
-		apiprof_tls.tab[id] = tab;
+		apiprof_tls.api[id].tab = tab;
 	errno = saved;
 	apiprof_busy_leave(busy);
 	return tab;
@@ -190,7 +190,7 @@ static void thread_retire(struct apiprof_thread *th)
 	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
 	__atomic_store_n(&th->state, APIPROF_T_EXITED, __ATOMIC_RELEASE);
 	for (int id = 0; id < APIPROF_MAX_APIS; id++)
-		apiprof_tls.tab[id] = NULL;
+		apiprof_tls.api[id].tab = NULL;
 	self = SELF_DEAD;
 }
 
@@ -231,4 +231,20 @@ void apiprof_thread_after_fork(void)
 		if (api != NULL && apiprof_api_folded(id) != NULL)
 			apiprof_fstat_init(apiprof_api_folded(id), api->nfuncs);
 	}
+}
+
+/* The nesting bit of api id is set, so this call looks nested.  It really
+ * is unless a longjmp (or a C++ exception) left the outer call without
+ * passing its apiprof_leave: then this call's frame lies at or above the
+ * one recorded (stacks grow down; a frame at the same address cannot be
+ * nested in itself), and the stale bit is cleared.  Only ever
+ * reached on the nested path, so plain calls pay nothing for it. */
+int apiprof_nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t frame)
+{
+	uint64_t bit = 1ull << id;
+
+	if (id == 0 || (t->nest & APIPROF_NEST_BUSY) || frame < t->api[id].frame)
+		return 0;
+	t->nest &= ~bit;
+	return 1;
 }
