@@ -45,6 +45,19 @@
  * a snapshot of everything (a "keyframe"), so a reader that attaches late
  * converges on complete cumulative totals within one keyframe period.
  *
+ * Publication order, which readers may rely on:
+ *  - magic is stored last when the segment is created (release): a reader
+ *    that sees it sees a formatted header;
+ *  - a function entry is published (func_count, release) before any record
+ *    that names it is written;
+ *  - with the TSC clock, tick_hz is 0 until the first flush has calibrated
+ *    it (at most one interval): such a segment is not ready yet, not bad.
+ *
+ * Statistics in a record: calls counts every call; ticks, min, max and hist
+ * cover only the timed calls (`timed` of them).  Unless sampling
+ * (header.sample > 1), timed == calls; when sampling, the time inside the
+ * function is estimated as ticks * calls / timed.
+ *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
  * every function index against func_count/func_cap, and never trust a

@@ -115,13 +115,34 @@ void apiprof_segment_add_api(const struct apiprof_api *api)
 	apiprof_ring_publish_funcs(h, __atomic_load_n(&func_next, __ATOMIC_RELAXED));
 }
 
+/* The name is taken.  Since it holds our uid, pid and start time, the only
+ * owner it can legitimately have is this very process before an exec():
+ * then it is a regular file of ours, and it is removed to make room.
+ * Anything else (another owner, a symlink, a fifo) is refused: we never
+ * write through, or unlink, a file we did not make. */
+static bool reclaim_own_segment(void)
+{
+	struct stat st;
+	int fd = shm_open(seg_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	bool ours;
+
+	if (fd < 0)
+		return false;
+	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid();
+	close(fd);
+	return ours && shm_unlink(seg_name) == 0;
+}
+
 static int create_fd(size_t size)
 {
 	int fd, err;
+	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
 
 	snprintf(seg_name, sizeof(seg_name), "/" APIPROF_SHM_PREFIX "%u-%d-%llu", getuid(),
 	         getpid(), (unsigned long long)proc_starttime());
-	fd = shm_open(seg_name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = shm_open(seg_name, flags, 0600);
+	if (fd < 0 && errno == EEXIST && reclaim_own_segment())
+		fd = shm_open(seg_name, flags, 0600);
 	if (fd < 0) {
 		apiprof_warn("cannot create /dev/shm%s (%s): live view off", seg_name,
 		             strerror(errno));
