@@ -11,6 +11,14 @@
 
 #include "top_fmt.h"
 
+/* "µs" needs a UTF-8 terminal; elsewhere the ASCII spelling "us". */
+static const char *micro = "us";
+
+void top_fmt_set_utf8(int utf8)
+{
+	micro = utf8 ? "\xc2\xb5s" : "us";
+}
+
 /* Three significant digits for a value already scaled into its unit. */
 static char *three_digits(char *buf, size_t cap, double v, const char *unit)
 {
@@ -30,7 +38,7 @@ char *top_fmt_ns(char *buf, size_t cap, double ns)
 	else if (ns < 999.5)
 		snprintf(buf, cap, "%.0fns", ns);
 	else if (ns < 999.5e3)
-		three_digits(buf, cap, ns / 1e3, "\xc2\xb5s");
+		three_digits(buf, cap, ns / 1e3, micro);
 	else if (ns < 999.5e6)
 		three_digits(buf, cap, ns / 1e6, "ms");
 	else

@@ -8,6 +8,8 @@
 
 #define TOP_FMT_LEN 32
 
+/* Whether the output can show "µs" (UTF-8); "us" by default. */
+void top_fmt_set_utf8(int utf8);
 char *top_fmt_ns(char *buf, size_t cap, double ns);
 char *top_fmt_count(char *buf, size_t cap, uint64_t v);
 char *top_fmt_rate(char *buf, size_t cap, double per_s);

@@ -3,13 +3,17 @@
  * top_main.c - apiprof-top: options, then the batch loop or the live UI.
  */
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "top_batch.h"
 #include "top_clock.h"
+#include "top_fmt.h"
 #include "top_opts.h"
 #include "top_ui.h"
 #include "top_watch.h"
@@ -67,6 +71,10 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	/* The user's locale decides whether the terminal gets "µs" (ncurses
+	 * also needs it to measure multibyte characters). */
+	setlocale(LC_ALL, "");
+	top_fmt_set_utf8(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
 	if (o.clean) {
 		top_shm_clean(o.shm_dir ? o.shm_dir : TOP_SHM_DIR, TOP_PROC_DIR, (uint32_t)getuid(),
 		              stdout);

@@ -24,6 +24,8 @@ int main(void)
 	EQ(top_fmt_ns(b, sizeof(b), -1), "-");
 	EQ(top_fmt_ns(b, sizeof(b), 0), "0ns");
 	EQ(top_fmt_ns(b, sizeof(b), 999), "999ns");
+	EQ(top_fmt_ns(b, sizeof(b), 1000), "1.00us"); /* ASCII unless told UTF-8 */
+	top_fmt_set_utf8(1);
 	EQ(top_fmt_ns(b, sizeof(b), 1000), "1.00\xc2\xb5s");
 	EQ(top_fmt_ns(b, sizeof(b), 12345), "12.3\xc2\xb5s");
 	EQ(top_fmt_ns(b, sizeof(b), 123456), "123\xc2\xb5s");

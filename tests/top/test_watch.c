@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "top_batch.h"
+#include "top_fmt.h"
 #include "top_watch.h"
 #include "tseg.h"
 
@@ -241,6 +242,7 @@ static void test_text(void)
 
 int main(void)
 {
+	top_fmt_set_utf8(1);
 	test_json_lifecycle();
 	test_stale_and_pids();
 	test_not_ready();
