@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* benchlib.h - the benchmark's target library (see benchlib.c). */
+#ifndef BENCHLIB_H
+#define BENCHLIB_H
+
+/* The cheapest call there is: about 3 ns including the PLT jump. */
+int bench_f(int a, int b);
+
+/* A fixed amount of dependent arithmetic, about 100 ns, with a latency
+ * that does not depend on its arguments or on any memory. */
+int bench_work(int a, int b);
+
+#endif /* BENCHLIB_H */

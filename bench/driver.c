@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_driver - calls one function of the bench libraries N times in each
+ * of T threads and prints what one call cost.
+ *
+ *   bench_driver [-t f|work|m1|m1000|m100] [-n CALLS] [-T THREADS] [-r REPS]
+ *
+ * Output, one line:  wall_ns W cpu_ns C calls K
+ * W and C are ns per call from CLOCK_MONOTONIC and CLOCK_THREAD_CPUTIME_ID
+ * read around each thread's loop; each thread takes the median of its REPS
+ * repetitions, and the line gives the mean of the threads' medians.  K is
+ * the calls made in all (warm-up included), for checking a profiler's count.
+ *
+ * The driver knows nothing of apiprof or any other tool: whatever measures
+ * it is preloaded, audited or traced from outside, as with a real program.
+ * The threads start each repetition together (a barrier), so that at T=2
+ * both really run at once.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchlib.h"
+
+/* From the generated bm1/bm1000 calls files (gen_many). */
+int bm1_call_last(int x);
+int bm1000_call_last(int x);
+int bm1000_call_first100(int x);
+
+/* One loop per target, so that the loop body is nothing but the call (no
+ * dispatch on the target inside it).  Feeding each result into the next
+ * call keeps the calls in order and the compiler from dropping any. */
+typedef int (*loop_fn)(long n, int x);
+
+static int loop_f(long n, int x)
+{
+	for (long i = 0; i < n; i++)
+		x = bench_f(x, (int)i);
+	return x;
+}
+
+static int loop_work(long n, int x)
+{
+	for (long i = 0; i < n; i++)
+		x = bench_work(x, (int)i);
+	return x;
+}
+
+static int loop_m1(long n, int x)
+{
+	for (long i = 0; i < n; i++)
+		x = bm1_call_last(x);
+	return x;
+}
+
+static int loop_m1000(long n, int x)
+{
+	for (long i = 0; i < n; i++)
+		x = bm1000_call_last(x);
+	return x;
+}
+
+/* n counts calls: each iteration makes 100 of them. */
+static int loop_m100(long n, int x)
+{
+	for (long i = 0; i < n / 100; i++)
+		x = bm1000_call_first100(x);
+	return x;
+}
+
+static const struct target {
+	const char *name;
+	loop_fn loop;
+	long per_iter; /* calls per loop iteration; n is rounded down to a multiple */
+} targets[] = {
+        {"f", loop_f, 1},         {"work", loop_work, 1},   {"m1", loop_m1, 1},
+        {"m1000", loop_m1000, 1}, {"m100", loop_m100, 100},
+};
+
+struct worker {
+	pthread_t thread;
+	double *wall, *cpu; /* ns per call, one per repetition */
+	int sink;
+};
+
+static const struct target *target;
+static long ncalls;
+static int nreps;
+static pthread_barrier_t start;
+
+static double ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e9 + (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct timespec m0, m1, c0, c1;
+	int x = w->sink;
+
+	/* Warm-up: lazy binding, the tool's per-thread set-up, the caches. */
+	x = target->loop(target->per_iter, x);
+	for (int r = 0; r < nreps; r++) {
+		pthread_barrier_wait(&start);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		x = target->loop(ncalls, x);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+		w->wall[r] = ns_between(&m0, &m1) / (double)ncalls;
+		w->cpu[r] = ns_between(&c0, &c1) / (double)ncalls;
+	}
+	w->sink = x;
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_driver [-t f|work|m1|m1000|m100] [-n CALLS] [-T THREADS] "
+	                "[-r REPS]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long nthreads = 1;
+	double wall = 0, cpu = 0;
+	struct worker *w;
+	int opt, err;
+
+	target = &targets[0];
+	ncalls = 1000000;
+	nreps = 5;
+	while ((opt = getopt(argc, argv, "t:n:T:r:")) != -1) {
+		switch (opt) {
+		case 't':
+			target = NULL;
+			for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+				if (strcmp(optarg, targets[i].name) == 0)
+					target = &targets[i];
+			if (target == NULL)
+				usage();
+			break;
+		case 'n':
+			ncalls = strtol(optarg, NULL, 10);
+			break;
+		case 'T':
+			nthreads = strtol(optarg, NULL, 10);
+			break;
+		case 'r':
+			nreps = (int)strtol(optarg, NULL, 10);
+			break;
+		default:
+			usage();
+		}
+	}
+	ncalls -= ncalls % target->per_iter;
+	if (ncalls <= 0 || nthreads < 1 || nthreads > 1024 || nreps < 1 || nreps > 1000 ||
+	    optind != argc)
+		usage();
+
+	w = calloc((size_t)nthreads, sizeof(*w));
+	if (w == NULL)
+		return 1;
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+	for (long t = 0; t < nthreads; t++) {
+		w[t].wall = calloc((size_t)nreps, sizeof(double));
+		w[t].cpu = calloc((size_t)nreps, sizeof(double));
+		w[t].sink = (int)t;
+		if (w[t].wall == NULL || w[t].cpu == NULL)
+			return 1;
+		err = pthread_create(&w[t].thread, NULL, worker_main, &w[t]);
+		if (err != 0) {
+			fprintf(stderr, "bench_driver: pthread_create: %s\n", strerror(err));
+			return 1;
+		}
+	}
+	for (long t = 0; t < nthreads; t++) {
+		pthread_join(w[t].thread, NULL);
+		wall += median(w[t].wall, nreps);
+		cpu += median(w[t].cpu, nreps);
+	}
+	printf("wall_ns %.3f cpu_ns %.3f calls %ld\n", wall / (double)nthreads,
+	       cpu / (double)nthreads, nthreads * (ncalls * nreps + target->per_iter));
+	return 0;
+}
