@@ -25,6 +25,9 @@
 #ifndef APIPROF_SHIMDIR
 #define APIPROF_SHIMDIR "/usr/local/lib/apiprof"
 #endif
+#ifndef APIPROF_RUNTIME
+#define APIPROF_RUNTIME "libapiprof.so.0"
+#endif
 #ifndef APIPROF_SHIPPED
 #define APIPROF_SHIPPED "malloc, posix_io, zlib"
 #endif
@@ -173,13 +176,13 @@ static int shipped_shim(const char *name, char *out, size_t cap)
 	return 0;
 }
 
-/* "shim1:shim2:...:<previous LD_PRELOAD>" */
+/* "runtime:shim1:shim2:...:<previous LD_PRELOAD>".  The runtime goes
+ * first, ahead of libc, so that its exec and _exit hooks take effect. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap)
 {
 	const char *prev = getenv("LD_PRELOAD");
-	size_t len = 0;
+	size_t len = (size_t)snprintf(out, cap, "%s", env_or("APIPROF_RUNTIME", APIPROF_RUNTIME));
 
-	out[0] = '\0';
 	for (int i = 0; i < o->nspecs; i++) {
 		char shim[RUN_PATH_MAX];
 		int r = is_path(o->specs[i]) ? build_spec(o, o->specs[i], shim, sizeof(shim))

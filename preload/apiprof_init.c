@@ -20,6 +20,7 @@ APIPROF_EXPORT __thread struct apiprof_tls apiprof_tls __attribute__((tls_model(
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
+static pid_t self_pid; /* tells a vfork child, which runs no atfork handler */
 
 uint32_t apiprof_gettid(void)
 {
@@ -30,6 +31,7 @@ static void after_fork_child(void)
 {
 	uint64_t busy = apiprof_busy_enter();
 
+	self_pid = getpid();
 	apiprof_segment_forget();
 	apiprof_thread_after_fork();
 	apiprof_segment_open();
@@ -41,6 +43,7 @@ static void start(void)
 {
 	uint64_t busy = apiprof_busy_enter();
 
+	self_pid = getpid();
 	apiprof_env_load(&apiprof_cfg);
 	apiprof_clock_init(apiprof_cfg.clock);
 	apiprof_sample = apiprof_cfg.sample > 1 ? apiprof_cfg.sample : 0;
@@ -79,17 +82,39 @@ __attribute__((constructor)) static void apiprof_ctor(void)
 	errno = saved;
 }
 
-/* Process exit: one last snapshot of everything, then the outputs.  The
- * thread keeps the busy bit: what later destructors call is not counted. */
+/* The end of this process image (exit, _exit, or an exec): one last
+ * snapshot of everything, then the outputs.  Not in a vfork child, which
+ * shares the parent's memory and must not close the parent's segment.
+ * Returns the busy state to hand to apiprof_resume() if the image goes on
+ * (a failed exec). */
+uint64_t apiprof_finish(enum apiprof_end how)
+{
+	uint64_t busy;
+
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != self_pid)
+		return APIPROF_NEST_BUSY;
+	busy = apiprof_busy_enter();
+	apiprof_flush_all(true);
+	apiprof_segment_close(how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm);
+	if (apiprof_cfg.output[0])
+		apiprof_output_json(apiprof_cfg.output, how == APIPROF_END_EXEC);
+	if (apiprof_cfg.summary && how != APIPROF_END_EXEC)
+		apiprof_output_summary(STDERR_FILENO);
+	return busy;
+}
+
+/* An exec failed: the image goes on, and so does profiling. */
+void apiprof_resume(uint64_t busy)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	if (h != NULL)
+		__atomic_store_n(&h->state, APIPROF_PROC_RUNNING, __ATOMIC_RELEASE);
+	apiprof_busy_leave(busy);
+}
+
+/* The thread keeps the busy bit: what later destructors call is not counted. */
 __attribute__((destructor)) static void apiprof_dtor(void)
 {
-	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
-		return;
-	apiprof_busy_enter();
-	apiprof_flush_all(true);
-	apiprof_segment_close(!apiprof_cfg.keep_shm);
-	if (apiprof_cfg.output[0])
-		apiprof_output_json(apiprof_cfg.output);
-	if (apiprof_cfg.summary)
-		apiprof_output_summary(STDERR_FILENO);
+	apiprof_finish(APIPROF_END_EXIT);
 }

@@ -104,11 +104,14 @@ APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
 APIPROF_HIDDEN void apiprof_flusher_start(void);
 
 /* --- outputs at exit (apiprof_output.c) ------------------------------- */
-APIPROF_HIDDEN void apiprof_output_json(const char *pattern);
+APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
 APIPROF_HIDDEN void apiprof_output_summary(int fd);
 
 /* --- lifecycle (apiprof_init.c) --------------------------------------- */
 APIPROF_HIDDEN bool apiprof_ready(void);
+enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
+APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
+APIPROF_HIDDEN void apiprof_resume(uint64_t busy);
 APIPROF_HIDDEN uint32_t apiprof_gettid(void);
 
 /* Marks this thread as running runtime code, so that whatever the runtime

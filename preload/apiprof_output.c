@@ -206,13 +206,30 @@ static bool expand_path(const char *pattern, char *dst, size_t cap)
 	return true;
 }
 
+/* Before an exec the same pid goes on in a new image, which will write
+ * PATH itself: the outgoing image's numbers go to PATH.exec1 (.exec2 for
+ * the next exec, and so on) instead, so neither overwrites the other. */
+static bool exec_path(char *path, size_t cap)
+{
+	size_t n = strlen(path);
+
+	for (int k = 1; k < 1000; k++) {
+		if ((size_t)snprintf(path + n, cap - n, ".exec%d", k) >= cap - n)
+			return false;
+		if (access(path, F_OK) != 0)
+			return true;
+	}
+	return false;
+}
+
 /* Written to a temporary name and renamed, so a reader never sees half. */
-void apiprof_output_json(const char *pattern)
+void apiprof_output_json(const char *pattern, bool before_exec)
 {
 	char path[4096], tmp[4200];
 	struct out o;
 
-	if (!expand_path(pattern, path, sizeof(path))) {
+	if (!expand_path(pattern, path, sizeof(path)) ||
+	    (before_exec && !exec_path(path, sizeof(path)))) {
 		apiprof_warn("APIPROF_OUTPUT=%s expands to too long a path", pattern);
 		return;
 	}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lifecycle - the ends of a process image under a shim.
+ *
+ *   lifecycle exec N      N calls of tl_add, then exec itself as "exit N+1"
+ *   lifecycle exit N      N calls, then exit(0)
+ *   lifecycle _exit N     N calls, then _exit(3) (no atexit, no destructors)
+ *   lifecycle vfork N     vfork + exec /bin/true in the child, N calls in the parent
+ *   lifecycle fork N      a thread calls tl_add without pause while the main
+ *                         thread forks N children; each child makes 10 calls
+ *                         and exits 0; prints the number of children that did
+ *   lifecycle errno       prints errno as main() finds it
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static int calls(int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++)
+		s = tl_add(s, 1);
+	return s;
+}
+
+static volatile int stop;
+
+static void *hammer(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		calls(100);
+	return NULL;
+}
+
+static int forks(int n)
+{
+	pthread_t t;
+	int ok = 0;
+
+	pthread_create(&t, NULL, hammer, NULL);
+	for (int i = 0; i < n; i++) {
+		int st;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			exit(calls(10) == 10 ? 0 : 1);
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			ok++;
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	printf("forks: %d of %d children exited 0\n", ok, n);
+	return ok == n ? 0 : 1;
+}
+
+static int vforks(int n)
+{
+	int st;
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 1;
+	printf("vfork: %d\n", calls(n));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int e = errno;
+	int n = argc > 2 ? atoi(argv[2]) : 0;
+	char next[16];
+
+	if (argc == 2 && strcmp(argv[1], "errno") == 0) {
+		printf("errno at main: %d\n", e);
+		return 0;
+	}
+	if (argc != 3)
+		return 2;
+	if (strcmp(argv[1], "exec") == 0) {
+		printf("exec: %d\n", calls(n));
+		fflush(stdout);
+		snprintf(next, sizeof(next), "%d", n + 1);
+		execl(argv[0], argv[0], "exit", next, (char *)NULL);
+		return 127;
+	}
+	if (strcmp(argv[1], "exit") == 0) {
+		printf("exit: %d\n", calls(n));
+		return 0;
+	}
+	if (strcmp(argv[1], "_exit") == 0) {
+		printf("_exit: %d\n", calls(n));
+		fflush(stdout);
+		_exit(3);
+	}
+	if (strcmp(argv[1], "vfork") == 0)
+		return vforks(n);
+	if (strcmp(argv[1], "fork") == 0)
+		return forks(n);
+	return 2;
+}

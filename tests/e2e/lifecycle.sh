@@ -1,0 +1,51 @@
+#!/bin/sh
+# lifecycle.sh RUNTIME SHIM PROG - exec, _exit, vfork, fork and errno under
+# the runtime preloaded ahead of libc (as apiprof-run does) plus a shim.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+runtime=$1 shim=$2 prog=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+preload=$(shim_preload "$runtime" "$shim")
+count() { "$OUTDUMP" "$1" | awk '$2 == "testlib.tl_add" { n += $3 } END { print n + 0 }'; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# exec: the outgoing image's numbers go to OUT.exec1, the new image's to OUT.
+APIPROF_OUTPUT="$tmp/exec.json" LD_PRELOAD="$preload" "$prog" exec 5 >"$tmp/o"
+[ "$(cat "$tmp/o")" = "$(printf 'exec: 5\nexit: 6')" ] || fail "exec output: $(cat "$tmp/o")"
+[ "$(count "$tmp/exec.json.exec1")" -eq 5 ] || fail "pre-exec image: $(count "$tmp/exec.json.exec1") calls"
+[ "$(count "$tmp/exec.json")" -eq 6 ] || fail "post-exec image: $(count "$tmp/exec.json") calls"
+
+# _exit skips destructors: nothing is lost all the same.
+set +e
+APIPROF_OUTPUT="$tmp/x.json" LD_PRELOAD="$preload" "$prog" _exit 7 >/dev/null
+st=$?
+set -e
+[ $st -eq 3 ] || fail "_exit status $st"
+[ "$(count "$tmp/x.json")" -eq 7 ] || fail "_exit lost calls"
+
+# vfork: the child's exec must not finish the parent's image.  The exec'd
+# /bin/true inherits LD_PRELOAD and writes its own (empty) output.
+APIPROF_OUTPUT="$tmp/v-%p.json" LD_PRELOAD="$preload" "$prog" vfork 9 >"$tmp/o"
+grep -qx "vfork: 9" "$tmp/o" || fail "vfork run"
+got=$(for f in "$tmp"/v-*.json; do count "$f"; done | sort -n | tr '\n' ' ')
+[ "$got" = "0 9 " ] || fail "vfork: per-image counts '$got', want '0 9 '"
+
+# fork: each child has its own numbers, file and segment; no deadlock.
+n=${FORKS:-1000}
+APIPROF_OUTPUT="$tmp/f-%p.json" LD_PRELOAD="$preload" "$prog" fork $n >"$tmp/o"
+grep -qx "forks: $n of $n children exited 0" "$tmp/o" || fail "fork: $(cat "$tmp/o")"
+files=0 bad=0
+for f in "$tmp"/f-*.json; do
+	files=$((files + 1))
+	c=$(count "$f")
+	[ "$c" -eq 10 ] || [ "$c" -gt 1000 ] || bad=$((bad + 1))
+done
+[ $files -eq $((n + 1)) ] || fail "fork: $files outputs for $n children and the parent"
+[ $bad -eq 0 ] || fail "fork: $bad children with counts other than 10"
+parents=$(for f in "$tmp"/f-*.json; do count "$f"; done | awk '$1 != 10' | wc -l)
+[ "$parents" -eq 1 ] || fail "fork: $parents outputs that are not a child's"
+
+# errno as main() finds it, and the runtime's own start-up left nothing.
+LD_PRELOAD="$preload" "$prog" errno | grep -qx "errno at main: 0" || fail "errno at main"
+echo "ok: exec, _exit, vfork, $n forks and errno"
