@@ -129,7 +129,7 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 
 	/* dlsym calling an interposed function (a resolver that allocates, say)
 	 * gets one nested lookup; deeper than that would be a loop. */
-	if (resolving > 1 || idx >= api->nfuncs)
+	if (resolving > 1 || idx >= apiprof_api_nsyms(api))
 		return NULL;
 	resolving++;
 	busy = apiprof_busy_enter();
@@ -140,10 +140,11 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	return p;
 }
 
-/* Called by a missing function's stub instead of jumping to NULL. */
+/* Called by a missing function's stub instead of jumping to NULL; idx is
+ * the symbol's index, which for an alias is not its row's. */
 void apiprof_missing(struct apiprof_api *api, uint32_t idx)
 {
-	if (idx < api->nfuncs &&
+	if (idx < apiprof_api_nsyms(api) &&
 	    !__atomic_exchange_n(&api->missing_warned[idx], 1, __ATOMIC_RELAXED)) {
 		const char *ver = api->versions ? api->versions[idx] : NULL;
 

@@ -69,21 +69,30 @@ APIPROF_EXPORT extern __thread struct apiprof_tls apiprof_tls
 /* One per generated shim (per spec).  Static storage in the shim; the
  * runtime fills in `id` when the api is first used. */
 struct apiprof_api {
-	uint32_t abi;        /* APIPROF_SHIM_ABI of the generating header */
-	uint32_t id;         /* 0 until registered, then 1..63 */
-	const char *name;    /* "api" of the spec */
-	const char *library; /* "library" of the spec */
-	const char *spec;    /* path of the spec, for messages */
-	uint32_t nfuncs;
+	uint32_t abi;                /* APIPROF_SHIM_ABI of the generating header */
+	uint32_t id;                 /* 0 until registered, then 1..63 */
+	const char *name;            /* "api" of the spec */
+	const char *library;         /* "library" of the spec */
+	const char *spec;            /* path of the spec, for messages */
+	uint32_t nfuncs;             /* statistics rows */
 	uint32_t func_base;          /* index of function 0 in the process table */
-	const char *const *symbols;  /* linker names */
-	const char *const *versions; /* symbol version or NULL, per function */
-	const char *const *display;  /* names shown to the user */
-	const uint32_t *flags;       /* APIPROF_FUNC_* per function */
-	uint32_t *missing_warned;    /* per function, 0 until the missing stub warned */
+	const char *const *symbols;  /* per symbol: what is resolved */
+	const char *const *versions; /* per symbol: its version or NULL */
+	const char *const *display;  /* per row: the name shown to the user */
+	const uint32_t *flags;       /* per row: APIPROF_FUNC_* */
+	uint32_t *missing_warned;    /* per symbol, 0 until the missing stub warned */
+	/* Entry points resolved (0: as many as rows).  Symbol i < nfuncs is
+	 * row i's own; the ones after it are aliases (open64, __read_chk)
+	 * whose wrappers count into the row of the function they alias. */
+	uint32_t nsyms;
 };
 
-#define APIPROF_SHIM_ABI 1u
+#define APIPROF_SHIM_ABI 2u
+
+static inline uint32_t apiprof_api_nsyms(const struct apiprof_api *api)
+{
+	return api->nsyms ? api->nsyms : api->nfuncs;
+}
 
 /* The state a wrapper carries across the real call. */
 struct apiprof_call {
