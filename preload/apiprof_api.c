@@ -82,6 +82,29 @@ void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *s
 		__atomic_fetch_add(&dst->hist[b], src->hist[b], __ATOMIC_RELAXED);
 }
 
+/* A shim generated for another runtime version: its struct may not even
+ * have this layout, so nothing but `abi` is read, and it stays
+ * unregistered (its calls pass straight through).  Said once per shim. */
+static void abi_mismatch(const struct apiprof_api *api)
+{
+	static const struct apiprof_api *seen[APIPROF_MAX_APIS];
+
+	for (int i = 0; i < APIPROF_MAX_APIS; i++) {
+		const struct apiprof_api *cur = __atomic_load_n(&seen[i], __ATOMIC_ACQUIRE);
+
+		if (cur == api)
+			return;
+		if (cur == NULL && __atomic_compare_exchange_n(&seen[i], &cur, api, false,
+		                                               __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			break;
+		if (cur == api)
+			return;
+	}
+	apiprof_warn("a shim built for another apiprof runtime (shim abi %u, runtime %u) is "
+	             "not profiled; rebuild it",
+	             api->abi, APIPROF_SHIM_ABI);
+}
+
 /* Gives api a dense id.  Two threads may race here on first use; the loser
  * of the compare-and-swap simply leaves its id unused. */
 void apiprof_register(struct apiprof_api *api)
@@ -93,9 +116,7 @@ void apiprof_register(struct apiprof_api *api)
 	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) != 0 || !apiprof_ready())
 		return;
 	if (api->abi != APIPROF_SHIM_ABI) {
-		apiprof_warn(
-		        "%s: shim built for another runtime (abi %u, runtime %u); not profiled",
-		        api->name, api->abi, APIPROF_SHIM_ABI);
+		abi_mismatch(api);
 		return;
 	}
 	busy = apiprof_busy_enter();
@@ -134,6 +155,8 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	resolving++;
 	busy = apiprof_busy_enter();
 	p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
+	if (p == NULL)
+		p = apiprof_lookup_in_library(api, idx);
 	apiprof_busy_leave(busy);
 	resolving--;
 	errno = saved;

@@ -47,6 +47,10 @@ APIPROF_HIDDEN void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n);
 APIPROF_HIDDEN void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
 APIPROF_HIDDEN void apiprof_fstat_read(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
 
+/* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
+APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
+APIPROF_HIDDEN void *apiprof_api_redirect(const char *name, void *p);
+
 /* --- threads (apiprof_thread.c) --------------------------------------- */
 enum apiprof_thread_state {
 	APIPROF_T_FREE = 0,
