@@ -100,7 +100,8 @@ static const char *gen_dir(const char *env, const char *dflt)
 }
 
 static void gen_build_argv(struct gen_argv *a, const struct gen_spec *s,
-                           const struct gen_build_opts *o, const char *src, const char *out)
+                           const struct gen_build_opts *o, const char *src, const char *out,
+                           const char *map)
 {
 	static const char *const flags[] = {
 	        "-std=gnu11",          "-O2",   "-fPIC",   "-shared",
@@ -118,6 +119,7 @@ static void gen_build_argv(struct gen_argv *a, const struct gen_spec *s,
 	for (i = 0; i < o->ninc; i++)
 		gen_argv_addf(a, "-I", o->inc[i]);
 	gen_argv_add(a, src);
+	gen_argv_addf(a, "-Wl,--version-script=", map);
 	gen_argv_addf(a, "-L", libdir);
 	gen_argv_addf(a, "-Wl,-rpath,", libdir);
 	gen_argv_add(a, "-lapiprof");
@@ -145,7 +147,8 @@ static int gen_run(char **argv)
 	return 128 + WTERMSIG(st);
 }
 
-static int gen_compile(const struct gen_spec *s, const struct gen_build_opts *o, const char *src)
+static int gen_compile(const struct gen_spec *s, const struct gen_build_opts *o, const char *src,
+                       const char *map)
 {
 	struct gen_argv a = {0};
 	struct gen_buf out;
@@ -156,7 +159,7 @@ static int gen_compile(const struct gen_spec *s, const struct gen_build_opts *o,
 		gen_buf_puts(&out, o->out);
 	else
 		gen_buf_printf(&out, "libapiprof-%s.so", s->api);
-	gen_build_argv(&a, s, o, src, gen_buf_str(&out));
+	gen_build_argv(&a, s, o, src, gen_buf_str(&out), map);
 	rc = gen_run(a.v);
 	gen_argv_free(&a);
 	gen_buf_free(&out);
@@ -165,24 +168,28 @@ static int gen_compile(const struct gen_spec *s, const struct gen_build_opts *o,
 
 int gen_build(const struct gen_spec *s, const struct gen_build_opts *o)
 {
-	struct gen_buf dir, src;
+	struct gen_buf dir, src, map;
 	const char *tmp = getenv("TMPDIR");
 	int rc = 1;
 
 	gen_buf_init(&dir);
 	gen_buf_init(&src);
+	gen_buf_init(&map);
 	gen_buf_printf(&dir, "%s/apiprof-gen.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (mkdtemp(dir.s) == NULL) {
 		fprintf(stderr, "apiprof-gen: cannot create %s: %s\n", dir.s, strerror(errno));
 		goto out;
 	}
 	gen_buf_printf(&src, "%s/shim.c", dir.s);
-	if (gen_generate(s, src.s) == 0)
-		rc = gen_compile(s, o, src.s);
+	gen_buf_printf(&map, "%s/shim.map", dir.s);
+	if (gen_generate(s, src.s) == 0 && gen_generate_vscript(s, map.s) == 0)
+		rc = gen_compile(s, o, src.s, map.s);
 	unlink(src.s);
+	unlink(map.s);
 	rmdir(dir.s);
 out:
 	gen_buf_free(&dir);
 	gen_buf_free(&src);
+	gen_buf_free(&map);
 	return rc;
 }

@@ -22,4 +22,7 @@ int gen_build(const struct gen_spec *s, const struct gen_build_opts *o);
 /* Writes the shim for `s` to `path`, all or nothing; 0 or -1. */
 int gen_generate(const struct gen_spec *s, const char *path);
 
+/* Writes the shim's linker version script (gen_vscript.c) likewise. */
+int gen_generate_vscript(const struct gen_spec *s, const char *path);
+
 #endif /* GEN_BUILD_H */

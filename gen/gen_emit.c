@@ -81,6 +81,9 @@ static bool gen_any_bool(const struct gen_spec *s)
 	for (i = 0; i < s->nfuncs; i++)
 		if (gen_func_uses_bool(&s->funcs[i]))
 			return true;
+	for (i = 0; i < s->naliases; i++)
+		if (gen_func_uses_bool(&s->aliases[i]))
+			return true;
 	return false;
 }
 
@@ -119,15 +122,22 @@ static const char *gen_col_value(const struct gen_func *f, enum gen_col col)
 	return f->name;
 }
 
+/* The symbol tables run over the rows and then the aliases; the display
+ * table over the rows only. */
+static const struct gen_func *gen_sym_at(const struct gen_spec *s, size_t i)
+{
+	return i < s->nfuncs ? &s->funcs[i] : &s->aliases[i - s->nfuncs];
+}
+
 static void gen_emit_strings(const struct gen_spec *s, struct gen_out *o, const char *table,
                              enum gen_col col)
 {
+	size_t i, n = col == GEN_COL_DISPLAY ? s->nfuncs : s->nfuncs + s->naliases;
 	const char *v;
-	size_t i;
 
 	gen_out_printf(o, "static const char *const %s[] = {\n", table);
-	for (i = 0; i < s->nfuncs; i++) {
-		v = gen_col_value(&s->funcs[i], col);
+	for (i = 0; i < n; i++) {
+		v = gen_col_value(gen_sym_at(s, i), col);
 		/* Allow-listed or identifiers: safe inside quotes as they are. */
 		if (v != NULL)
 			gen_out_printf(o, "\t\"%s\",\n", v);
@@ -145,7 +155,8 @@ static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
 	for (i = 0; i < s->nfuncs; i++)
 		gen_out_puts(o, s->funcs[i].noreturn ? "\tAPIPROF_FUNC_NORETURN,\n" : "\t0,\n");
 	gen_out_puts(o, "};\n");
-	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n\n", s->nfuncs);
+	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n\n",
+	               s->nfuncs + s->naliases);
 }
 
 static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
@@ -161,13 +172,14 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
 	               "\t.library = \"%s\",\n"
 	               "\t.spec = %s,\n"
 	               "\t.nfuncs = %zu,\n"
+	               "\t.nsyms = %zu,\n"
 	               "\t.symbols = apiprof_symbols,\n"
 	               "\t.versions = apiprof_versions,\n"
 	               "\t.display = apiprof_display,\n"
 	               "\t.flags = apiprof_flags,\n"
 	               "\t.missing_warned = apiprof_missing_warned,\n"
 	               "};\n\n",
-	               s->api, s->library, gen_buf_str(&path), s->nfuncs);
+	               s->api, s->library, gen_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
 	gen_buf_free(&path);
 	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
 	                "{\n\tapiprof_register(&apiprof_self);\n}\n");
@@ -186,5 +198,7 @@ void gen_emit(const struct gen_spec *s, struct gen_out *o)
 	gen_emit_flags(s, o);
 	gen_emit_api(s, o);
 	for (i = 0; i < s->nfuncs; i++)
-		gen_emit_func(s, i, o);
+		gen_emit_func(s, &s->funcs[i], o);
+	for (i = 0; i < s->naliases; i++)
+		gen_emit_func(s, &s->aliases[i], o);
 }

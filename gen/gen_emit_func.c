@@ -23,7 +23,6 @@
 struct gen_fn {
 	const struct gen_spec *s;
 	const struct gen_func *f;
-	size_t idx;
 	struct gen_out *o;
 	struct gen_buf params; /* of the wrapper */
 	struct gen_buf real;   /* of the real function (the v-twin's) */
@@ -39,7 +38,7 @@ struct gen_fn {
 static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct gen_buf *out)
 {
 	if (e->ret_typedef)
-		gen_buf_printf(out, "apiprof_ret_%s %s", e->f->name, declarator);
+		gen_buf_printf(out, "apiprof_ret_%s %s", e->f->cname, declarator);
 	else
 		gen_ctype_format(e->f->ret, declarator, out);
 }
@@ -73,12 +72,12 @@ static void gen_fn_lists(struct gen_fn *e)
 		gen_buf_printf(&e->args, ", apiprof_x%zu", i);
 }
 
-static void gen_fn_init(struct gen_fn *e, const struct gen_spec *s, size_t idx, struct gen_out *o)
+static void gen_fn_init(struct gen_fn *e, const struct gen_spec *s, const struct gen_func *f,
+                        struct gen_out *o)
 {
 	memset(e, 0, sizeof *e);
 	e->s = s;
-	e->f = &s->funcs[idx];
-	e->idx = idx;
+	e->f = f;
 	e->o = o;
 	e->returns = !e->f->ret->is_void;
 	e->ret_typedef = !e->f->ret->simple;
@@ -99,8 +98,9 @@ static void gen_emit_origin(const struct gen_fn *e)
 
 	gen_buf_init(&b);
 	gen_emit_comment_text(&b, e->s->path);
-	gen_out_printf(e->o, "/* %s:%d:%d: %s */\n", gen_buf_str(&b), e->f->pos.line, e->f->pos.col,
-	               e->f->name);
+	gen_out_printf(e->o, "/* %s:%d:%d: %s%s%s%s */\n", gen_buf_str(&b), e->f->pos.line,
+	               e->f->pos.col, e->f->name, e->f->alias ? " (alias " : "",
+	               e->f->alias ? e->f->symbol : "", e->f->alias ? ")" : "");
 	gen_buf_free(&b);
 }
 
@@ -114,7 +114,7 @@ static void gen_emit_at_spec(const struct gen_fn *e, const char *text)
 
 static void gen_emit_types(const struct gen_fn *e)
 {
-	const char *name = e->f->name;
+	const char *name = e->f->cname;
 	struct gen_buf b, d;
 
 	gen_buf_init(&b);
@@ -179,7 +179,7 @@ static void gen_emit_missing(const struct gen_fn *e)
 
 	gen_buf_init(&d);
 	gen_buf_init(&b);
-	gen_buf_printf(&d, "apiprof_missing_%s(%s)", f->name, gen_buf_str(&e->real));
+	gen_buf_printf(&d, "apiprof_missing_%s(%s)", f->cname, gen_buf_str(&e->real));
 	gen_fn_decl(e, gen_buf_str(&d), &b);
 	gen_out_printf(e->o, "static %s\n{\n", gen_buf_str(&b));
 	if (k == GEN_MISS_ZERO) {
@@ -191,7 +191,7 @@ static void gen_emit_missing(const struct gen_fn *e)
 		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
 	if (f->vtwin)
 		gen_out_puts(e->o, "\t(void)apiprof_ap;\n");
-	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self, %zu);\n", e->idx);
+	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self, %zu);\n", f->sym);
 	gen_emit_missing_return(e, k);
 	gen_out_puts(e->o, "}\n\n");
 	gen_buf_free(&d);
@@ -202,7 +202,7 @@ static void gen_emit_missing(const struct gen_fn *e)
  * pointer without a cast ISO C does not define. */
 static void gen_emit_getter(const struct gen_fn *e)
 {
-	const char *n = e->f->name;
+	const char *n = e->f->cname;
 
 	gen_out_printf(e->o,
 	               "static apiprof_fn_%s apiprof_get_%s(void)\n"
@@ -216,11 +216,13 @@ static void gen_emit_getter(const struct gen_fn *e)
 	               "\t}\n"
 	               "\treturn f;\n"
 	               "}\n\n",
-	               n, n, n, n, n, e->idx, n, n);
+	               n, n, n, n, n, e->f->sym, n, n);
 }
 
-/* The wrapper's name in C: the function's own, or, when the linker name
- * differs ("symbol"), an internal name given that label with __asm__. */
+/* The wrapper's name in C: the exported symbol itself when it is a plain
+ * identifier, so the real header's declaration checks it; otherwise (a
+ * "symbol" with another display name, a C++ mangled name, a versioned
+ * export) an internal name given the linker name with __asm__ or .symver. */
 static void gen_emit_signature(const struct gen_fn *e)
 {
 	const struct gen_func *f = e->f;
@@ -228,17 +230,31 @@ static void gen_emit_signature(const struct gen_fn *e)
 
 	gen_buf_init(&d);
 	gen_buf_init(&b);
-	gen_buf_printf(&d, "%s%s(%s)", f->asm_label ? "apiprof_wrap_" : "", f->name,
-	               gen_buf_str(&e->params));
+	if (f->asm_label)
+		gen_buf_printf(&d, "apiprof_wrap_%s(%s)", f->cname, gen_buf_str(&e->params));
+	else
+		gen_buf_printf(&d, "%s(%s)", f->symbol, gen_buf_str(&e->params));
 	gen_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
 	gen_fn_decl(e, gen_buf_str(&d), &b);
 	gen_emit_origin(e);
-	if (f->asm_label)
+	if (f->asm_label && f->symver == GEN_SYMVER_NONE)
 		gen_out_printf(e->o, "%s __asm__(\"%s\");\n", gen_buf_str(&b), f->symbol);
 	gen_buf_putc(&b, '\n');
 	gen_emit_at_spec(e, gen_buf_str(&b));
 	gen_buf_free(&d);
 	gen_buf_free(&b);
+}
+
+/* A versioned export: `remove` drops the internal name, so only
+ * SYMBOL@VERSION (or @@, the default) is left for the linker to export. */
+static void gen_emit_symver(const struct gen_fn *e)
+{
+	const struct gen_func *f = e->f;
+
+	if (f->symver == GEN_SYMVER_NONE)
+		return;
+	gen_out_printf(e->o, "__asm__(\".symver apiprof_wrap_%s, %s%s%s, remove\");\n", f->cname,
+	               f->symbol, f->symver == GEN_SYMVER_DEFAULT ? "@@" : "@", f->version);
 }
 
 /* `[RET apiprof_r = ]apiprof_f(ARGS);` */
@@ -277,7 +293,7 @@ static void gen_emit_extra(const struct gen_fn *e)
 
 static void gen_emit_prelude(const struct gen_fn *e)
 {
-	const char *n = e->f->name;
+	const char *n = e->f->cname;
 
 	gen_out_printf(e->o, "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n", n, n);
 	if (!e->f->noreturn)
@@ -294,7 +310,7 @@ static void gen_emit_prelude(const struct gen_fn *e)
 /* Counted, never timed: there is no return to stop a clock at. */
 static void gen_emit_noreturn_body(const struct gen_fn *e)
 {
-	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self, %zu);\n", e->idx);
+	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self, %zu);\n", e->f->row);
 	gen_out_printf(e->o, "\tapiprof_f(%s);\n", gen_buf_str(&e->args));
 	gen_out_puts(e->o, "\t__builtin_unreachable();\n}\n");
 }
@@ -332,16 +348,16 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	}
 	gen_emit_forward(e);
 	gen_emit_call(e, "\t");
-	gen_out_printf(e->o, "\tapiprof_leave(&apiprof_c, %zu);\n", e->idx);
+	gen_out_printf(e->o, "\tapiprof_leave(&apiprof_c, %zu);\n", e->f->row);
 	gen_emit_return(e, "\t");
 	gen_out_puts(e->o, "}\n");
 }
 
-void gen_emit_func(const struct gen_spec *s, size_t idx, struct gen_out *o)
+void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o)
 {
 	struct gen_fn e;
 
-	gen_fn_init(&e, s, idx, o);
+	gen_fn_init(&e, s, f, o);
 	gen_out_puts(o, "\n");
 	gen_emit_origin(&e);
 	gen_emit_types(&e);
@@ -349,5 +365,6 @@ void gen_emit_func(const struct gen_spec *s, size_t idx, struct gen_out *o)
 	gen_emit_getter(&e);
 	gen_emit_signature(&e);
 	gen_emit_wrapper_body(&e);
+	gen_emit_symver(&e);
 	gen_fn_fini(&e);
 }

@@ -147,6 +147,40 @@ static int gen_load_names(struct gen_ctx *c, json_t *root, struct gen_spec *s)
 	return gen_field_str(c, root, "description", "the spec", false, &desc) < 0 ? -1 : 0;
 }
 
+/* What the dynamic linker tells apart: SYMBOL, or SYMBOL@VERSION for an
+ * old version (a default version SYMBOL@@VERSION competes with the plain
+ * name for unversioned references). */
+static bool gen_same_export(const struct gen_func *a, const struct gen_func *b)
+{
+	bool ao = a->symver == GEN_SYMVER_OLD, bo = b->symver == GEN_SYMVER_OLD;
+
+	return strcmp(a->symbol, b->symbol) == 0 && ao == bo &&
+	       (!ao || strcmp(a->version, b->version) == 0);
+}
+
+static int gen_export_clash(struct gen_ctx *c, const struct gen_spec *s, const struct gen_func *f,
+                            const struct gen_func *g)
+{
+	struct gen_quoted q;
+
+	return gen_err(c, "symbol %s is already exported by %sfunction \"%s\" (%d:%d)",
+	               gen_quote(&q, f->symbol), g->alias ? "an alias of " : "",
+	               s->funcs[g->row].name, g->pos.line, g->pos.col);
+}
+
+int gen_check_export(struct gen_ctx *c, const struct gen_spec *s, const struct gen_func *f)
+{
+	size_t j;
+
+	for (j = 0; j < s->nfuncs; j++)
+		if (&s->funcs[j] != f && gen_same_export(f, &s->funcs[j]))
+			return gen_export_clash(c, s, f, &s->funcs[j]);
+	for (j = 0; j < s->naliases; j++)
+		if (&s->aliases[j] != f && gen_same_export(f, &s->aliases[j]))
+			return gen_export_clash(c, s, f, &s->aliases[j]);
+	return 0;
+}
+
 /* Two functions must not share a name (the C wrapper's name) nor an
  * exported symbol. */
 static int gen_check_unique(struct gen_ctx *c, const struct gen_spec *s, size_t i)
@@ -162,15 +196,8 @@ static int gen_check_unique(struct gen_ctx *c, const struct gen_spec *s, size_t 
 			                  gen_err(c,
 			                          "duplicate function %s (first defined at %d:%d)",
 			                          gen_quote(&q, f->name), g->pos.line, g->pos.col));
-		if (strcmp(f->symbol, g->symbol) == 0)
-			return GEN_AT_KEY(
-			        c, f->asm_label ? "symbol" : "name",
-			        gen_err(c,
-			                "symbol %s is already exported by function \"%s\" (%d:%d)",
-			                gen_quote(&q, f->symbol), g->name, g->pos.line,
-			                g->pos.col));
 	}
-	return 0;
+	return GEN_AT_KEY(c, f->symbol != f->name ? "symbol" : "name", gen_check_export(c, s, f));
 }
 
 static int gen_load_one(struct gen_ctx *c, json_t *arr, struct gen_spec *s, size_t i)
@@ -182,7 +209,24 @@ static int gen_load_one(struct gen_ctx *c, json_t *arr, struct gen_spec *s, size
 	s->nfuncs = i + 1;
 	if (rc == 0)
 		rc = gen_check_unique(c, s, i);
+	if (rc == 0)
+		rc = gen_load_aliases(c, json_array_get(arr, i), s, i);
 	return gen_pop_rc(c, rc);
+}
+
+/* Aliases come after the rows in the symbol tables, and their generated
+ * identifiers use the reserved prefix, which no function name can. */
+static void gen_number_aliases(struct gen_spec *s)
+{
+	struct gen_func *a;
+	size_t j;
+
+	for (j = 0; j < s->naliases; j++) {
+		a = &s->aliases[j];
+		a->sym = s->nfuncs + j;
+		snprintf(a->cbuf, sizeof a->cbuf, "apiprof_a%zu", j);
+		a->cname = a->cbuf;
+	}
 }
 
 static int gen_load_funcs(struct gen_ctx *c, json_t *root, struct gen_spec *s)
@@ -202,6 +246,10 @@ static int gen_load_funcs(struct gen_ctx *c, json_t *root, struct gen_spec *s)
 	for (i = 0; i < n; i++)
 		if (gen_load_one(c, arr, s, i) < 0)
 			return gen_pop_rc(c, -1);
+	if (s->nfuncs + s->naliases > GEN_MAX_FUNCS)
+		return gen_pop_rc(c,
+		                  gen_err(c, "more than %d functions and aliases", GEN_MAX_FUNCS));
+	gen_number_aliases(s);
 	return gen_pop_rc(c, 0);
 }
 
@@ -244,7 +292,10 @@ void gen_spec_free(struct gen_spec *s)
 		return;
 	for (i = 0; i < s->nfuncs; i++)
 		gen_func_free(&s->funcs[i]);
+	for (i = 0; i < s->naliases; i++)
+		gen_func_free(&s->aliases[i]);
 	free(s->funcs);
+	free(s->aliases);
 	free(s->headers);
 	json_decref(s->json);
 	free(s);

@@ -12,10 +12,25 @@
 #include <jansson.h>
 
 #include "gen_diag.h"
+#include "gen_ident.h"
 #include "gen_spec.h"
 
 int gen_load_func(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f);
 void gen_func_free(struct gen_func *f);
+
+/* The parts of a function an alias may restate (gen_load_func.c). */
+int gen_load_returns(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f);
+int gen_load_variadic(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f);
+int gen_load_symver(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f);
+int gen_load_allowlisted(struct gen_ctx *c, json_t *fj, const char *key, const char *owner,
+                         enum gen_name_err (*check)(const char *), const char **out);
+
+/* "aliases" of function s->funcs[row], appended to s->aliases
+ * (gen_load_alias.c); ctx->at is at the function. */
+int gen_load_aliases(struct gen_ctx *c, json_t *fj, struct gen_spec *s, size_t row);
+
+/* Fails when f's exported symbol is already exported by another entry. */
+int gen_check_export(struct gen_ctx *c, const struct gen_spec *s, const struct gen_func *f);
 
 /* Parses the string value at ctx->at as a type. */
 int gen_load_type(struct gen_ctx *c, const char *s, struct gen_ctype **out);

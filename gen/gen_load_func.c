@@ -11,7 +11,8 @@
 #include "gen_load.h"
 
 static const char *const gen_func_keys[] = {
-        "name", "returns", "params", "noreturn", "variadic", "version", "symbol", NULL,
+        "name",    "returns", "params", "noreturn", "variadic",
+        "version", "symbol",  "symver", "aliases",  NULL,
 };
 static const char *const gen_variadic_keys[] = {"vtwin", "extra", NULL};
 
@@ -38,7 +39,7 @@ static int gen_load_name(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_f
 	return 0;
 }
 
-static int gen_load_returns(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f)
+int gen_load_returns(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f)
 {
 	const char *s;
 
@@ -128,7 +129,7 @@ static int gen_load_variadic_body(struct gen_ctx *c, json_t *vj, struct gen_func
 	return GEN_AT_KEY(c, "extra", gen_load_extra(c, extra, f));
 }
 
-static int gen_load_variadic(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f)
+int gen_load_variadic(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f)
 {
 	json_t *vj;
 	int rc = gen_field_object(c, fj, "variadic", owner, &vj);
@@ -138,8 +139,8 @@ static int gen_load_variadic(struct gen_ctx *c, json_t *fj, const char *owner, s
 	return GEN_AT_KEY(c, "variadic", gen_load_variadic_body(c, vj, f));
 }
 
-static int gen_load_allowlisted(struct gen_ctx *c, json_t *fj, const char *key, const char *owner,
-                                enum gen_name_err (*check)(const char *), const char **out)
+int gen_load_allowlisted(struct gen_ctx *c, json_t *fj, const char *key, const char *owner,
+                         enum gen_name_err (*check)(const char *), const char **out)
 {
 	struct gen_quoted q;
 	enum gen_name_err e;
@@ -152,6 +153,31 @@ static int gen_load_allowlisted(struct gen_ctx *c, json_t *fj, const char *key, 
 		return 1;
 	return GEN_AT_KEY(
 	        c, key, gen_err(c, "\"%s\" %s %s", key, gen_quote(&q, *out), gen_name_err_str(e)));
+}
+
+/* "symver": export the wrapper under the real symbol's version, so that
+ * objects bound to an old version reach that version through the shim. */
+int gen_load_symver(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f)
+{
+	struct gen_quoted q;
+	const char *v;
+	int rc = gen_field_str(c, fj, "symver", owner, false, &v);
+
+	if (rc <= 0)
+		return rc;
+	if (strcmp(v, "default") == 0)
+		f->symver = GEN_SYMVER_DEFAULT;
+	else if (strcmp(v, "old") == 0)
+		f->symver = GEN_SYMVER_OLD;
+	else
+		return GEN_AT_KEY(c, "symver",
+		                  gen_err(c, "\"symver\" must be \"default\" or \"old\", not %s",
+		                          gen_quote(&q, v)));
+	if (f->version == NULL)
+		return GEN_AT_KEY(c, "symver",
+		                  gen_err(c, "\"symver\" needs the \"version\" to export under"));
+	f->asm_label = true;
+	return 0;
 }
 
 static int gen_load_options(struct gen_ctx *c, json_t *fj, const char *owner, struct gen_func *f)
@@ -170,7 +196,7 @@ static int gen_load_options(struct gen_ctx *c, json_t *fj, const char *owner, st
 		f->symbol = f->name;
 	if (!f->vtwin)
 		f->lookup = f->symbol;
-	return 0;
+	return gen_load_symver(c, fj, owner, f);
 }
 
 int gen_load_func(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f)
@@ -180,10 +206,12 @@ int gen_load_func(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f)
 	json_t *params;
 
 	f->pos = gen_locate(c->text, c->len, &c->at, false);
+	f->row = f->sym = idx;
 	if (!json_is_object(fj))
 		return gen_err(c, "functions[%zu] must be an object", idx);
 	if (gen_load_name(c, fj, idx, f) < 0)
 		return -1;
+	f->cname = f->name;
 	snprintf(owner, sizeof owner, "function %s", gen_quote(&q, f->name));
 	if (gen_check_keys(c, fj, gen_func_keys, owner) < 0 ||
 	    gen_load_returns(c, fj, owner, f) < 0 ||
@@ -197,7 +225,10 @@ void gen_func_free(struct gen_func *f)
 {
 	size_t i;
 
-	gen_ctype_free(f->ret);
+	if (!f->borrowed_ret)
+		gen_ctype_free(f->ret);
+	if (f->borrowed_params)
+		return;
 	for (i = 0; i < f->nparams; i++)
 		gen_ctype_free(f->params[i].type);
 	free(f->params);

@@ -4,6 +4,7 @@
  *
  *   apiprof-gen SPEC.json -o OUT.c          generate a shim
  *   apiprof-gen --check SPEC.json           validate only
+ *   apiprof-gen --version-script SPEC.json -o OUT.map   the shim's linker script
  *   apiprof-gen build SPEC.json [-o LIB.so] [-I DIR]...
  *
  * Exit status: 0 success, 1 invalid spec or I/O error, 2 usage error,
@@ -19,7 +20,7 @@
 #define APIPROF_VERSION "unknown"
 #endif
 
-enum gen_mode { GEN_MODE_GENERATE, GEN_MODE_CHECK, GEN_MODE_BUILD };
+enum gen_mode { GEN_MODE_GENERATE, GEN_MODE_CHECK, GEN_MODE_BUILD, GEN_MODE_VSCRIPT };
 
 struct gen_cli {
 	enum gen_mode mode;
@@ -32,12 +33,14 @@ struct gen_cli {
 static const char gen_usage[] =
         "usage: apiprof-gen SPEC.json -o OUT.c\n"
         "       apiprof-gen --check SPEC.json\n"
+        "       apiprof-gen --version-script SPEC.json -o OUT.map\n"
         "       apiprof-gen build SPEC.json [-o libapiprof-API.so] [-I DIR]...\n"
         "       apiprof-gen --version | --help\n"
         "\n"
         "Generates the C source of an LD_PRELOAD shim that profiles the functions\n"
-        "listed in SPEC.json (see specs/README.md), checks a spec, or generates and\n"
-        "compiles the shim into a shared library in one step.\n";
+        "listed in SPEC.json (see specs/README.md), checks a spec, writes the linker\n"
+        "version script that exports exactly its wrappers, or generates and compiles\n"
+        "the shim into a shared library in one step.\n";
 
 static int gen_usage_error(const char *fmt, const char *arg)
 {
@@ -64,6 +67,10 @@ static int gen_parse_opt(struct gen_cli *c, int argc, char **argv, int *i)
 
 	if (strcmp(a, "--check") == 0 && c->mode == GEN_MODE_GENERATE) {
 		c->mode = GEN_MODE_CHECK;
+		return 0;
+	}
+	if (strcmp(a, "--version-script") == 0 && c->mode == GEN_MODE_GENERATE) {
+		c->mode = GEN_MODE_VSCRIPT;
 		return 0;
 	}
 	if (a[1] != 'o' && (a[1] != 'I' || c->mode != GEN_MODE_BUILD))
@@ -106,6 +113,8 @@ static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
 		return gen_usage_error("%s", "no spec given");
 	if (c->mode == GEN_MODE_GENERATE && c->out == NULL)
 		return gen_usage_error("%s", "no output given (-o OUT.c)");
+	if (c->mode == GEN_MODE_VSCRIPT && c->out == NULL)
+		return gen_usage_error("%s", "no output given (-o OUT.map)");
 	if (c->mode == GEN_MODE_CHECK && c->out != NULL)
 		return gen_usage_error("%s", "--check writes nothing; drop -o");
 	return 0;
@@ -121,6 +130,8 @@ static int gen_run_cli(const struct gen_cli *c)
 		return 1;
 	if (c->mode == GEN_MODE_GENERATE)
 		rc = gen_generate(s, c->out) < 0 ? 1 : 0;
+	else if (c->mode == GEN_MODE_VSCRIPT)
+		rc = gen_generate_vscript(s, c->out) < 0 ? 1 : 0;
 	else if (c->mode == GEN_MODE_BUILD)
 		rc = gen_build(s, &bo);
 	gen_spec_free(s);

@@ -25,21 +25,37 @@ struct gen_param {
 	char defname[24]; /* p0, p1, ... */
 };
 
+/* How a wrapper is exported when the real symbol is versioned. */
+enum gen_symver {
+	GEN_SYMVER_NONE,    /* unversioned: binds references to any version */
+	GEN_SYMVER_DEFAULT, /* SYMBOL@@VERSION */
+	GEN_SYMVER_OLD,     /* SYMBOL@VERSION: only objects bound to that version */
+};
+
+/* A function (a statistics row) or an alias entry point of one. */
 struct gen_func {
-	const char *name;    /* display name, and the C name of the wrapper */
+	const char *name;    /* display name (an alias: its row's), C name of the wrapper */
+	const char *cname;   /* stem of the generated identifiers: name, or apiprof_aN */
 	const char *symbol;  /* the exported linker name; == name unless "symbol" */
 	const char *lookup;  /* what is resolved: symbol, or the v-twin */
 	const char *version; /* NULL: unversioned dlsym */
+	enum gen_symver symver;
 	struct gen_ctype *ret;
 	struct gen_param *params;
 	size_t nparams;
 	struct gen_ctype **extra; /* "variadic": {"extra": [...]} */
 	size_t nextra;
+	size_t row; /* the statistics row it counts into */
+	size_t sym; /* its index in the symbol tables */
 	bool variadic;
 	bool vtwin; /* "variadic": {"vtwin": ...} */
 	bool noreturn;
-	bool asm_label;     /* "symbol" given: export under an __asm__ label */
-	struct gen_pos pos; /* of the function's object in the spec */
+	bool asm_label;       /* exported under an __asm__ label (or .symver) */
+	bool alias;           /* an entry of "aliases" */
+	bool borrowed_ret;    /* an alias without its own "returns": ret is the row's */
+	bool borrowed_params; /* ... without its own "params": params and extra are */
+	struct gen_pos pos;   /* of the function's object in the spec */
+	char cbuf[32];        /* cname of an alias */
 };
 
 struct gen_spec {
@@ -48,8 +64,10 @@ struct gen_spec {
 	const char *library;
 	const char **headers;
 	size_t nheaders;
-	struct gen_func *funcs;
+	struct gen_func *funcs; /* the rows */
 	size_t nfuncs;
+	struct gen_func *aliases; /* symbol nfuncs + i */
+	size_t naliases;
 	void *json; /* owns the strings above */
 };
 
