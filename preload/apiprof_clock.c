@@ -21,6 +21,7 @@
 
 int apiprof_clock_tsc = 1;
 uint32_t apiprof_sample;
+uint32_t apiprof_mode;
 
 /* Sampled mode's slow path, once per timed call: a new countdown drawn
  * uniformly from [1, 2N-1] (mean N) by a per-thread xorshift32, so the
@@ -36,7 +37,7 @@ uint64_t apiprof_sample_start(struct apiprof_tls *t)
 	x ^= x << 5;
 	t->rng = x;
 	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
-	return apiprof_now();
+	return apiprof_tick(t);
 }
 
 static uint64_t tick0, mono0, hz = 1000000000ull;

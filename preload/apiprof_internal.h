@@ -30,6 +30,16 @@ APIPROF_HIDDEN void apiprof_env_load(struct apiprof_config *cfg);
 APIPROF_HIDDEN void apiprof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- clock (apiprof_clock.c) ------------------------------------------ */
+APIPROF_HIDDEN extern int apiprof_clock_tsc;   /* 1: rdtsc, 0: CLOCK_MONOTONIC */
+APIPROF_HIDDEN extern uint32_t apiprof_sample; /* 0, or time one call in N */
+APIPROF_HIDDEN extern uint32_t apiprof_mode;   /* APIPROF_MODE_*, copied to each thread */
+
+/* A timestamp for the runtime's own use, in the process's clock. */
+static inline uint64_t apiprof_now(void)
+{
+	return apiprof_clock_tsc ? __rdtsc() : apiprof_clock_mono();
+}
+
 APIPROF_HIDDEN void apiprof_clock_init(int wanted);
 APIPROF_HIDDEN uint64_t apiprof_clock_hz(void);
 APIPROF_HIDDEN uint64_t apiprof_clock_tick0(void);

@@ -55,8 +55,10 @@ struct apiprof_fstat {
 /* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
 struct apiprof_tls {
 	uint64_t nest;      /* bit 0: runtime busy; bit i: inside a call of api i */
+	uint32_t mode;      /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t countdown; /* sampled mode: calls until the next timed one */
 	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
+	uint32_t reserved;
 	struct apiprof_tls_api {
 		struct apiprof_fstat *tab; /* this thread's table; api[0].tab stays NULL */
 		uintptr_t frame;           /* stack address of the outermost call in progress */
@@ -87,7 +89,12 @@ struct apiprof_api {
 	uint32_t nsyms;
 };
 
-#define APIPROF_SHIM_ABI 2u
+#define APIPROF_SHIM_ABI 3u
+
+/* How the hot path times calls.  0, the common case, is the TSC with every
+ * call timed: the only case the inline fast path handles by itself. */
+#define APIPROF_MODE_MONOTONIC 1u /* clock_gettime(CLOCK_MONOTONIC), a tick is 1 ns */
+#define APIPROF_MODE_SAMPLE    2u /* time about one call in APIPROF_SAMPLE */
 
 static inline uint32_t apiprof_api_nsyms(const struct apiprof_api *api)
 {
@@ -111,11 +118,6 @@ APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 
 APIPROF_EXPORT uint64_t apiprof_sample_start(struct apiprof_tls *t);
-
-/* 0: every call is timed; N > 1: about one call in N (APIPROF_SAMPLE) */
-APIPROF_EXPORT extern uint32_t apiprof_sample;
-/* 1: rdtsc, 0: clock_gettime(CLOCK_MONOTONIC) */
-APIPROF_EXPORT extern int apiprof_clock_tsc;
 APIPROF_EXPORT uint64_t apiprof_clock_mono(void);
 
 /* dlsym(RTLD_NEXT) searches the objects after the one that *called* it, so
@@ -141,27 +143,33 @@ static inline void *apiprof_resolve(struct apiprof_api *api, uint32_t idx)
 	return apiprof_resolve_with(api, idx, apiprof_next);
 }
 
-static inline uint64_t apiprof_now(void)
+#define APIPROF_INLINE static inline __attribute__((always_inline))
+
+/* A timestamp in this thread's clock. */
+APIPROF_INLINE uint64_t apiprof_tick(const struct apiprof_tls *t)
 {
-	if (apiprof_likely(apiprof_clock_tsc))
+	if (apiprof_likely(!(t->mode & APIPROF_MODE_MONOTONIC)))
 		return __rdtsc();
 	return apiprof_clock_mono();
 }
 
-static inline uint64_t apiprof_load(const uint64_t *p)
+APIPROF_INLINE uint64_t apiprof_load(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static inline void apiprof_store(uint64_t *p, uint64_t v)
+APIPROF_INLINE void apiprof_store(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* Sampled mode: 0 (count only) for most calls, a timestamp for about one
- * in apiprof_sample; the draw of the next countdown is out of line. */
-static inline uint64_t apiprof_sample_tick(struct apiprof_tls *t)
+/* The start of a call in any mode but the common one.  Sampled mode gives
+ * 0 (count only) for most calls and a timestamp for about one in N; the
+ * draw of the next countdown is out of line. */
+APIPROF_INLINE uint64_t apiprof_start_slow(struct apiprof_tls *t)
 {
+	if (!(t->mode & APIPROF_MODE_SAMPLE))
+		return apiprof_tick(t);
 	if (apiprof_likely(t->countdown > 1)) {
 		t->countdown--;
 		return 0;
@@ -169,7 +177,7 @@ static inline uint64_t apiprof_sample_tick(struct apiprof_tls *t)
 	return apiprof_sample_start(t);
 }
 
-static inline unsigned apiprof_hist_bucket(uint64_t d)
+APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 {
 	unsigned b = 63u - (unsigned)__builtin_clzll(d | 1u);
 	return b < APIPROF_HIST_BUCKETS ? b : APIPROF_HIST_BUCKETS - 1;
@@ -181,7 +189,7 @@ static inline unsigned apiprof_hist_bucket(uint64_t d)
  * working on this thread, or the thread has no statistics table. */
 APIPROF_EXPORT int apiprof_nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t frame);
 
-static inline int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
+APIPROF_INLINE int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
 	struct apiprof_tls *t = &apiprof_tls;
 	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_RELAXED);
@@ -210,30 +218,31 @@ static inline int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 	c->tab = tab;
 	c->bit = bit;
 	/* t0 == 0 marks a call that sampled mode counts but does not time. */
-	c->t0 = apiprof_likely(apiprof_sample == 0) ? apiprof_now() : apiprof_sample_tick(t);
+	c->t0 = apiprof_likely(t->mode == 0) ? __rdtsc() : apiprof_start_slow(t);
 	return 1;
 }
 
-static inline void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
+/* Records the call.  `calls` is stored last: the flusher reads it first,
+ * so a snapshot never has more calls than timed calls and time. */
+APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 {
+	struct apiprof_tls *t = &apiprof_tls;
 	struct apiprof_fstat *s = &c->tab[idx];
 	uint64_t d, *h;
 
-	apiprof_store(&s->calls, apiprof_load(&s->calls) + 1);
-	if (apiprof_unlikely(c->t0 == 0)) {
-		apiprof_tls.nest &= ~c->bit;
-		return;
+	if (apiprof_likely(c->t0 != 0)) {
+		d = apiprof_tick(t) - c->t0;
+		h = &s->hist[apiprof_hist_bucket(d)];
+		apiprof_store(h, apiprof_load(h) + 1);
+		apiprof_store(&s->ticks, apiprof_load(&s->ticks) + d);
+		if (d < apiprof_load(&s->min_ticks))
+			apiprof_store(&s->min_ticks, d);
+		if (d > apiprof_load(&s->max_ticks))
+			apiprof_store(&s->max_ticks, d);
+		apiprof_store(&s->timed, apiprof_load(&s->timed) + 1);
 	}
-	d = apiprof_now() - c->t0;
-	h = &s->hist[apiprof_hist_bucket(d)];
-	apiprof_store(&s->timed, apiprof_load(&s->timed) + 1);
-	apiprof_store(&s->ticks, apiprof_load(&s->ticks) + d);
-	if (d < apiprof_load(&s->min_ticks))
-		apiprof_store(&s->min_ticks, d);
-	if (d > apiprof_load(&s->max_ticks))
-		apiprof_store(&s->max_ticks, d);
-	apiprof_store(h, apiprof_load(h) + 1);
-	apiprof_tls.nest &= ~c->bit;
+	apiprof_store(&s->calls, apiprof_load(&s->calls) + 1);
+	t->nest &= ~c->bit;
 }
 
 #endif /* APIPROF_SHIM_H */

@@ -173,8 +173,10 @@ struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
 	id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
 	if (id != 0 && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api->nfuncs);
-	if (tab != NULL)
+	if (tab != NULL) {
+		apiprof_tls.mode = apiprof_mode;
 		apiprof_tls.api[id].tab = tab;
+	}
 	errno = saved;
 	apiprof_busy_leave(busy);
 	return tab;

@@ -8,7 +8,8 @@
  *   lifecycle vfork N     vfork + exec /bin/true in the child, N calls in the parent
  *   lifecycle fork N      a thread calls tl_add without pause while the main
  *                         thread forks N children; each child makes 10 calls
- *                         and exits 0; prints the number of children that did
+ *                         and exits 0; prints each child's pid and the number
+ *                         of children that did
  *   lifecycle errno       prints errno as main() finds it
  */
 #include <errno.h>
