@@ -44,6 +44,7 @@ static void *hammer(void *arg)
 static int forks(int n)
 {
 	pthread_t t;
+	pid_t *pids = calloc((size_t)n, sizeof(*pids));
 	int ok = 0;
 
 	pthread_create(&t, NULL, hammer, NULL);
@@ -55,10 +56,16 @@ static int forks(int n)
 			exit(calls(10) == 10 ? 0 : 1);
 		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
 			ok++;
+		pids[i] = pid;
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
+	/* Printed only now: stdio buffered before a fork would be flushed
+	 * again by each child's exit(). */
+	for (int i = 0; i < n; i++)
+		printf("child %d\n", (int)pids[i]);
 	printf("forks: %d of %d children exited 0\n", ok, n);
+	free(pids);
 	return ok == n ? 0 : 1;
 }
 
