@@ -1,0 +1,624 @@
+#!/bin/sh
+# bench/run.sh - the overhead benchmark of issue 6, in one command.
+#
+#   bench/run.sh [-m FILE] [-r ROUNDS] [BUILD_DIR]        (BUILD_DIR: build)
+#
+# Builds BUILD_DIR if needed (meson setup + compile), then prints one
+# Markdown report on stdout (progress goes to stderr); -m FILE writes the
+# same report to FILE.  Nothing here is a test: it never fails on a number.
+#
+# How it measures:
+# - bench_driver calls the bench library's int bench_f(int, int) N times in
+#   T threads; each thread times its loop with clock_gettime, and takes the
+#   median of its repetitions.  ns/call is the thread's CPU time
+#   (CLOCK_THREAD_CPUTIME_ID), which leaves out the time the thread was
+#   preempted on this shared 2-vCPU VM; for ltrace and uftrace, whose work
+#   partly happens in another process while the thread waits, it is the
+#   wall-clock time (CLOCK_MONOTONIC).
+# - Each round runs every variant once, in turn; ROUNDS rounds (default 7).
+#   "added" is the variant minus bare *in the same round*, and the ratio is
+#   added / added(ideal) in the same round; the table gives the medians over
+#   rounds.  Absolute times drift with the VM's load; the ratios hold.
+# - Instructions per call come from valgrind --tool=callgrind: the total of
+#   a run of 2N calls minus that of N calls, over N, so start-up and exit
+#   cancel out.  They are deterministic and catch hot-path regressions.
+# - ltrace and uftrace are used where installed; they are never required.
+set -eu
+
+usage() {
+	echo "usage: bench/run.sh [-m FILE] [-r ROUNDS] [BUILD_DIR]" >&2
+	exit 2
+}
+
+CMD="bench/run.sh${*:+ $*}"
+MD=
+ROUNDS=7
+while getopts m:r: opt; do
+	case $opt in
+	m) MD=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -le 1 ] || usage
+case $ROUNDS in '' | *[!0-9]*) usage ;; esac
+[ "$ROUNDS" -ge 1 ] || usage
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+T_START=$(date +%s)
+
+say() { printf '%s\n' "$*" >&2; }
+
+# --- build ---------------------------------------------------------------
+if [ ! -f "$BUILD/build.ninja" ]; then
+	say "== meson setup $BUILD"
+	meson setup "$BUILD" "$SRC" >&2
+fi
+say "== meson compile -C $BUILD"
+meson compile -C "$BUILD" >&2
+BUILD=$(cd "$BUILD" && pwd)
+B=$BUILD/bench
+DRIVER=$B/bench_driver
+TIMECMD=$B/bench_timecmd
+PY=/usr/bin/python3
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/apiprof-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
+mkdir "$TMP/r"
+
+# The user's own settings must not leak into the runs.
+unset APIPROF_OUTPUT APIPROF_SUMMARY APIPROF_INTERVAL_MS APIPROF_CLOCK APIPROF_RING_RECORDS \
+	APIPROF_KEYFRAME APIPROF_MAX_FUNCS APIPROF_KEEP_EXITED APIPROF_SHM APIPROF_KEEP_SHM \
+	APIPROF_SAMPLE LD_PRELOAD LD_AUDIT 2>/dev/null || true
+
+if [ -n "$MD" ]; then
+	: >"$MD"
+fi
+out() {
+	printf '%s\n' "$*"
+	if [ -n "$MD" ]; then printf '%s\n' "$*" >>"$MD"; fi
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# Sampled mode exists when the runtime exports its slow path.
+HAVE_SAMPLE=0
+if nm -D --defined-only "$BUILD/preload/libapiprof.so" 2>/dev/null |
+	grep -Eq ' apiprof_sample_start(@|$)'; then
+	HAVE_SAMPLE=1
+fi
+HAVE_LTRACE=0
+HAVE_UFTRACE=0
+HAVE_VALGRIND=0
+have ltrace && HAVE_LTRACE=1
+have uftrace && HAVE_UFTRACE=1
+have valgrind && HAVE_VALGRIND=1
+
+# --- the header, first: what ran where -------------------------------------
+cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+buildtype=$(meson configure "$BUILD" 2>/dev/null | awk '$1 == "buildtype" { print $2; exit }')
+sanitize=$(meson configure "$BUILD" 2>/dev/null | awk '$1 == "b_sanitize" { print $2; exit }')
+commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$SRC" status --porcelain 2>/dev/null | head -n 1)" ]; then
+	commit="$commit (with uncommitted changes)"
+fi
+
+out "## apiprof overhead benchmark"
+out ""
+out "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+out "- machine: $cpu_model, nproc $(nproc), Linux $(uname -r), load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+out "- build: buildtype ${buildtype:-?}, b_sanitize ${sanitize:-?}, commit $commit"
+out "- command: \`$CMD\` ($ROUNDS rounds)"
+if awk -v n="$(nproc)" '{ exit !($1 > n / 2) }' /proc/loadavg; then
+	out "- **warning**: the machine was busy when the run started (load average above half its CPUs):"
+	out "  other work inflates and scatters every figure; run again when it is idle"
+fi
+out ""
+
+# --- numbers -------------------------------------------------------------
+
+# med FILE: the median of the numbers in FILE ("NA" lines skipped).
+med() {
+	grep -v NA "$1" 2>/dev/null | sort -g | awk '{ a[NR] = $1 }
+		END { if (NR == 0) print "NA"; else if (NR % 2) print a[(NR + 1) / 2];
+		      else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# diffmed A B: the median over rounds of A - B (files of one value a round).
+diffmed() {
+	if [ ! -f "$1" ] || [ ! -f "$2" ]; then
+		echo NA
+		return
+	fi
+	paste "$1" "$2" | awk '$1 != "NA" && $2 != "NA" { print $1 - $2 }' >"$TMP/x"
+	med "$TMP/x"
+}
+
+# ratiomed V IDEAL BARE: the median over rounds of (V - BARE) / (IDEAL - BARE).
+ratiomed() {
+	if [ ! -f "$1" ] || [ ! -f "$2" ] || [ ! -f "$3" ]; then
+		echo NA
+		return
+	fi
+	paste "$1" "$2" "$3" |
+		awk '$1 != "NA" && $2 != "NA" && $3 != "NA" && $2 != $3 { print ($1 - $3) / ($2 - $3) }' \
+			>"$TMP/x"
+	med "$TMP/x"
+}
+
+# quotmed A B: the median over rounds of A / B.
+quotmed() {
+	if [ ! -f "$1" ] || [ ! -f "$2" ]; then
+		echo NA
+		return
+	fi
+	paste "$1" "$2" | awk '$1 != "NA" && $2 != "NA" && $2 != 0 { print $1 / $2 }' >"$TMP/x"
+	med "$TMP/x"
+}
+
+# quartiles A B: "[q1–q3]" of the per-round A / B, or nothing.
+quartiles() {
+	if [ ! -f "$1" ] || [ ! -f "$2" ]; then return 0; fi
+	paste "$1" "$2" | awk '$1 != "NA" && $2 != "NA" && $2 != 0 { print $1 / $2 }' |
+		sort -g | awk '{ a[NR] = $1 } END { if (NR) printf "[%.3f–%.3f]",
+			a[int((NR - 1) / 4) + 1], a[NR - int((NR - 1) / 4)] }'
+}
+
+# predict CALLS ADDED_NS BARE_S: 1 + the calls' added time / the bare time.
+predict() {
+	awk -v c="$1" -v a="$2" -v b="$3" 'BEGIN {
+		print (c == "NA" || a == "NA" || b == "NA" || b == 0) ? "NA" : 1 + c * a / 1e9 / b }'
+}
+
+# fmt PRINTF-FORMAT VALUE: formats a number, passes "NA" through.
+fmt() {
+	case $2 in NA | '') printf 'n/a' ;; *) awk -v v="$2" -v f="$1" 'BEGIN { printf f, v }' ;; esac
+}
+
+# verdict VALUE OP LIMIT: "holds" or "MISSED" (or "n/a").
+verdict() {
+	case $1 in NA | '') printf 'n/a' ;; *)
+		awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+			ok = (op == "<=") ? (v <= l) : (v >= l); printf ok ? "holds" : "**MISSED**" }' ;;
+	esac
+}
+
+# --- the driver under each variant -----------------------------------------
+
+# drv VARIANT THREADS CALLS REPS TARGET: runs the driver once, prints the
+# ns/call this variant is judged by (see the top), or NA if the run failed.
+drv() {
+	v=$1 t=$2 n=$3 reps=$4 tgt=$5 col=4
+	case $v in
+	bare) set -- ;;
+	passthrough | count | ideal | clock | atomic) set -- env LD_PRELOAD="$B/libbench_ref_$v.so" ;;
+	apiprof) set -- env LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	audit) set -- env LD_AUDIT="$B/libbench_audit.so" ;;
+	uftrace)
+		rm -rf "$TMP/uftrace.data"
+		set -- timeout -k 5 120 uftrace record --force -d "$TMP/uftrace.data"
+		col=2
+		;;
+	ltrace)
+		# ltrace is known to lose threads now and then: never wait forever.
+		set -- timeout -k 5 120 ltrace -f -c -o "$TMP/ltrace.out"
+		col=2
+		;;
+	m1-bare | m1000-bare | m100-bare) set -- ;;
+	m1-apiprof) set -- env LD_PRELOAD="$B/libapiprof-bm1.so" ;;
+	m1000-apiprof | m100-apiprof) set -- env LD_PRELOAD="$B/libapiprof-bm1000.so" ;;
+	m100-flush1) set -- env APIPROF_INTERVAL_MS=1 LD_PRELOAD="$B/libapiprof-bm1000.so" ;;
+	m100-flush1000) set -- env APIPROF_INTERVAL_MS=1000 LD_PRELOAD="$B/libapiprof-bm1000.so" ;;
+	esac
+	"$@" "$DRIVER" -t "$tgt" -T "$t" -n "$n" -r "$reps" 2>>"$TMP/stderr" </dev/null |
+		awk -v c="$col" '$1 == "wall_ns" { v = $c } END { print v == "" ? "NA" : v }' ||
+		echo NA
+	rm -rf "$TMP/uftrace.data"
+}
+
+# How many calls each variant makes per thread and run: enough for a stable
+# median, few enough that the slow tracers finish in seconds.
+calls_for() {
+	case $1 in
+	ltrace) echo 1000 ;;
+	uftrace) echo 300000 ;;
+	clock | audit) echo 1000000 ;;
+	*) echo 2000000 ;;
+	esac
+}
+reps_for() {
+	case $1 in ltrace | uftrace) echo 3 ;; *) echo 5 ;; esac
+}
+
+VARIANTS="bare passthrough count ideal clock atomic apiprof"
+[ $HAVE_SAMPLE = 1 ] && VARIANTS="$VARIANTS sampled"
+VARIANTS="$VARIANTS audit"
+[ $HAVE_UFTRACE = 1 ] && VARIANTS="$VARIANTS uftrace"
+[ $HAVE_LTRACE = 1 ] && VARIANTS="$VARIANTS ltrace"
+
+rec() { echo "$3" >>"$TMP/r/$1.$2"; }
+
+# py EXPR FILE: evaluates EXPR over the APIPROF_OUTPUT document d.
+py() {
+	"$PY" -c 'import json, sys
+d = json.load(open(sys.argv[2]))
+fs = [f for t in d["threads"] for f in t["functions"]]
+print(eval(sys.argv[1]))' "$1" "$2" 2>>"$TMP/stderr" || echo NA
+}
+
+# acc MODE: one run of the ~100 ns bench_work under full timing or sampled
+# mode; appends its calls, timed calls, total ns and "estimated" flags to
+# $TMP/r/acc.MODE.*.  Both modes run in every round, next to each other:
+# the host's clock speed moves bench_work's duration from run to run by
+# more than the 5% being checked, so only a pair in the same round compares.
+acc() {
+	s=0
+	[ "$1" = sampled ] && s=64
+	rm -f "$TMP/acc.json"
+	env APIPROF_SAMPLE=$s APIPROF_OUTPUT="$TMP/acc.json" LD_PRELOAD="$B/libapiprof-bench.so" \
+		"$DRIVER" -t work -T 1 -n 2000000 -r 1 >"$TMP/acc.drv" 2>>"$TMP/stderr" </dev/null || true
+	sel='[f for f in fs if f["name"] == "bench_work"]'
+	for k in calls timed total_ns; do
+		py "sum(f[\"$k\"] for f in $sel)" "$TMP/acc.json" >>"$TMP/r/acc.$1.$k"
+	done
+	py "str(all(f.get(\"estimated\") for f in $sel)).lower()" "$TMP/acc.json" >>"$TMP/r/acc.$1.est"
+	awk '{ print $6 }' "$TMP/acc.drv" >>"$TMP/r/acc.$1.expect"
+}
+
+
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	say "== round $r/$ROUNDS"
+	for t in 1 2; do
+		for v in $VARIANTS; do
+			rec "$v" "$t" "$(drv "$v" "$t" "$(calls_for "$v")" "$(reps_for "$v")" f)"
+		done
+	done
+	# 16 threads on 2 cores: the threads take turns, so per-thread CPU
+	# time is the only fair per-call figure.
+	for v in bare ideal apiprof; do
+		rec "$v" 16 "$(drv "$v" 16 250000 3 f)"
+	done
+	# A spec of 1 and of 1000 functions (calling the last, index 999).
+	for v in m1-bare m1-apiprof m1000-bare m1000-apiprof; do
+		rec "$v" 1 "$(drv "$v" 1 2000000 5 "${v%%-*}")"
+	done
+	# A thread keeping 100 functions busy, flushed every 1 ms or 1 s.
+	for v in m100-flush1 m100-flush1000; do
+		rec "$v" 1 "$(drv "$v" 1 2000000 5 m100)"
+	done
+	if [ $HAVE_SAMPLE = 1 ] && [ -x "$PY" ]; then
+		acc full
+		acc sampled
+	fi
+	r=$((r + 1))
+done
+
+# --- callgrind --------------------------------------------------------------
+CG_N=200000
+# cg VARIANT CALLS: total instructions of one run.  No flusher thread, so
+# that nothing but the calls varies with CALLS; no segment, because the
+# preload also reaches valgrind's launcher, which execs the tool under the
+# same pid and would leave its segment behind under the guest's name.
+cg() {
+	v=$1 n=$2
+	case $v in
+	bare) set -- ;;
+	passthrough | count | ideal) set -- env LD_PRELOAD="$B/libbench_ref_$v.so" ;;
+	apiprof) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	sampled) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 APIPROF_SAMPLE=64 \
+		LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	esac
+	"$@" valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
+		"$DRIVER" -t f -T 1 -n "$n" -r 1 >/dev/null 2>>"$TMP/stderr" </dev/null || {
+		echo NA
+		return
+	}
+	awk '$1 == "summary:" || $1 == "totals:" { v = $2 } END { print v == "" ? "NA" : v }' "$TMP/cg.out"
+}
+CG_VARIANTS="bare passthrough count ideal apiprof"
+[ $HAVE_SAMPLE = 1 ] && CG_VARIANTS="$CG_VARIANTS sampled"
+if [ $HAVE_VALGRIND = 1 ]; then
+	for v in $CG_VARIANTS; do
+		say "== callgrind $v"
+		a=$(cg "$v" "$CG_N")
+		b=$(cg "$v" $((2 * CG_N)))
+		awk -v a="$a" -v b="$b" -v n="$CG_N" 'BEGIN {
+			if (a == "NA" || b == "NA") print "NA"; else print (b - a) / n }' >"$TMP/r/cg.$v"
+	done
+fi
+
+# --- flush cost and memory -----------------------------------------------------
+say "== flush cost, memory"
+"$B/bench_flushcost" 2000 >"$TMP/flush" 2>>"$TMP/stderr" || echo "flush_us NA keyframe_us NA" >"$TMP/flush"
+"$B/bench_memsize" >"$TMP/mem" 2>>"$TMP/stderr" || : >"$TMP/mem"
+memv() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/mem"; }
+
+# --- whole programs ------------------------------------------------------------
+# Each round runs every mode once, back to back, and the figure is the
+# median of the per-round ratios.  Time is the process's CPU time (all
+# threads, the flusher's included).  On this VM the same run of the same
+# program varies by 10-30% from run to run (the host's clock speed follows
+# its other tenants; there is no PMU, so no cycle or instruction counts),
+# which is why the report also gives the quartiles of the ratios and the
+# slowdown predicted from the intercepted calls and the measured per-call
+# cost.  Runs are short (~0.2-0.5 s) to afford many rounds.
+WROUNDS=15
+awk 'BEGIN {
+	print "PRAGMA synchronous = OFF;"
+	print "BEGIN;"
+	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL);"
+	for (i = 0; i < 50000; i++)
+		printf "INSERT INTO t(name, score) VALUES(\047name-%d\047, %d.5);\n", i, i
+	print "COMMIT;"
+	print "SELECT count(*), sum(score) FROM t;"
+}' >"$TMP/inserts.sql"
+
+WORKLOADS=
+[ -x "$PY" ] && [ -f "$BUILD/specs/libapiprof-zlib.so" ] && WORKLOADS="$WORKLOADS zlib"
+[ -x "$PY" ] && [ -f "$BUILD/specs/libapiprof-malloc.so" ] && WORKLOADS="$WORKLOADS malloc"
+have sqlite3 && [ -f "$B/libapiprof-sqlite3.so" ] && WORKLOADS="$WORKLOADS sqlite3"
+
+# wl WORKLOAD MODE: one run's CPU seconds, or NA.
+wl() {
+	w=$1 m=$2
+	case $w in
+	zlib)
+		shim=$BUILD/specs/libapiprof-zlib.so in=/dev/null
+		set -- "$PY" "$SRC/bench/wl_zlib.py" 1000
+		;;
+	malloc)
+		shim=$BUILD/specs/libapiprof-malloc.so in=/dev/null
+		set -- "$PY" "$SRC/bench/wl_malloc.py" 300000
+		;;
+	sqlite3)
+		shim=$B/libapiprof-sqlite3.so in=$TMP/inserts.sql
+		rm -f "$TMP/bench.db"
+		set -- sqlite3 "$TMP/bench.db"
+		;;
+	esac
+	case $m in
+	bare) set -- env "$@" ;;
+	full) set -- env LD_PRELOAD="$shim" "$@" ;;
+	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$shim" "$@" ;;
+	count) set -- env APIPROF_OUTPUT="$TMP/wl.json" LD_PRELOAD="$shim" "$@" ;;
+	esac
+	"$TIMECMD" -i "$in" -- "$@" 2>>"$TMP/stderr" | awk '$1 == "wall_s" { v = $4 }
+		END { print v == "" ? "NA" : v }' || echo NA
+}
+WMODES="bare full"
+[ $HAVE_SAMPLE = 1 ] && WMODES="$WMODES sampled"
+for w in $WORKLOADS; do
+	say "== workload $w"
+	# One extra run, not timed, counts the intercepted calls.
+	rm -f "$TMP/wl.json"
+	wl "$w" count >/dev/null
+	py 'sum(f["calls"] for f in fs)' "$TMP/wl.json" >"$TMP/r/wl.$w.calls"
+	r=1
+	while [ "$r" -le "$WROUNDS" ]; do
+		for m in $WMODES; do
+			wl "$w" "$m" >>"$TMP/r/wl.$w.$m"
+		done
+		r=$((r + 1))
+	done
+done
+
+# =====================================================================
+# The report
+# =====================================================================
+V=$TMP/r
+
+name_of() {
+	case $1 in
+	bare) echo "bare call (no shim)" ;;
+	passthrough) echo "passthrough shim (dlsym(RTLD_NEXT), no timing)" ;;
+	count) echo "count only (TLS increment)" ;;
+	ideal) echo "*ideal*: 2× rdtsc + TLS add (initial-exec)" ;;
+	clock) echo "ideal with clock_gettime" ;;
+	atomic) echo "shared atomic counter (count only)" ;;
+	apiprof) echo "**apiprof** generated shim" ;;
+	sampled) echo "**apiprof** sampled, APIPROF_SAMPLE=64" ;;
+	audit) echo "LD_AUDIT pltenter/pltexit (latrace's mechanism)" ;;
+	uftrace) echo "\`uftrace record --force\` †" ;;
+	ltrace) echo "\`ltrace -c\` †" ;;
+	esac
+}
+
+out "### Cost per call of int bench_f(int, int)"
+out ""
+out "ns/call = CPU time of the calling thread per call (median of rounds); added = minus bare in the same round;"
+out "÷ ideal = added / ideal's added in the same round (median of rounds)."
+out ""
+out "| method | T=1 ns/call | T=1 added ns | T=1 ÷ ideal | T=2 ns/call | T=2 added ns | T=2 ÷ ideal |"
+out "|---|--:|--:|--:|--:|--:|--:|"
+for v in bare passthrough count ideal clock atomic apiprof sampled audit uftrace ltrace; do
+	line="| $(name_of "$v")"
+	if [ ! -f "$V/$v.1" ]; then
+		case $v in
+		sampled) why="not available in this runtime" ;;
+		*) why="not installed" ;;
+		esac
+		out "$line | $why | | | | | |"
+		continue
+	fi
+	for t in 1 2; do
+		line="$line | $(fmt %.1f "$(med "$V/$v.$t")")"
+		if [ "$v" = bare ]; then
+			line="$line | | "
+		else
+			line="$line | $(fmt %.1f "$(diffmed "$V/$v.$t" "$V/bare.$t")")"
+			line="$line | $(fmt %.2f "$(ratiomed "$V/$v.$t" "$V/ideal.$t" "$V/bare.$t")")"
+		fi
+	done
+	out "$line |"
+done
+out ""
+out "† wall-clock time per call (their work is partly done by another process while the thread waits);"
+out "ltrace: $(calls_for ltrace) calls × $(reps_for ltrace) per thread, uftrace: $(calls_for uftrace) × $(reps_for uftrace)."
+out ""
+
+RATIO1=$(ratiomed "$V/apiprof.1" "$V/ideal.1" "$V/bare.1")
+RATIO2=$(ratiomed "$V/apiprof.2" "$V/ideal.2" "$V/bare.2")
+
+out "### How the cost grows"
+out ""
+out "| threads (2 cores) | ideal added ns | apiprof added ns | apiprof ÷ ideal | apiprof added vs T=1 |"
+out "|---|--:|--:|--:|--:|"
+A1=$(diffmed "$V/apiprof.1" "$V/bare.1")
+for t in 1 2 16; do
+	ai=$(diffmed "$V/ideal.$t" "$V/bare.$t")
+	aa=$(diffmed "$V/apiprof.$t" "$V/bare.$t")
+	vs=$(awk -v a="$aa" -v b="$A1" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else print a / b }')
+	out "| T=$t | $(fmt %.1f "$ai") | $(fmt %.1f "$aa") | $(fmt %.2f "$(ratiomed "$V/apiprof.$t" "$V/ideal.$t" "$V/bare.$t")") | $(fmt %.2f× "$vs") |"
+done
+T2VS1=$(awk -v a="$(diffmed "$V/apiprof.2" "$V/bare.2")" -v b="$A1" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else print a / b }')
+out ""
+S1=$(diffmed "$V/m1-apiprof.1" "$V/m1-bare.1")
+S1000=$(diffmed "$V/m1000-apiprof.1" "$V/m1000-bare.1")
+SCALE=$(awk -v a="$S1000" -v b="$S1" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else print a / b }')
+out "| spec size (T=1) | bare ns/call | apiprof ns/call | apiprof added ns |"
+out "|---|--:|--:|--:|"
+out "| 1 function | $(fmt %.1f "$(med "$V/m1-bare.1")") | $(fmt %.1f "$(med "$V/m1-apiprof.1")") | $(fmt %.1f "$S1") |"
+out "| 1000 functions (calling #999) | $(fmt %.1f "$(med "$V/m1000-bare.1")") | $(fmt %.1f "$(med "$V/m1000-apiprof.1")") | $(fmt %.1f "$S1000") |"
+out ""
+out "1000 ÷ 1 functions: $(fmt %.2f× "$SCALE") added cost."
+out ""
+
+out "### Instructions per intercepted call (callgrind)"
+out ""
+if [ $HAVE_VALGRIND = 1 ]; then
+	out "Total instructions of $((2 * CG_N)) calls minus those of $CG_N calls, over $CG_N (the loop, the PLT jump and bench_f included)."
+	out ""
+	out "| method | instructions/call | added | ÷ ideal |"
+	out "|---|--:|--:|--:|"
+	cgb=$(cat "$V/cg.bare")
+	cgi=$(cat "$V/cg.ideal")
+	for v in $CG_VARIANTS; do
+		c=$(cat "$V/cg.$v")
+		if [ "$v" = bare ]; then
+			out "| $(name_of "$v") | $(fmt %.1f "$c") | | |"
+		else
+			ad=$(awk -v c="$c" -v b="$cgb" 'BEGIN { print (c == "NA" || b == "NA") ? "NA" : c - b }')
+			rt=$(awk -v c="$c" -v b="$cgb" -v i="$cgi" 'BEGIN {
+				print (c == "NA" || b == "NA" || i == "NA" || i == b) ? "NA" : (c - b) / (i - b) }')
+			out "| $(name_of "$v") | $(fmt %.1f "$c") | $(fmt %.1f "$ad") | $(fmt %.2f "$rt") |"
+		fi
+	done
+else
+	out "valgrind: not installed"
+fi
+out ""
+
+out "### Sampled mode (APIPROF_SAMPLE=64) against full timing, on the ~100 ns bench_work"
+out ""
+ACC=NA
+if [ -f "$V/acc.full.total_ns" ]; then
+	out "The last round's runs, and the median over the rounds of (sampled total / full total of the same round) − 1."
+	out ""
+	out "| mode | calls made | calls counted | calls timed | total ms | marked estimated |"
+	out "|---|--:|--:|--:|--:|---|"
+	for m in full sampled; do
+		out "| $m | $(tail -n 1 "$V/acc.$m.expect") | $(tail -n 1 "$V/acc.$m.calls") | $(tail -n 1 "$V/acc.$m.timed") | $(fmt %.2f "$(awk -v n="$(tail -n 1 "$V/acc.$m.total_ns")" 'BEGIN { print n == "NA" ? "NA" : n / 1e6 }')") | $(tail -n 1 "$V/acc.$m.est") |"
+	done
+	ACC=$(awk -v q="$(quotmed "$V/acc.sampled.total_ns" "$V/acc.full.total_ns")" 'BEGIN {
+		print q == "NA" ? "NA" : (q - 1) * 100 }')
+	out ""
+	out "Sampled estimate against full timing: $(fmt %+.1f%% "$ACC") $(quartiles "$V/acc.sampled.total_ns" "$V/acc.full.total_ns") (median [quartiles] of the rounds' ratios)."
+else
+	out "sampled mode: not available in this runtime"
+fi
+out ""
+
+out "### Flushing"
+out ""
+FL=$(awk '{ print $2 }' "$TMP/flush")
+FK=$(awk '{ print $4 }' "$TMP/flush")
+# At the default 200 ms, one flush in APIPROF_KEYFRAME=10 is a keyframe.
+FMEAN=$(awk -v i="$FL" -v k="$FK" 'BEGIN { print (i == "NA" || k == "NA") ? "NA" : (9 * i + k) / 10 }')
+FSHARE=$(awk -v m="$FMEAN" 'BEGIN { print m == "NA" ? "NA" : m / 200000 * 100 }')
+BUSY=$(diffmed "$V/m100-flush1.1" "$V/m100-flush1000.1")
+BUSYREL=$(awk -v d="$BUSY" -v c="$(med "$V/m100-flush1000.1")" 'BEGIN {
+	print (d == "NA" || c == "NA" || c == 0) ? "NA" : d / c * 100 }')
+# ~999 more flushes a second at 1 ms than at 1 s; 5 a second at 200 ms.
+BUSYFL=$(awk -v p="$BUSYREL" 'BEGIN { print p == "NA" ? "NA" : p / 100 * 1e6 / 999 }')
+BUSY200=$(awk -v p="$BUSYREL" 'BEGIN { print p == "NA" ? "NA" : p * 5 / 999 }')
+out "- One flush of 100 active functions (one thread): $(fmt %.1f "$FL") µs, $(fmt %.1f "$FK") µs as a keyframe (median of 2000, bench_flushcost calling the runtime's apiprof_flush_all on a real segment)."
+out "- At the default 200 ms interval the flusher thread spends $(fmt %.4f%% "$FSHARE") of one core."
+out "- The busy thread itself (100 functions, 1 ms vs 1000 ms interval): $(fmt %+.2f "$BUSY") ns/call ($(fmt %+.2f%% "$BUSYREL")), i.e. $(fmt %.2f "$BUSYFL") µs per flush, $(fmt %.4f%% "$BUSY200") of its time at 200 ms."
+out ""
+
+out "### Memory"
+out ""
+if [ -s "$TMP/mem" ]; then
+	out "| what | bytes |"
+	out "|---|--:|"
+	out "| per thread: TLS block | $(memv tls_per_thread) |"
+	out "| per thread: registry entry | $(memv entry_per_thread) |"
+	out "| per function, per thread calling its api: statistics + flusher shadow | $(memv stat_per_func_thread) |"
+	out "| per function, once per process: folded totals + shared table entry | $(memv per_func_process) |"
+	out "| shared segment (ring of $(memv ring_records) × $(memv rec_size) B records, $(memv func_cap) function slots) | $(memv segment_bytes) |"
+else
+	out "bench_memsize failed"
+fi
+out ""
+
+out "### Whole programs"
+out ""
+out "CPU time (user + system, all threads) under the shim over that of the bare run in the same round:"
+out "median of $WROUNDS rounds alternating bare / full / sampled, [quartiles of the rounds' ratios],"
+out "and \"pred.\": 1 + calls × the added ns/call of the T=1 table / the bare run's CPU time."
+out "Run-to-run noise on this VM is 10-30%, so only the predicted figures resolve a few per cent."
+out ""
+out "| workload | calls intercepted | bare CPU s | full timing | full pred. | sampled (N=64) | sampled pred. |"
+out "|---|--:|--:|--:|--:|--:|--:|"
+ADD_FULL=$(diffmed "$V/apiprof.1" "$V/bare.1")
+ADD_SAMPLED=$(diffmed "$V/sampled.1" "$V/bare.1")
+for w in zlib malloc sqlite3; do
+	case $w in
+	zlib) desc="/usr/bin/python3 zlib compress/decompress (bench/wl_zlib.py), zlib spec" ;;
+	malloc) desc="/usr/bin/python3 malloc-heavy (bench/wl_malloc.py), malloc spec" ;;
+	sqlite3) desc="sqlite3 CLI, 50,000 INSERTs in one transaction, bench/sqlite3.json" ;;
+	esac
+	if [ ! -f "$V/wl.$w.bare" ]; then
+		out "| $desc | not available (python3, sqlite3 or the shim missing) | | | | | |"
+		continue
+	fi
+	calls=$(cat "$V/wl.$w.calls")
+	bare=$(med "$V/wl.$w.bare")
+	f=$(quotmed "$V/wl.$w.full" "$V/wl.$w.bare")
+	fp=$(predict "$calls" "$ADD_FULL" "$bare")
+	s=$(quotmed "$V/wl.$w.sampled" "$V/wl.$w.bare")
+	sp=$(predict "$calls" "$ADD_SAMPLED" "$bare")
+	eval "WL_$w=\$f WLP_$w=\$fp WLS_$w=\$s WLSP_$w=\$sp"
+	out "| $desc | $calls | $(fmt %.3f "$bare") | $(fmt %.3f× "$f") $(quartiles "$V/wl.$w.full" "$V/wl.$w.bare") | $(fmt %.3f× "$fp") | $(fmt %.3f× "$s") $(quartiles "$V/wl.$w.sampled" "$V/wl.$w.bare") | $(fmt %.3f× "$sp") |"
+done
+out ""
+
+SR1=$(ratiomed "$V/sampled.1" "$V/ideal.1" "$V/bare.1")
+out "### Issue 6 targets"
+out ""
+out "| target | measured | |"
+out "|---|--:|---|"
+out "| full timing added ≤ 1.15× ideal, T=1 | $(fmt %.2f× "$RATIO1") | $(verdict "$RATIO1" "<=" 1.15) |"
+out "| full timing added ≤ 1.15× ideal, T=2 | $(fmt %.2f× "$RATIO2") | $(verdict "$RATIO2" "<=" 1.15) |"
+out "| T=2 added within 10% of T=1 | $(fmt %.2f× "$T2VS1") | $(verdict "$(awk -v x="$T2VS1" 'BEGIN { print x == "NA" ? "NA" : (x < 1 ? 2 - x : x) }')" "<=" 1.10) |"
+out "| 1000-function spec costs as 1 (O(1)) | $(fmt %.2f× "$SCALE") | $(verdict "$(awk -v x="$SCALE" 'BEGIN { print x == "NA" ? "NA" : (x < 1 ? 2 - x : x) }')" "<=" 1.10) |"
+out "| sampled N=64 added ≤ 0.25× ideal, T=1 | $(fmt %.2f× "$SR1") | $(verdict "$SR1" "<=" 0.25) |"
+out "| sampled estimate within 5% of full | $(fmt %+.1f%% "$ACC") | $(verdict "$(awk -v x="$ACC" 'BEGIN { print x == "NA" ? "NA" : (x < 0 ? -x : x) }')" "<=" 5) |"
+zl=${WL_zlib:-NA} ml=${WL_malloc:-NA} ms=${WLS_malloc:-NA}
+zlp=${WLP_zlib:-NA} mlp=${WLP_malloc:-NA} msp=${WLSP_malloc:-NA}
+out "| zlib workload slowdown ≤ 3% | $(fmt %.3f× "$zl") (pred. $(fmt %.3f× "$zlp")) | $(verdict "$zl" "<=" 1.03) (pred. $(verdict "$zlp" "<=" 1.03)) |"
+out "| malloc workload slowdown ≤ 10% (full) | $(fmt %.3f× "$ml") (pred. $(fmt %.3f× "$mlp")) | $(verdict "$ml" "<=" 1.10) (pred. $(verdict "$mlp" "<=" 1.10)) |"
+out "| malloc workload slowdown ≤ 3% (sampled) | $(fmt %.3f× "$ms") (pred. $(fmt %.3f× "$msp")) | $(verdict "$ms" "<=" 1.03) (pred. $(verdict "$msp" "<=" 1.03)) |"
+out "| flushing < 0.5% of a busy thread at 200 ms | $(fmt %.4f%% "$BUSY200") (busy thread), $(fmt %.4f%% "$FSHARE") (flusher) | $(verdict "$(awk -v a="$BUSY200" -v b="$FSHARE" 'BEGIN { print (a == "NA" || b == "NA") ? "NA" : (a > b ? a : b) }')" "<=" 0.5) |"
+
+if [ -s "$TMP/stderr" ]; then
+	say "== stderr of the runs (last lines):"
+	tail -n 20 "$TMP/stderr" >&2
+fi
+out ""
+out "Run time: $(($(date +%s) - T_START)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+say "== done in $(($(date +%s) - T_START)) s"
