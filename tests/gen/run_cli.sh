@@ -39,4 +39,7 @@ echo stale >x.c
 expect 0 "$gen" "$spec" -ox.c
 grep -q 'do not edit' x.c || { echo "FAIL: x.c not replaced"; exit 1; }
 [ "$(ls -A | grep -c tmp)" -eq 0 ] || { echo "FAIL: temporary left behind"; exit 1; }
+expect 2 "$gen" --version-script "$spec"
+expect 0 "$gen" --version-script "$spec" -o x.map
+grep -q '^	local:$' x.map || { echo "FAIL: version script has no local:"; cat x.map; exit 1; }
 echo "ok"
