@@ -117,7 +117,7 @@ int ab_div(int a, int b, int *rem)
 void ab_fill(char *buf, size_t n, int c)
 {
 	for (size_t i = 0; i < n; i++)
-		buf[i] = (char)(c + (int)i);
+		buf[i] = (char)((unsigned)c + (unsigned)i);
 }
 int ab_fail(int err)
 {
