@@ -4,8 +4,9 @@
  *
  * A shipped api name maps to the shim the build made from specs/NAME.json.
  * A spec file is built with `apiprof-gen build` into a cache directory,
- * named by a hash of the spec's bytes and of the generator's path, so an
- * edited spec is rebuilt and an unchanged one is reused.
+ * named by a hash of the spec's bytes and of the generator's path and
+ * bytes, so an edited spec (or a new generator) rebuilds and an unchanged
+ * one is reused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +134,10 @@ static int build_spec(const struct run_opts *o, const char *spec, char *out, siz
 	const char *gen = env_or("APIPROF_GEN", APIPROF_GEN_PATH);
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
 
+	/* The generator's own bytes too: a new apiprof-gen may emit another
+	 * shim ABI (the runtime refuses old shims) or other exports.  A
+	 * generator given by a name that is no file keeps the path-only key. */
+	(void)hash_file(gen, &h);
 	if (hash_file(spec, &h) != 0) {
 		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
 		return -1;
