@@ -194,6 +194,20 @@ enum gen_name_err gen_check_symbol(const char *s)
 	return e;
 }
 
+/* The display name of a function with a "symbol" (C++ operators): it is
+ * printed inside a C string and a C comment, so no quote, backslash or
+ * slash (no comment end) can be in it, and it must start like a name. */
+enum gen_name_err gen_check_display(const char *s, size_t max)
+{
+	enum gen_name_err e = gen_check_set(s, " ()*&,:<>[]~", max);
+
+	if (e == GEN_NAME_OK && !gen_is_ident_char(s[0], true))
+		return GEN_NAME_SYNTAX;
+	if (e == GEN_NAME_OK && gen_is_reserved(s, strlen(s)))
+		return GEN_NAME_RESERVED;
+	return e;
+}
+
 const char *gen_name_err_str(enum gen_name_err e)
 {
 	switch (e) {

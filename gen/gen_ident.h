@@ -32,6 +32,7 @@ enum gen_name_err gen_check_library(const char *s);
 enum gen_name_err gen_check_header(const char *s);
 enum gen_name_err gen_check_version(const char *s);
 enum gen_name_err gen_check_symbol(const char *s);
+enum gen_name_err gen_check_display(const char *s, size_t max);
 const char *gen_name_err_str(enum gen_name_err e);
 
 #endif /* GEN_IDENT_H */

@@ -18,7 +18,7 @@
 #define GEN_MAX_FUNCS      4096
 
 static const char *const gen_top_keys[] = {
-        "apiprof", "api", "library", "headers", "functions", "description", NULL,
+        "apiprof", "api", "library", "headers", "functions", "description", "types", NULL,
 };
 
 /* Whole-file read: the locator needs the text after jansson is done. */
@@ -200,17 +200,25 @@ static int gen_check_unique(struct gen_ctx *c, const struct gen_spec *s, size_t 
 	return GEN_AT_KEY(c, f->symbol != f->name ? "symbol" : "name", gen_check_export(c, s, f));
 }
 
+/* Entry i of "functions" becomes the next row, unless it is marked
+ * "unsupported": rows are numbered over the functions kept. */
 static int gen_load_one(struct gen_ctx *c, json_t *arr, struct gen_spec *s, size_t i)
 {
+	json_t *fj = json_array_get(arr, i);
+	size_t row = s->nfuncs;
 	int rc;
 
 	gen_path_index(&c->at, i);
-	rc = gen_load_func(c, json_array_get(arr, i), i, &s->funcs[i]);
-	s->nfuncs = i + 1;
+	rc = gen_load_unsupported(c, fj, i);
+	if (rc != 0)
+		return gen_pop_rc(c, rc < 0 ? -1 : 0);
+	rc = gen_load_func(c, fj, i, &s->funcs[row]);
+	s->funcs[row].row = s->funcs[row].sym = row;
+	s->nfuncs = row + 1;
 	if (rc == 0)
-		rc = gen_check_unique(c, s, i);
+		rc = gen_check_unique(c, s, row);
 	if (rc == 0)
-		rc = gen_load_aliases(c, json_array_get(arr, i), s, i);
+		rc = gen_load_aliases(c, fj, s, row);
 	return gen_pop_rc(c, rc);
 }
 
@@ -246,6 +254,9 @@ static int gen_load_funcs(struct gen_ctx *c, json_t *root, struct gen_spec *s)
 	for (i = 0; i < n; i++)
 		if (gen_load_one(c, arr, s, i) < 0)
 			return gen_pop_rc(c, -1);
+	if (s->nfuncs == 0)
+		return gen_pop_rc(c, gen_err(c, "every function is \"unsupported\": nothing to "
+		                                "profile"));
 	if (s->nfuncs + s->naliases > GEN_MAX_FUNCS)
 		return gen_pop_rc(c,
 		                  gen_err(c, "more than %d functions and aliases", GEN_MAX_FUNCS));
@@ -257,7 +268,8 @@ static int gen_validate(struct gen_ctx *c, json_t *root, struct gen_spec *s)
 {
 	if (!json_is_object(root))
 		return gen_err(c, "the spec must be a JSON object");
-	if (gen_load_version(c, root) < 0 || gen_load_names(c, root, s) < 0)
+	if (gen_load_version(c, root) < 0 || gen_load_names(c, root, s) < 0 ||
+	    gen_load_types(c, root, s) < 0)
 		return -1;
 	return gen_load_funcs(c, root, s);
 }
@@ -297,6 +309,7 @@ void gen_spec_free(struct gen_spec *s)
 	free(s->funcs);
 	free(s->aliases);
 	free(s->headers);
+	gen_types_free(s);
 	json_decref(s->json);
 	free(s);
 }

@@ -29,6 +29,15 @@ int gen_load_allowlisted(struct gen_ctx *c, json_t *fj, const char *key, const c
  * (gen_load_alias.c); ctx->at is at the function. */
 int gen_load_aliases(struct gen_ctx *c, json_t *fj, struct gen_spec *s, size_t row);
 
+/* "types" (gen_load_types.c): struct and union layouts. */
+int gen_load_types(struct gen_ctx *c, json_t *root, struct gen_spec *s);
+void gen_types_free(struct gen_spec *s);
+
+/* An entry with "unsupported" (gen_load_func.c): its name and reason are
+ * checked, a note is printed and it is left out.  1 when skipped, 0 when
+ * it is an ordinary function, -1 after an error. */
+int gen_load_unsupported(struct gen_ctx *c, json_t *fj, size_t idx);
+
 /* Fails when f's exported symbol is already exported by another entry. */
 int gen_check_export(struct gen_ctx *c, const struct gen_spec *s, const struct gen_func *f);
 

@@ -11,8 +11,14 @@
 #include "gen_load.h"
 
 static const char *const gen_func_keys[] = {
-        "name",    "returns", "params", "noreturn", "variadic",
-        "version", "symbol",  "symver", "aliases",  NULL,
+        "name",   "returns", "params",     "noreturn", "variadic", "version",
+        "symbol", "symver",  "deprecated", "aliases",  NULL,
+};
+/* What an "unsupported" entry may say besides why: what the importer
+ * knew about it, for people reading the spec. */
+static const char *const gen_unsupported_keys[] = {
+        "name",   "returns", "params",     "noreturn",    "variadic", "version",
+        "symbol", "symver",  "deprecated", "unsupported", NULL,
 };
 static const char *const gen_variadic_keys[] = {"vtwin", "extra", NULL};
 
@@ -20,14 +26,36 @@ static const char *const gen_variadic_keys[] = {"vtwin", "extra", NULL};
  * one of them would recurse into itself. */
 static const char *const gen_unprofilable[] = {"dlsym", "dlvsym", NULL};
 
+/* With a "symbol", "name" is only displayed, so it may read like C++
+ * (`operator new(size_t)`); the generated identifiers then use the
+ * reserved stem apiprof_fN, which no spec name can take. */
+static int gen_load_display(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f)
+{
+	struct gen_quoted q;
+	enum gen_name_err e;
+
+	if (json_object_get(fj, "symbol") == NULL || gen_check_ident(f->name, 1024) == GEN_NAME_OK)
+		return GEN_AT_KEY(c, "name",
+		                  gen_load_ident(c, "function name", f->name, GEN_FUNC_NAME_MAX));
+	e = gen_check_display(f->name, GEN_FUNC_NAME_MAX);
+	if (e != GEN_NAME_OK)
+		return GEN_AT_KEY(c, "name",
+		                  gen_err(c, "display name %s %s", gen_quote(&q, f->name),
+		                          gen_name_err_str(e)));
+	snprintf(f->cbuf, sizeof f->cbuf, "apiprof_f%zu", idx);
+	f->cname = f->cbuf;
+	return 0;
+}
+
 static int gen_load_name(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f)
 {
 	char owner[32];
 	size_t i;
 
 	snprintf(owner, sizeof owner, "functions[%zu]", idx);
+	f->cname = NULL;
 	if (gen_field_str(c, fj, "name", owner, true, &f->name) < 0 ||
-	    GEN_AT_KEY(c, "name", gen_load_ident(c, "function name", f->name, GEN_FUNC_NAME_MAX)))
+	    gen_load_display(c, fj, idx, f) < 0)
 		return -1;
 	for (i = 0; gen_unprofilable[i] != NULL; i++)
 		if (strcmp(f->name, gen_unprofilable[i]) == 0)
@@ -185,6 +213,7 @@ static int gen_load_options(struct gen_ctx *c, json_t *fj, const char *owner, st
 	int rc;
 
 	if (gen_field_bool(c, fj, "noreturn", owner, &f->noreturn) < 0 ||
+	    gen_field_bool(c, fj, "deprecated", owner, &f->deprecated) < 0 ||
 	    gen_load_variadic(c, fj, owner, f) < 0 ||
 	    gen_load_allowlisted(c, fj, "version", owner, gen_check_version, &f->version) < 0)
 		return -1;
@@ -211,7 +240,8 @@ int gen_load_func(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f)
 		return gen_err(c, "functions[%zu] must be an object", idx);
 	if (gen_load_name(c, fj, idx, f) < 0)
 		return -1;
-	f->cname = f->name;
+	if (f->cname == NULL)
+		f->cname = f->name;
 	snprintf(owner, sizeof owner, "function %s", gen_quote(&q, f->name));
 	if (gen_check_keys(c, fj, gen_func_keys, owner) < 0 ||
 	    gen_load_returns(c, fj, owner, f) < 0 ||
@@ -219,6 +249,29 @@ int gen_load_func(struct gen_ctx *c, json_t *fj, size_t idx, struct gen_func *f)
 	    GEN_AT_KEY(c, "params", gen_load_params(c, params, f)) < 0)
 		return -1;
 	return gen_load_options(c, fj, owner, f);
+}
+
+/* "unsupported": the importer found no safe way to forward the function
+ * (variadic without a va_list twin, a type the grammar cannot spell).
+ * The entry stays in the spec so that people see why it is missing. */
+int gen_load_unsupported(struct gen_ctx *c, json_t *fj, size_t idx)
+{
+	const char *name, *why;
+	struct gen_quoted qn, qw;
+	struct gen_pos pos;
+	char owner[32];
+
+	if (!json_is_object(fj) || json_object_get(fj, "unsupported") == NULL)
+		return 0;
+	snprintf(owner, sizeof owner, "functions[%zu]", idx);
+	if (gen_check_keys(c, fj, gen_unsupported_keys, owner) < 0 ||
+	    gen_field_str(c, fj, "name", owner, true, &name) < 0 ||
+	    gen_field_str(c, fj, "unsupported", owner, true, &why) < 0)
+		return -1;
+	pos = gen_locate(c->text, c->len, &c->at, false);
+	gen_diag_at(c->path, pos.line, pos.col, "note: %s skipped: %s", gen_quote(&qn, name),
+	            gen_quote(&qw, why));
+	return 1;
 }
 
 void gen_func_free(struct gen_func *f)

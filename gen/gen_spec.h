@@ -50,12 +50,29 @@ struct gen_func {
 	bool variadic;
 	bool vtwin; /* "variadic": {"vtwin": ...} */
 	bool noreturn;
+	bool deprecated;      /* informational: the header marks it deprecated */
 	bool asm_label;       /* exported under an __asm__ label (or .symver) */
 	bool alias;           /* an entry of "aliases" */
 	bool borrowed_ret;    /* an alias without its own "returns": ret is the row's */
 	bool borrowed_params; /* ... without its own "params": params and extra are */
 	struct gen_pos pos;   /* of the function's object in the spec */
 	char cbuf[32];        /* cname of an alias */
+};
+
+/* A member of a "types" entry: the layout of a struct or union passed by
+ * value, for modes that build calls without the headers (libffi). */
+struct gen_member {
+	const char *name; /* NULL: unnamed (padding bit-field, anonymous member) */
+	struct gen_ctype *type;
+	int bits; /* a bit-field's width, 0 otherwise */
+};
+
+struct gen_typedef {
+	const char *name; /* as parameters spell it: "struct tl_pair", "pair_t" */
+	bool is_union;
+	struct gen_member *members;
+	size_t nmembers;
+	struct gen_pos pos;
 };
 
 struct gen_spec {
@@ -68,6 +85,8 @@ struct gen_spec {
 	size_t nfuncs;
 	struct gen_func *aliases; /* symbol nfuncs + i */
 	size_t naliases;
+	struct gen_typedef *types; /* "types", in document order */
+	size_t ntypes;
 	void *json; /* owns the strings above */
 };
 
