@@ -2,9 +2,9 @@
 
 # shim_preload SHIM... - the LD_PRELOAD value for running uninstrumented
 # programs under shims.  In a sanitizer build the shims need the sanitizer
-# runtimes loaded first, so they are put in front.
+# runtimes loaded first, so they are put in front (ASan, UBSan, TSan).
 shim_preload() {
-	san=$(for s in "$@"; do ldd "$s"; done | awk '/lib(a|ub)san\.so/ { print $3 }' | sort -u | tr '\n' ':')
+	san=$(for s in "$@"; do ldd "$s"; done | awk '/lib(a|ub|t)san\.so/ { print $3 }' | sort -u | tr '\n' ':')
 	printf '%s' "$san"
 	(IFS=:; printf '%s' "$*")
 }
@@ -17,7 +17,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 # the preload list (so no malloc shim is reached), and it aborts on those
 # programs' own questionable calls (dd's aligned_alloc(4096, 1)).
 skip_if_sanitized() {
-	if ldd "$1" | grep -Eq 'lib(a|ub)san\.so'; then
+	if ldd "$1" | grep -Eq 'lib(a|ub|t)san\.so'; then
 		echo "SKIP: sanitizer build; this test runs uninstrumented programs"
 		exit 77
 	fi

@@ -7,6 +7,7 @@ set -eu
 runtime=$1 shim=$2 prog=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+skip_if_sanitized "$shim" "ASan's dlopen interceptor hides the program's RUNPATH"
 fail() { echo "FAIL: $*"; exit 1; }
 count() { "$OUTDUMP" "$1" | awk '$2 == "testlib.tl_add" { n += $3 } END { print n + 0 }'; }
 

@@ -16,7 +16,8 @@ nm -D --defined-only "$tmp/libshim.so" | awk '{ print $3 }' >"$tmp/syms.txt"
 for s in "$@"; do
 	grep -qx "$s" "$tmp/syms.txt" || { echo "FAIL: $s not exported"; cat "$tmp/syms.txt"; exit 1; }
 done
-out=$(LD_PRELOAD="$tmp/libshim.so" /bin/echo preloaded) || { echo "FAIL: preloaded run"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+out=$(LD_PRELOAD="$(shim_preload "$tmp/libshim.so")" /bin/echo preloaded) || { echo "FAIL: preloaded run"; exit 1; }
 [ "$out" = preloaded ] || { echo "FAIL: preloaded run printed '$out'"; exit 1; }
 
 # The default output name, in the current directory.
