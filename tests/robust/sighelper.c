@@ -35,7 +35,9 @@ static const int sigs[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
 #define NSIGS (int)(sizeof(sigs) / sizeof(sigs[0]))
 
 static pid_t main_tid, worker_tid;
-static volatile sig_atomic_t foreign, handled, stop;
+/* Handlers run on two threads at once: atomic counters. */
+static int foreign, handled;
+static volatile int stop;
 
 static pid_t tid(void)
 {
@@ -48,8 +50,8 @@ static void on_signal(int sig)
 
 	(void)sig;
 	if (t != main_tid && t != __atomic_load_n(&worker_tid, __ATOMIC_RELAXED))
-		foreign = foreign + 1;
-	handled = handled + 1;
+		__atomic_fetch_add(&foreign, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
 }
 
 static void *worker(void *arg)
@@ -58,7 +60,7 @@ static void *worker(void *arg)
 
 	(void)arg;
 	__atomic_store_n(&worker_tid, tid(), __ATOMIC_RELEASE);
-	while (!stop)
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		s = tl_add(s, 1);
 	return NULL;
 }
@@ -149,11 +151,12 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		kill(getpid(), sigs[i % NSIGS]);
 	bad = check_helpers();
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(w, NULL);
 	/* Whatever is still pending comes to the main thread now. */
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	fprintf(stderr, "handled %d foreign %d\n", (int)handled, (int)foreign);
+	fprintf(stderr, "handled %d foreign %d\n", __atomic_load_n(&handled, __ATOMIC_RELAXED),
+	        __atomic_load_n(&foreign, __ATOMIC_RELAXED));
 	printf("sent %ld signals, %s\n", 2 * n, foreign || bad ? "FOREIGN" : "none foreign");
 	return foreign || bad ? 1 : 0;
 }

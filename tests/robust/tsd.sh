@@ -6,6 +6,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
 shim=$1 prog=$2
+skip_tsan_known_bug "$shim"
 threads=64 n=1000
 
 export APIPROF_OUTPUT="$tmp/exact.json"
