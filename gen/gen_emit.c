@@ -181,8 +181,24 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
 	               "};\n\n",
 	               s->api, s->library, gen_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
 	gen_buf_free(&path);
+}
+
+/* Registers the api and resolves every real function while the program
+ * has not started yet.  Lazy resolution alone would first run inside
+ * whatever calls a wrapper first, and that may be glibc's own dlsym or
+ * dlerror code (which allocates and frees through the malloc shim): a
+ * lookup from in there re-enters dlerror state that is half updated. */
+static void gen_emit_ctor(const struct gen_spec *s, struct gen_out *o)
+{
+	size_t i;
+
 	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
-	                "{\n\tapiprof_register(&apiprof_self);\n}\n");
+	                "{\n\tapiprof_register(&apiprof_self);\n");
+	for (i = 0; i < s->nfuncs; i++)
+		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->funcs[i].cname);
+	for (i = 0; i < s->naliases; i++)
+		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->aliases[i].cname);
+	gen_out_puts(o, "}\n");
 }
 
 void gen_emit(const struct gen_spec *s, struct gen_out *o)
@@ -201,4 +217,5 @@ void gen_emit(const struct gen_spec *s, struct gen_out *o)
 		gen_emit_func(s, &s->funcs[i], o);
 	for (i = 0; i < s->naliases; i++)
 		gen_emit_func(s, &s->aliases[i], o);
+	gen_emit_ctor(s, o);
 }

@@ -199,7 +199,10 @@ static void gen_emit_missing(const struct gen_fn *e)
 }
 
 /* The union converts the object pointer dlsym returns to a function
- * pointer without a cast ISO C does not define. */
+ * pointer without a cast ISO C does not define.  A NULL that comes from
+ * the runtime's recursion guard (this very lookup's dlsym called back into
+ * the shim, as glibc's dlerror does with free) is not an answer: the call
+ * gets the stub this once, and the lookup is made again next time. */
 static void gen_emit_getter(const struct gen_fn *e)
 {
 	const char *n = e->f->cname;
@@ -212,7 +215,8 @@ static void gen_emit_getter(const struct gen_fn *e)
 	               "\tif (apiprof_unlikely(f == NULL)) {\n"
 	               "\t\tu.p = apiprof_resolve(&apiprof_self, %zu);\n"
 	               "\t\tf = u.p != NULL ? u.f : apiprof_missing_%s;\n"
-	               "\t\t__atomic_store_n(&apiprof_real_%s, f, __ATOMIC_RELAXED);\n"
+	               "\t\tif (u.p != NULL || !apiprof_resolving())\n"
+	               "\t\t\t__atomic_store_n(&apiprof_real_%s, f, __ATOMIC_RELAXED);\n"
 	               "\t}\n"
 	               "\treturn f;\n"
 	               "}\n\n",

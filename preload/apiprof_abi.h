@@ -90,6 +90,12 @@ enum apiprof_proc_state {
 	APIPROF_PROC_EXITED = 2, /* the runtime's exit flush completed */
 };
 
+/* The header's `mode`. */
+enum apiprof_proc_mode {
+	APIPROF_PROC_MODE_SHIM = 0,    /* generated shims (apiprof-gen) */
+	APIPROF_PROC_MODE_DYNAMIC = 1, /* libffi dynamic mode (libapiprof-dyn.so) */
+};
+
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */
 #define APIPROF_FUNC_MISSING  0x2u /* the real symbol could not be resolved */
@@ -112,7 +118,7 @@ struct apiprof_shm_header {
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when the runtime started */
 	char comm[APIPROF_COMM_MAX];
 	uint32_t state; /* enum apiprof_proc_state */
-	uint32_t mode;  /* 0 = generated shims; later modes are numbered up */
+	uint32_t mode;  /* enum apiprof_proc_mode: how calls reach the profiler */
 
 	/* The clock. ticks -> ns: ns = (ticks - tick0) * 1e9 / tick_hz */
 	uint32_t clock;          /* enum apiprof_clock */

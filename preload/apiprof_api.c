@@ -148,9 +148,11 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	void *p;
 	int saved = errno;
 
-	/* dlsym calling an interposed function (a resolver that allocates, say)
-	 * gets one nested lookup; deeper than that would be a loop. */
-	if (resolving > 1 || idx >= apiprof_api_nsyms(api))
+	/* dlsym calling back into a shim (glibc's dlerror frees the previous
+	 * message with free) must not look up again: that nested dlsym would
+	 * free the same message a second time.  The nested call gets NULL,
+	 * which apiprof_resolving() marks as "not an answer". */
+	if (resolving || idx >= apiprof_api_nsyms(api))
 		return NULL;
 	resolving++;
 	busy = apiprof_busy_enter();
@@ -163,11 +165,16 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	return p;
 }
 
+int apiprof_resolving(void)
+{
+	return resolving;
+}
+
 /* Called by a missing function's stub instead of jumping to NULL; idx is
  * the symbol's index, which for an alias is not its row's. */
 void apiprof_missing(struct apiprof_api *api, uint32_t idx)
 {
-	if (idx < apiprof_api_nsyms(api) &&
+	if (!resolving && idx < apiprof_api_nsyms(api) &&
 	    !__atomic_exchange_n(&api->missing_warned[idx], 1, __ATOMIC_RELAXED)) {
 		const char *ver = api->versions ? api->versions[idx] : NULL;
 

@@ -24,6 +24,7 @@ static struct apiprof_shm_header *seg;
 static size_t seg_size;
 static char seg_name[96];
 static uint32_t func_next;
+static uint32_t proc_mode; /* enum apiprof_proc_mode, kept for a fork child's segment */
 
 struct apiprof_shm_header *apiprof_segment(void)
 {
@@ -89,13 +90,23 @@ static void fill_process(struct apiprof_shm_header *h)
 	h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	apiprof_proc_comm(h->comm);
 	h->state = APIPROF_PROC_RUNNING;
-	h->mode = 0;
+	h->mode = __atomic_load_n(&proc_mode, __ATOMIC_RELAXED);
 	h->clock = apiprof_clock_tsc ? APIPROF_CLOCK_TSC : APIPROF_CLOCK_MONOTONIC;
 	h->interval_ms = apiprof_cfg.interval_ms;
 	h->tick_hz = apiprof_clock_tsc ? 0 : 1000000000ull; /* tsc: set at the first flush */
 	h->tick0 = apiprof_clock_tick0();
 	h->mono0_ns = apiprof_clock_mono0();
 	h->sample = apiprof_sample > 1 ? apiprof_sample : 1;
+}
+
+/* Set by the profiler of a mode other than generated shims, once. */
+void apiprof_set_mode(uint32_t mode)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	__atomic_store_n(&proc_mode, mode, __ATOMIC_RELAXED);
+	if (h != NULL)
+		__atomic_store_n(&h->mode, mode, __ATOMIC_RELEASE);
 }
 
 static void add_funcs(struct apiprof_shm_header *h, const struct apiprof_api *api)

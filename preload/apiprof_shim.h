@@ -114,8 +114,12 @@ APIPROF_EXPORT struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *a
 APIPROF_EXPORT void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx,
                                           apiprof_lookup_fn next);
 APIPROF_EXPORT void apiprof_missing(struct apiprof_api *api, uint32_t idx);
+/* Non-zero while this thread is inside a lookup: a NULL from
+ * apiprof_resolve then means "not now", not "missing". */
+APIPROF_EXPORT int apiprof_resolving(void);
 APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
+APIPROF_EXPORT void apiprof_set_mode(uint32_t mode); /* enum apiprof_proc_mode */
 
 APIPROF_EXPORT uint64_t apiprof_sample_start(struct apiprof_tls *t);
 APIPROF_EXPORT uint64_t apiprof_clock_mono(void);

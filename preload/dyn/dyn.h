@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dyn.h - libapiprof-dyn.so, the profiler of dynamic mode.
+ *
+ * It reads the specs named by APIPROF_SPEC with the generator's loader,
+ * maps their C types to libffi types, and for every function builds an
+ * ffi_cif and an ffi_closure whose handler times the call through the
+ * runtime (apiprof_enter/apiprof_leave, as a generated wrapper does) and
+ * forwards it to the real function.  The audit module's stubs
+ * (dyn_link.h) lead the program's calls to the closures.
+ *
+ *   dyn_init.c     constructor: specs, the audit module's table, the mode
+ *   dyn_api.c      one struct apiprof_api per spec
+ *   dyn_types.c    C type -> ffi_type: scalars, typedef table, pointers
+ *   dyn_record.c   structs and unions by value, from the spec's "types"
+ *   dyn_fn.c       per function: cif, closure, handler
+ *   dyn_fast.c     forwarding without ffi_call for register-only signatures
+ */
+#ifndef DYN_H
+#define DYN_H
+
+#include <ffi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../gen/gen_spec.h"
+#include "apiprof_shim.h"
+#include "dyn_link.h"
+
+#define DYN_HIDDEN __attribute__((visibility("hidden")))
+
+/* Why a type could not be mapped: filled by the dyn_type* functions. */
+struct dyn_why {
+	char msg[400];
+};
+
+/* Where a type is used: decides arrays and array-like typedefs. */
+enum dyn_use {
+	DYN_PARAM,
+	DYN_RETURN,
+	DYN_MEMBER,
+};
+
+/* dyn_types.c */
+DYN_HIDDEN ffi_type *dyn_type(const struct gen_spec *s, const struct gen_ctype *t, enum dyn_use use,
+                              struct dyn_why *why);
+DYN_HIDDEN ffi_type *dyn_type_depth(const struct gen_spec *s, const struct gen_ctype *t,
+                                    enum dyn_use use, int depth, struct dyn_why *why);
+DYN_HIDDEN void *dyn_alloc(size_t n); /* zeroed, for the life of the process */
+
+/* dyn_record.c: "struct X", "union X" or a typedef name from "types". */
+DYN_HIDDEN const struct gen_typedef *dyn_record_find(const struct gen_spec *s, const char *key);
+DYN_HIDDEN ffi_type *dyn_record(const struct gen_spec *s, const struct gen_typedef *td, int depth,
+                                struct dyn_why *why);
+
+/* One entry point (a function or an alias) and its closure. */
+struct dyn_fn;
+typedef void (*dyn_fwd)(const struct dyn_fn *f, void *ret, void **args);
+
+struct dyn_fn {
+	ffi_cif cif;
+	struct dyn_slot *slot; /* the audit module's: real function, stub target */
+	struct apiprof_api *api;
+	uint32_t row;
+	dyn_fwd fwd;
+	uint8_t fast_int[6]; /* dyn_fast.c: which args go in which register */
+	uint8_t fast_sse[8];
+	uint8_t n_int, n_sse;
+};
+
+/* dyn_fn.c: builds f for entry g of spec s; installs its closure in
+ * slot.  -1 (after one line on stderr) when the types cannot be mapped. */
+DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_func *g,
+                            struct dyn_slot *slot);
+
+/* dyn_fast.c: a forwarder that calls the real function directly when
+ * every argument travels in a register; NULL when the signature has
+ * anything else (stack arguments, structs, long double, variadic). */
+DYN_HIDDEN dyn_fwd dyn_fast_pick(struct dyn_fn *f);
+
+/* dyn_api.c */
+DYN_HIDDEN struct apiprof_api *dyn_api_new(const struct gen_spec *s);
+
+/* dyn_init.c: the audit module's slot for an entry, NULL if it has none. */
+DYN_HIDDEN struct dyn_slot *dyn_slot_for(const struct gen_func *g);
+
+DYN_HIDDEN void dyn_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* DYN_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dyn_fn.c - one entry point: its cif, its closure and the handler.
+ *
+ * The cif is prepared once and serves both directions: libffi decodes the
+ * program's call with it into `args`, pointers into the closure's own
+ * register and stack save areas, and ffi_call encodes the same `args`
+ * for the real function.  Nothing is copied in between, and the real
+ * function's result is written straight into the closure's return buffer
+ * (both sides widen small integers to ffi_arg the same way).
+ *
+ * The handler is the generated wrapper's body: apiprof_enter decides
+ * whether this call is counted and, when sampling, whether it is timed
+ * (t0 == 0 makes apiprof_leave skip the clock); errno is whatever the
+ * real function left, as nothing after it touches errno.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dyn.h"
+
+static void real_of(const struct dyn_fn *f, void (**fn)(void))
+{
+	uintptr_t p = __atomic_load_n(&f->slot->real, __ATOMIC_ACQUIRE);
+
+	memcpy(fn, &p, sizeof(*fn));
+}
+
+static void fwd_ffi(const struct dyn_fn *f, void *ret, void **args)
+{
+	void (*fn)(void);
+
+	real_of(f, &fn);
+	ffi_call((ffi_cif *)&f->cif, fn, ret, args);
+}
+
+static void handler(ffi_cif *cif, void *ret, void **args, void *user)
+{
+	const struct dyn_fn *f = user;
+	struct apiprof_call c;
+
+	(void)cif;
+	if (!apiprof_enter(f->api, &c)) {
+		f->fwd(f, ret, args);
+		return;
+	}
+	f->fwd(f, ret, args);
+	apiprof_leave(&c, f->row);
+}
+
+/* exit, longjmp: counted before, since they do not come back. */
+static void handler_noreturn(ffi_cif *cif, void *ret, void **args, void *user)
+{
+	const struct dyn_fn *f = user;
+
+	(void)cif;
+	apiprof_count_noreturn(f->api, f->row);
+	f->fwd(f, ret, args);
+}
+
+static void refuse(const struct gen_spec *s, const struct gen_func *g, const char *why)
+{
+	dyn_say("%s:%d:%d: %s%s%s: %s; not profiled", s->path, g->pos.line, g->pos.col, g->name,
+	        g->alias ? " alias " : "", g->alias ? g->symbol : "", why);
+}
+
+static int map_types(struct dyn_fn *f, const struct gen_spec *s, const struct gen_func *g,
+                     ffi_type **rtype, ffi_type ***atypes, struct dyn_why *why)
+{
+	size_t n = g->nparams + g->nextra;
+	ffi_type **at = dyn_alloc((n + 1) * sizeof(*at));
+
+	(void)f;
+	*rtype = dyn_type(s, g->ret, DYN_RETURN, why);
+	if (*rtype == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct gen_ctype *t =
+		        i < g->nparams ? g->params[i].type : g->extra[i - g->nparams];
+
+		at[i] = dyn_type(s, t, DYN_PARAM, why);
+		if (at[i] == NULL)
+			return -1;
+	}
+	*atypes = at;
+	return 0;
+}
+
+static int prep(struct dyn_fn *f, const struct gen_func *g, ffi_type *rtype, ffi_type **atypes)
+{
+	unsigned nfixed = (unsigned)g->nparams, n = (unsigned)(g->nparams + g->nextra);
+
+	if (g->variadic)
+		return ffi_prep_cif_var(&f->cif, FFI_DEFAULT_ABI, nfixed, n, rtype, atypes) ==
+		                       FFI_OK
+		               ? 0
+		               : -1;
+	return ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, n, rtype, atypes) == FFI_OK ? 0 : -1;
+}
+
+static int make_closure(struct dyn_fn *f, bool noreturn)
+{
+	void *code;
+	ffi_closure *cl = ffi_closure_alloc(sizeof(ffi_closure), &code);
+
+	if (cl == NULL)
+		return -1;
+	if (ffi_prep_closure_loc(cl, &f->cif, noreturn ? handler_noreturn : handler, f, code) !=
+	    FFI_OK) {
+		ffi_closure_free(cl);
+		return -1;
+	}
+	__atomic_store_n(&f->slot->target, (uintptr_t)code, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_func *g,
+                 struct dyn_slot *slot)
+{
+	struct dyn_why why = {{0}};
+	ffi_type *rtype, **atypes;
+
+	if (g->vtwin) {
+		refuse(s, g, "a variadic function forwarded to a va_list twin cannot be rebuilt "
+		             "by libffi (give it \"extra\" instead)");
+		return -1;
+	}
+	if (map_types(f, s, g, &rtype, &atypes, &why) < 0) {
+		refuse(s, g, why.msg);
+		return -1;
+	}
+	if (prep(f, g, rtype, atypes) < 0) {
+		refuse(s, g, "libffi cannot prepare this signature");
+		return -1;
+	}
+	f->slot = slot;
+	f->row = (uint32_t)g->row;
+	f->fwd = dyn_fast_pick(f);
+	if (f->fwd == NULL || g->variadic)
+		f->fwd = fwd_ffi;
+	if (make_closure(f, g->noreturn) < 0) {
+		refuse(s, g, "no memory for a libffi closure");
+		return -1;
+	}
+	return 0;
+}

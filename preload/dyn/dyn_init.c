@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dyn_init.c - start-up of libapiprof-dyn.so.
+ *
+ * The constructor finds the audit module's table, loads every spec of
+ * APIPROF_SPEC (spec.json[:spec2.json...]) with the generator's loader,
+ * registers one api per spec with the runtime, and builds and installs a
+ * closure per function and alias.  A spec that does not load is reported
+ * (in the generator's words) and skipped; a function whose types cannot
+ * be mapped is reported and left unprofiled; the rest goes on.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dyn.h"
+
+static struct dyn_link *link_table;
+
+/* What the dlsym below finds when the audit module is absent: its
+ * presence is exactly that the module answers this lookup instead. */
+__attribute__((visibility("default"))) struct dyn_link *apiprof_dyn_link(void)
+{
+	return NULL;
+}
+
+void dyn_say(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "apiprof: %s\n", msg);
+}
+
+static struct dyn_link *find_link(void)
+{
+	void *p = dlsym(RTLD_DEFAULT, DYN_LINK_SYMBOL);
+	dyn_link_fn fn;
+	struct dyn_link *l;
+
+	if (p == NULL)
+		return NULL;
+	memcpy(&fn, &p, sizeof(fn));
+	l = fn();
+	if (l == NULL || l->magic != DYN_LINK_MAGIC || l->version != DYN_LINK_VERSION)
+		return NULL;
+	return l;
+}
+
+/* The same (symbol, version) rule as the audit module's slots. */
+struct dyn_slot *dyn_slot_for(const struct gen_func *g)
+{
+	const char *ver = g->vtwin ? NULL : g->version;
+
+	for (uint32_t i = 0; link_table && i < link_table->nslots; i++) {
+		struct dyn_slot *s = &link_table->slots[i];
+
+		if (strcmp(s->symbol, g->symbol) == 0 &&
+		    (s->version == ver || (s->version && ver && strcmp(s->version, ver) == 0)))
+			return s;
+	}
+	return NULL;
+}
+
+static void build_entry(struct dyn_fn *f, struct apiprof_api *api, const struct gen_spec *s,
+                        const struct gen_func *g)
+{
+	struct dyn_slot *slot = dyn_slot_for(g);
+
+	if (slot == NULL)
+		return;
+	f->api = api;
+	dyn_fn_build(f, s, g, slot);
+}
+
+static void load_spec(const char *path)
+{
+	struct gen_spec *s = gen_spec_load(path);
+	struct apiprof_api *api;
+	struct dyn_fn *fns;
+
+	if (s == NULL)
+		return;
+	api = dyn_api_new(s);
+	fns = dyn_alloc((s->nfuncs + s->naliases) * sizeof(*fns));
+	for (size_t i = 0; i < s->nfuncs; i++)
+		build_entry(&fns[i], api, s, &s->funcs[i]);
+	for (size_t i = 0; i < s->naliases; i++)
+		build_entry(&fns[s->nfuncs + i], api, s, &s->aliases[i]);
+}
+
+static void load_specs(const char *specs)
+{
+	char *list = strdup(specs), *save = NULL, *p;
+
+	if (list == NULL)
+		return;
+	for (p = strtok_r(list, ":", &save); p != NULL; p = strtok_r(NULL, ":", &save))
+		load_spec(strdup(p)); /* the spec keeps its path */
+	free(list);
+}
+
+__attribute__((constructor)) static void dyn_init(void)
+{
+	const char *specs = getenv("APIPROF_SPEC");
+
+	if (specs == NULL || *specs == '\0') {
+		dyn_say("libapiprof-dyn.so: APIPROF_SPEC is not set: nothing to profile");
+		return;
+	}
+	link_table = find_link();
+	if (link_table == NULL) {
+		dyn_say("libapiprof-dyn.so needs its audit module "
+		        "(LD_AUDIT=libapiprof-dyn-audit.so, as apiprof-run --dynamic sets): "
+		        "nothing is profiled");
+		return;
+	}
+	apiprof_set_mode(APIPROF_PROC_MODE_DYNAMIC);
+	load_specs(specs);
+}
