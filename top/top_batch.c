@@ -34,7 +34,7 @@ const char *top_mode_name(uint32_t mode, char *buf, size_t cap)
 	if (mode == 0)
 		snprintf(buf, cap, "shim");
 	else
-		snprintf(buf, cap, "mode %u", mode);
+		snprintf(buf, cap, mode == 1 ? "dyn" : "mode %u", mode);
 	return buf;
 }
 
