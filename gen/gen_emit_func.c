@@ -236,8 +236,9 @@ static void gen_emit_signature(const struct gen_fn *e)
 	gen_buf_init(&b);
 	if (f->asm_label)
 		gen_buf_printf(&d, "apiprof_wrap_%s(%s)", f->cname, gen_buf_str(&e->params));
-	else
-		gen_buf_printf(&d, "%s(%s)", f->symbol, gen_buf_str(&e->params));
+	else /* in parentheses: a function-like macro of the name (zlib's
+	      * gzgetc) must not expand the definition */
+		gen_buf_printf(&d, "(%s)(%s)", f->symbol, gen_buf_str(&e->params));
 	gen_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
 	gen_fn_decl(e, gen_buf_str(&d), &b);
 	gen_emit_origin(e);

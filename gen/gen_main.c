@@ -6,6 +6,7 @@
  *   apiprof-gen --check SPEC.json           validate only
  *   apiprof-gen --version-script SPEC.json -o OUT.map   the shim's linker script
  *   apiprof-gen build SPEC.json [-o LIB.so] [-I DIR]...
+ *   apiprof-gen import HEADER.h --library SONAME ...   a spec from a header (imp_main.c)
  *
  * Exit status: 0 success, 1 invalid spec or I/O error, 2 usage error,
  * otherwise the compiler's status for `build`.
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "gen_build.h"
+#include "imp.h"
 
 #ifndef APIPROF_VERSION
 #define APIPROF_VERSION "unknown"
@@ -35,12 +37,15 @@ static const char gen_usage[] =
         "       apiprof-gen --check SPEC.json\n"
         "       apiprof-gen --version-script SPEC.json -o OUT.map\n"
         "       apiprof-gen build SPEC.json [-o libapiprof-API.so] [-I DIR]...\n"
+        "       apiprof-gen import HEADER.h [-I DIR]... [-D MACRO]... --library SONAME\n"
+        "                          [--prefix PREFIX | --functions F1,F2,...] [--api NAME]\n"
+        "                          [-o SPEC.json]\n"
         "       apiprof-gen --version | --help\n"
         "\n"
         "Generates the C source of an LD_PRELOAD shim that profiles the functions\n"
         "listed in SPEC.json (see specs/README.md), checks a spec, writes the linker\n"
         "version script that exports exactly its wrappers, or generates and compiles\n"
-        "the shim into a shared library in one step.\n";
+        "the shim into a shared library in one step, or imports a spec from a header.\n";
 
 static int gen_usage_error(const char *fmt, const char *arg)
 {
@@ -151,6 +156,8 @@ int main(int argc, char **argv)
 		printf("apiprof-gen %s (spec format %d)\n", APIPROF_VERSION, GEN_SPEC_VERSION);
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "import") == 0)
+		return imp_main(argc - 1, argv + 1);
 	rc = gen_parse_args(&c, argc, argv);
 	if (rc == 0)
 		rc = gen_run_cli(&c);

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * imp_parse.c - the header's functions and macros, as libclang sees them.
+ *
+ * The header is compiled by clang as C (gnu11, with the user's -I and
+ * -D), so what counts is what a compiler sees after the preprocessor:
+ * conditional declarations, attribute macros and typedefs are resolved
+ * the way the program's compiler resolved them.  Only declarations in
+ * files that are not system headers count as "declared by the header":
+ * the header itself and what it includes from its own tree, not the libc
+ * headers it pulls in.
+ */
+#include <clang-c/Index.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_buf.h"
+#include "imp_clang.h"
+
+#define IMP_MAX_ERRORS 10
+
+/* A macro seen before all functions are known: its name and the
+ * identifiers that could name the function it expands to. */
+struct imp_pending {
+	char *name;
+	struct gen_buf cands; /* space-separated */
+};
+
+struct imp_walk {
+	struct imp_header *h;
+	CXTranslationUnit tu;
+	struct imp_pending *pend;
+	size_t npend;
+};
+
+static void *imp_grow(void *p, size_t n, size_t size)
+{
+	p = realloc(p, n * size);
+	if (p == NULL) {
+		fputs("apiprof-gen: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+static char *imp_where(CXCursor c)
+{
+	CXFile file;
+	unsigned line;
+	char *name, buf[32];
+	struct gen_buf b;
+
+	clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, NULL, NULL);
+	name = imp_string(clang_getFileName(file));
+	gen_buf_init(&b);
+	snprintf(buf, sizeof buf, ":%u", line);
+	gen_buf_puts(&b, name);
+	gen_buf_puts(&b, buf);
+	free(name);
+	return gen_buf_steal(&b);
+}
+
+static struct imp_func *imp_func_find(struct imp_header *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->nfuncs; i++)
+		if (strcmp(h->funcs[i].name, name) == 0)
+			return &h->funcs[i];
+	return NULL;
+}
+
+/* Marks f unsupported because of a type the grammar cannot write. */
+static void imp_check_type(struct imp_func *f, const char *spelling)
+{
+	struct gen_buf b;
+
+	if (f->unsupported != NULL || imp_type_ok(spelling))
+		return;
+	gen_buf_init(&b);
+	gen_buf_printf(&b, "type '%s' cannot be written in a spec", spelling);
+	f->unsupported = gen_buf_steal(&b);
+}
+
+static void imp_params(struct imp_walk *w, struct imp_func *f, CXCursor c, int n)
+{
+	CXCursor a;
+	char *name;
+	int i;
+
+	f->params = gen_xcalloc((size_t)n + 1, sizeof *f->params);
+	for (i = 0; i < n; i++) {
+		a = clang_Cursor_getArgument(c, (unsigned)i);
+		f->params[i].type = imp_type_spell(clang_getCursorType(a));
+		name = imp_string(clang_getCursorSpelling(a));
+		f->params[i].name = name[0] != '\0' ? name : NULL;
+		if (f->params[i].name == NULL)
+			free(name);
+		imp_check_type(f, f->params[i].type);
+		imp_note_record(w->h, clang_getCursorType(a));
+		f->takes_va_list = i == n - 1 && imp_is_va_list(clang_getCursorType(a));
+	}
+	f->nparams = (size_t)n;
+}
+
+static struct imp_func *imp_func_new(struct imp_walk *w, CXCursor c, const char *name)
+{
+	struct imp_header *h = w->h;
+	CXType ft = clang_getCursorType(c), rt = clang_getResultType(ft);
+	int n = clang_Cursor_getNumArguments(c);
+	struct imp_func *f;
+
+	h->funcs = imp_grow(h->funcs, h->nfuncs + 1, sizeof *h->funcs);
+	f = &h->funcs[h->nfuncs++];
+	memset(f, 0, sizeof *f);
+	f->name = gen_xstrdup(name);
+	f->where = imp_where(c);
+	f->ret = imp_type_spell(rt);
+	imp_check_type(f, f->ret);
+	imp_note_record(h, rt);
+	if (ft.kind == CXType_FunctionNoProto) {
+		/* `int f();` says nothing about the parameters. */
+		f->unsupported = gen_xstrdup("declared without a prototype");
+		n = 0;
+	}
+	imp_params(w, f, c, n < 0 ? 0 : n);
+	f->variadic = clang_Cursor_isVariadic(c) != 0;
+	return f;
+}
+
+static bool imp_token_is(CXTranslationUnit tu, CXCursor c, const char *const *words)
+{
+	CXToken *toks = NULL;
+	unsigned n = 0, i, j;
+	bool hit = false;
+	char *s;
+
+	clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
+	for (i = 0; i < n && !hit; i++) {
+		s = imp_string(clang_getTokenSpelling(tu, toks[i]));
+		for (j = 0; words[j] != NULL && !hit; j++)
+			hit = strcmp(s, words[j]) == 0;
+		free(s);
+	}
+	clang_disposeTokens(tu, toks, n);
+	return hit;
+}
+
+struct imp_attrs {
+	CXTranslationUnit tu;
+	bool noreturn;
+};
+
+static enum CXChildVisitResult imp_attr(CXCursor c, CXCursor parent, CXClientData data)
+{
+	static const char *const nr[] = {"_Noreturn", "noreturn", "__noreturn__", NULL};
+	struct imp_attrs *a = data;
+
+	(void)parent;
+	if (clang_isAttribute(clang_getCursorKind(c)) && imp_token_is(a->tu, c, nr))
+		a->noreturn = true;
+	return CXChildVisit_Continue;
+}
+
+/* GNU noreturn is part of the function type; C11 _Noreturn is an
+ * attribute of the declaration, which libclang exposes only as tokens. */
+static bool imp_noreturn(struct imp_walk *w, CXCursor c)
+{
+	struct imp_attrs a = {.tu = w->tu};
+	char *t = imp_type_spell(clang_getCursorType(c));
+
+	a.noreturn = strstr(t, "__attribute__((noreturn))") != NULL;
+	free(t);
+	if (!a.noreturn)
+		clang_visitChildren(c, imp_attr, &a);
+	return a.noreturn;
+}
+
+static void imp_visit_func(struct imp_walk *w, CXCursor c)
+{
+	char *name = imp_string(clang_getCursorSpelling(c));
+	struct imp_func *f = imp_func_find(w->h, name);
+
+	if (f == NULL)
+		f = imp_func_new(w, c, name);
+	free(name);
+	/* Any declaration may add an attribute or make it inline/static. */
+	if (clang_Cursor_isFunctionInlined(c) || clang_Cursor_getStorageClass(c) == CX_SC_Static)
+		f->skipped = true;
+	if (clang_getCursorAvailability(c) == CXAvailability_Deprecated)
+		f->deprecated = true;
+	if (imp_noreturn(w, c))
+		f->noreturn = true;
+}
+
+/* Which identifiers of a macro's body could be the function it stands
+ * for: in a function-like macro those followed by '(', in an object-like
+ * one a body of exactly one identifier (`#define compress z_compress`). */
+static void imp_macro_cands(struct imp_walk *w, CXToken *t, unsigned n, bool fnlike,
+                            struct gen_buf *out)
+{
+	unsigned i = 1, depth = 0;
+	char *s, *next;
+
+	if (fnlike) {
+		for (; i < n; i++) {
+			s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
+			depth += strcmp(s, "(") == 0;
+			depth -= strcmp(s, ")") == 0;
+			free(s);
+			if (depth == 0 && i > 1)
+				break;
+		}
+		i++;
+	} else if (n != 2) {
+		return;
+	}
+	for (; i < n; i++) {
+		if (clang_getTokenKind(t[i]) != CXToken_Identifier)
+			continue;
+		next = i + 1 < n ? imp_string(clang_getTokenSpelling(w->tu, t[i + 1])) : NULL;
+		if (!fnlike || (next != NULL && strcmp(next, "(") == 0)) {
+			s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
+			gen_buf_printf(out, "%s ", s);
+			free(s);
+		}
+		free(next);
+	}
+}
+
+static void imp_visit_macro(struct imp_walk *w, CXCursor c)
+{
+	CXToken *toks = NULL;
+	unsigned n = 0;
+	struct imp_pending *p;
+
+	if (clang_Cursor_isMacroBuiltin(c))
+		return;
+	clang_tokenize(w->tu, clang_getCursorExtent(c), &toks, &n);
+	w->pend = imp_grow(w->pend, w->npend + 1, sizeof *w->pend);
+	p = &w->pend[w->npend++];
+	p->name = imp_string(clang_getCursorSpelling(c));
+	gen_buf_init(&p->cands);
+	if (n > 0)
+		imp_macro_cands(w, toks, n, clang_Cursor_isMacroFunctionLike(c) != 0, &p->cands);
+	clang_disposeTokens(w->tu, toks, n);
+}
+
+static enum CXChildVisitResult imp_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct imp_walk *w = data;
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	(void)parent;
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+		return CXChildVisit_Continue;
+	if (k == CXCursor_FunctionDecl)
+		imp_visit_func(w, c);
+	else if (k == CXCursor_MacroDefinition)
+		imp_visit_macro(w, c);
+	return CXChildVisit_Continue;
+}
+
+/* A macro over a declared function, unless the macro's name is itself a
+ * declared function (zlib's gzgetc: the macro is a fast path of it). */
+static void imp_resolve_macro(struct imp_header *h, struct imp_pending *p)
+{
+	char *save = NULL, *tok;
+
+	if (imp_func_find(h, p->name) != NULL || p->cands.len == 0)
+		return;
+	for (tok = strtok_r(p->cands.s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (imp_func_find(h, tok) == NULL)
+			continue;
+		h->macros = imp_grow(h->macros, h->nmacros + 1, sizeof *h->macros);
+		h->macros[h->nmacros].name = gen_xstrdup(p->name);
+		h->macros[h->nmacros++].target = gen_xstrdup(tok);
+		return;
+	}
+}
+
+static void imp_resolve_macros(struct imp_walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->npend; i++) {
+		imp_resolve_macro(w->h, &w->pend[i]);
+		free(w->pend[i].name);
+		gen_buf_free(&w->pend[i].cands);
+	}
+	free(w->pend);
+}
+
+static int imp_diagnostics(CXTranslationUnit tu)
+{
+	unsigned i, n = clang_getNumDiagnostics(tu), errors = 0;
+	CXDiagnostic d;
+	char *msg;
+
+	for (i = 0; i < n; i++) {
+		d = clang_getDiagnostic(tu, i);
+		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
+		    errors++ < IMP_MAX_ERRORS) {
+			msg = imp_string(
+			        clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
+			fprintf(stderr, "%s\n", msg);
+			free(msg);
+		}
+		clang_disposeDiagnostic(d);
+	}
+	if (errors == 0)
+		return 0;
+	fprintf(stderr, "apiprof-gen: import: the header does not compile (%u errors)\n", errors);
+	return -1;
+}
+
+static CXTranslationUnit imp_compile(CXIndex idx, const struct imp_opts *o)
+{
+	const char **args = gen_xcalloc(o->ncflags + 3, sizeof *args);
+	CXTranslationUnit tu = NULL;
+	enum CXErrorCode e;
+	size_t n = 0, i;
+
+	args[n++] = "-xc";
+	args[n++] = "-std=gnu11";
+	for (i = 0; i < o->ncflags; i++)
+		args[n++] = o->cflags[i];
+	e = clang_parseTranslationUnit2(idx, o->header, args, (int)n, NULL, 0,
+	                                CXTranslationUnit_DetailedPreprocessingRecord |
+	                                        CXTranslationUnit_SkipFunctionBodies,
+	                                &tu);
+	free(args);
+	if (e != CXError_Success || tu == NULL) {
+		fprintf(stderr, "apiprof-gen: import: libclang cannot parse %s (error %d)\n",
+		        o->header, (int)e);
+		return NULL;
+	}
+	return tu;
+}
+
+int imp_parse(const struct imp_opts *o, struct imp_header *h)
+{
+	CXIndex idx = clang_createIndex(0, 0);
+	struct imp_walk w = {.h = h};
+	int rc = -1;
+
+	w.tu = imp_compile(idx, o);
+	if (w.tu != NULL && imp_diagnostics(w.tu) == 0) {
+		clang_visitChildren(clang_getTranslationUnitCursor(w.tu), imp_visit, &w);
+		imp_resolve_macros(&w);
+		rc = 0;
+	}
+	if (w.tu != NULL)
+		clang_disposeTranslationUnit(w.tu);
+	clang_disposeIndex(idx);
+	return rc;
+}
