@@ -13,6 +13,7 @@ struct run_opts {
 	int nspecs;
 	const char *output;
 	int summary, strict, quiet;
+	int dynamic; /* --dynamic: libffi mode, nothing built */
 	char **argv;
 	int can_profile; /* set by run_check_target */
 };
@@ -25,5 +26,17 @@ int run_check_target(struct run_opts *o);
 
 /* run_shim.c: finds or builds every shim, and composes LD_PRELOAD. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap);
+
+/* run_dyn.c: the environment of --dynamic. */
+struct run_dyn_env {
+	char preload[RUN_PATH_MAX * 8]; /* LD_PRELOAD */
+	char audit[RUN_PATH_MAX * 4];   /* LD_AUDIT */
+	char specs[RUN_PATH_MAX * 8];   /* APIPROF_SPEC */
+};
+int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e);
+
+#ifndef APIPROF_RUNTIME_LIB
+#define APIPROF_RUNTIME_LIB "libapiprof.so.0"
+#endif
 
 #endif

@@ -2,13 +2,14 @@
 /*
  * apiprof-run - start a program under one or more apiprof shims.
  *
- *   apiprof-run -s SPEC[,SPEC...] [-o OUT.json] [--summary] [--strict] -- CMD [ARGS...]
+ *   apiprof-run [--dynamic] -s SPEC[,SPEC...] [-o OUT.json] [--summary] [--strict] -- CMD [ARGS...]
  *
  * SPEC is a spec file (built into a shim on first use and cached by the
  * hash of its contents) or the name of a shipped api (zlib, malloc, ...).
  * The launcher puts the shims in front of LD_PRELOAD, sets APIPROF_OUTPUT
  * from -o, and execs CMD: the program keeps the launcher's pid, exit status
- * and stdio.
+ * and stdio.  With --dynamic nothing is compiled: the prebuilt libffi
+ * profiler reads the specs at run time (run_dyn.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,9 +23,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: apiprof-run -s SPEC[,SPEC...] [-o OUT.json] [--summary] [--strict]"
-	        " [--] CMD [ARGS...]\n"
+	        "usage: apiprof-run [--dynamic] -s SPEC[,SPEC...] [-o OUT.json] [--summary]"
+	        " [--strict] [--] CMD [ARGS...]\n"
 	        "  -s, --spec SPEC   a spec file, or the name of a shipped api (%s)\n"
+	        "      --dynamic     libffi mode: no compiler or headers needed\n"
 	        "  -o, --output F    write per-thread totals as JSON at exit (%%p = pid)\n"
 	        "      --summary     print a per-thread table on stderr at exit\n"
 	        "      --strict      refuse to run a program that cannot be profiled\n"
@@ -35,13 +37,10 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
-	        {"spec", required_argument, NULL, 's'},
-	        {"output", required_argument, NULL, 'o'},
-	        {"summary", no_argument, NULL, 'S'},
-	        {"strict", no_argument, NULL, 'T'},
-	        {"quiet", no_argument, NULL, 'q'},
-	        {"help", no_argument, NULL, 'h'},
-	        {NULL, 0, NULL, 0},
+	        {"spec", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
+	        {"summary", no_argument, NULL, 'S'},    {"strict", no_argument, NULL, 'T'},
+	        {"quiet", no_argument, NULL, 'q'},      {"dynamic", no_argument, NULL, 'D'},
+	        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -63,6 +62,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'D':
+			o->dynamic = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -81,10 +83,32 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+/* The profiler's environment: generated shims, or the dynamic mode's. */
+static int set_profiler_env(const struct run_opts *o)
+{
+	static struct run_dyn_env dyn;
+	static char preload[RUN_PATH_MAX * 8];
+
+	if (!o->dynamic) {
+		if (run_build_preload(o, preload, sizeof(preload)) != 0)
+			return -1;
+		if (o->can_profile)
+			setenv("LD_PRELOAD", preload, 1);
+		return 0;
+	}
+	if (run_build_dynamic(o, &dyn) != 0)
+		return -1;
+	if (o->can_profile) {
+		setenv("LD_PRELOAD", dyn.preload, 1);
+		setenv("LD_AUDIT", dyn.audit, 1);
+		setenv("APIPROF_SPEC", dyn.specs, 1);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct run_opts o = {0};
-	char preload[RUN_PATH_MAX * 8];
 
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
@@ -92,10 +116,9 @@ int main(int argc, char **argv)
 	 * they cannot be mistaken for the program's exit status. */
 	if (run_check_target(&o) != 0)
 		return 125;
-	if (run_build_preload(&o, preload, sizeof(preload)) != 0)
+	if (set_profiler_env(&o) != 0)
 		return 125;
 	if (o.can_profile) {
-		setenv("LD_PRELOAD", preload, 1);
 		if (o.output)
 			setenv("APIPROF_OUTPUT", o.output, 1);
 		if (o.summary)
