@@ -38,8 +38,8 @@ static void write_stub(unsigned char *code, struct dyn_slot *s)
 struct dyn_slot *dyn_audit_stubs(size_t n)
 {
 	size_t code = round_page(n * STUB_SIZE), data = round_page(n * sizeof(struct dyn_slot));
-	unsigned char *mem = mmap(NULL, code + data, PROT_READ | PROT_WRITE,
-	                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *mem =
+	        mmap(NULL, code + data, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct dyn_slot *slots;
 
 	if (mem == MAP_FAILED)

@@ -19,8 +19,8 @@
 
 #include "dyn.h"
 
-typedef uint64_t (*fast_int_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-                                double, double, double, double, double, double, double, double);
+typedef uint64_t (*fast_int_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double,
+                                double, double, double, double, double, double, double);
 typedef double (*fast_sse_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double,
                               double, double, double, double, double, double, double);
 

@@ -121,8 +121,9 @@ int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_fu
 	ffi_type *rtype, **atypes;
 
 	if (g->vtwin) {
-		refuse(s, g, "a variadic function forwarded to a va_list twin cannot be rebuilt "
-		             "by libffi (give it \"extra\" instead)");
+		refuse(s, g,
+		       "a variadic function forwarded to a va_list twin cannot be rebuilt "
+		       "by libffi (give it \"extra\" instead)");
 		return -1;
 	}
 	if (map_types(f, s, g, &rtype, &atypes, &why) < 0) {

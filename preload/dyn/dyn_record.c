@@ -55,7 +55,8 @@ static ffi_type *array_elem(const struct gen_spec *s, const struct gen_ctype *t,
 		}
 		if (first < t->ntoks && k->kind == GEN_TOK_PUNCT && k->s[0] == '[') {
 			if (i + 1 >= t->ntoks || t->toks[i + 1].kind != GEN_TOK_INT) {
-				snprintf(why->msg, sizeof(why->msg), "an array member without a size");
+				snprintf(why->msg, sizeof(why->msg),
+				         "an array member without a size");
 				return NULL;
 			}
 			n *= strtoull(t->toks[i + 1].s, NULL, 0);
@@ -103,8 +104,9 @@ static ffi_type **member_list(const struct gen_spec *s, const struct gen_typedef
 			snprintf(why->msg, sizeof(why->msg), "%s has a bit-field", td->name);
 			return NULL;
 		}
-		t = m->type->kind == GEN_CT_ARRAY ? array_elem(s, m->type, depth, &count, why)
-		                                  : dyn_type_depth(s, m->type, DYN_MEMBER, depth, why);
+		t = m->type->kind == GEN_CT_ARRAY
+		            ? array_elem(s, m->type, depth, &count, why)
+		            : dyn_type_depth(s, m->type, DYN_MEMBER, depth, why);
 		if (t == NULL || n + count > DYN_MAX_ELEMS)
 			return NULL;
 		if (td->is_union && count > 1) /* one member: the whole array */
@@ -158,7 +160,7 @@ static ffi_type *filler(int cls, size_t unit)
 {
 	if (cls == CL_SSE)
 		return unit >= 8 ? &ffi_type_double : &ffi_type_float;
-	return unit >= 8 ? &ffi_type_uint64
+	return unit >= 8   ? &ffi_type_uint64
 	       : unit == 4 ? &ffi_type_uint32
 	       : unit == 2 ? &ffi_type_uint16
 	                   : &ffi_type_uint8;
