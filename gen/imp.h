@@ -36,6 +36,7 @@ struct imp_func {
 	bool takes_va_list; /* last parameter is a va_list: a v-twin candidate */
 	const char *vtwin;  /* set by imp_select */
 	char *unsupported;  /* why it cannot be forwarded, or NULL */
+	bool unwritable;    /* ... because of a type: the spec leaves out the prototype */
 	bool kept;          /* declared, exported and selected */
 };
 

@@ -71,6 +71,20 @@ static struct imp_func *imp_func_find(struct imp_header *h, const char *name)
 	return NULL;
 }
 
+/* clang names an anonymous type "(unnamed at /path/to/x.h:3:1)": the
+ * reason keeps "(unnamed)", so the spec does not depend on where the
+ * header was. */
+static void imp_anonymize(struct gen_buf *b, const char *s)
+{
+	const char *at, *close;
+
+	while ((at = strstr(s, " at ")) != NULL && (close = strchr(at, ')')) != NULL) {
+		gen_buf_putn(b, s, (size_t)(at - s));
+		s = close;
+	}
+	gen_buf_puts(b, s);
+}
+
 /* Marks f unsupported because of a type the grammar cannot write. */
 static void imp_check_type(struct imp_func *f, const char *spelling)
 {
@@ -79,8 +93,10 @@ static void imp_check_type(struct imp_func *f, const char *spelling)
 	if (f->unsupported != NULL || imp_type_ok(spelling))
 		return;
 	gen_buf_init(&b);
-	gen_buf_printf(&b, "type '%s' cannot be written in a spec", spelling);
+	gen_buf_puts(&b, "a type the spec grammar cannot write: ");
+	imp_anonymize(&b, spelling);
 	f->unsupported = gen_buf_steal(&b);
+	f->unwritable = true;
 }
 
 static void imp_params(struct imp_walk *w, struct imp_func *f, CXCursor c, int n)

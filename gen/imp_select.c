@@ -168,14 +168,13 @@ static size_t imp_keep(struct imp_header *h, const struct imp_exports *x, struct
 static void imp_report_macros(const struct imp_header *h)
 {
 	const struct imp_func *f;
-	const char *m;
 	size_t i;
 
-	for (i = 0; i < h->nfuncs; i++) {
-		f = &h->funcs[i];
-		if (f->kept && (m = imp_macro_over(h, f->name, NULL)) != NULL)
-			imp_warn("note: %s is a macro over %s: its calls are profiled as %s", m,
-			         f->name, f->name);
+	for (i = 0; i < h->nmacros; i++) {
+		f = imp_declared(h, h->macros[i].target);
+		if (f != NULL && f->kept)
+			imp_warn("note: %s is a macro over %s: its calls are profiled as %s",
+			         h->macros[i].name, f->name, f->name);
 	}
 }
 

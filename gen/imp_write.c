@@ -55,8 +55,10 @@ static void imp_write_func(struct gen_buf *b, const struct imp_func *f, bool las
 {
 	gen_buf_puts(b, "    {\"name\": ");
 	imp_json_str(b, f->name);
-	imp_json_key(b, "returns", f->ret);
-	imp_write_params(b, f);
+	if (!f->unwritable) {
+		imp_json_key(b, "returns", f->ret);
+		imp_write_params(b, f);
+	}
 	if (f->vtwin != NULL) {
 		gen_buf_puts(b, ", \"variadic\": {\"vtwin\": ");
 		imp_json_str(b, f->vtwin);
@@ -169,7 +171,8 @@ static void imp_write_top(struct gen_buf *b, const struct imp_opts *o)
 	gen_buf_puts(b, "{\n  \"apiprof\": 1,\n  \"api\": ");
 	imp_json_str(b, o->api);
 	gen_buf_puts(b, ",\n  \"library\": ");
-	imp_json_str(b, o->library);
+	/* A library given as a path is named by its file name. */
+	imp_json_str(b, strrchr(o->library, '/') ? strrchr(o->library, '/') + 1 : o->library);
 	gen_buf_puts(b, ",\n  \"headers\": [");
 	imp_json_str(b, o->include);
 	gen_buf_puts(b, "],\n  \"description\": ");
