@@ -182,7 +182,8 @@ static void imp_add_sym(const struct imp_elf *e, size_t i, struct imp_exports *x
 {
 	struct imp_export *s = imp_export_add(x, e->strs + e->syms[i].st_name);
 	Elf64_Half v = e->versym != NULL ? e->versym[i] : 1;
-	const char *vn = (v & IMP_VERSYM_INDEX) >= 2 ? imp_version_name(e, v & IMP_VERSYM_INDEX) : NULL;
+	const char *vn =
+	        (v & IMP_VERSYM_INDEX) >= 2 ? imp_version_name(e, v & IMP_VERSYM_INDEX) : NULL;
 
 	if ((v & IMP_VERSYM_HIDDEN) == 0) {
 		s->current = true;

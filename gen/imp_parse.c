@@ -333,13 +333,15 @@ static int imp_diagnostics(CXTranslationUnit tu)
 
 static CXTranslationUnit imp_compile(CXIndex idx, const struct imp_opts *o)
 {
-	const char **args = gen_xcalloc(o->ncflags + 3, sizeof *args);
+	const char **args = gen_xcalloc(o->ncflags + 4, sizeof *args);
 	CXTranslationUnit tu = NULL;
 	enum CXErrorCode e;
 	size_t n = 0, i;
 
 	args[n++] = "-xc";
 	args[n++] = "-std=gnu11";
+	/* The generated shim defines it: parse what the shim will compile. */
+	args[n++] = "-D_GNU_SOURCE";
 	for (i = 0; i < o->ncflags; i++)
 		args[n++] = o->cflags[i];
 	e = clang_parseTranslationUnit2(idx, o->header, args, (int)n, NULL, 0,

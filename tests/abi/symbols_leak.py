@@ -25,6 +25,8 @@ def exported(entry):
 def expected(spec):
     want = set()
     for f in json.load(open(spec))["functions"]:
+        if "unsupported" in f:  # the generator skips it: no wrapper
+            continue
         entries = [f] + [a if isinstance(a, dict) else {"symbol": a}
                          for a in f.get("aliases", [])]
         for e in entries:
