@@ -187,18 +187,20 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
  * has not started yet.  Lazy resolution alone would first run inside
  * whatever calls a wrapper first, and that may be glibc's own dlsym or
  * dlerror code (which allocates and frees through the malloc shim): a
- * lookup from in there re-enters dlerror state that is half updated. */
+ * lookup from in there re-enters dlerror state that is half updated.
+ * What is not found now is not final (the library may be dlopen()ed
+ * later): apiprof_prefetch keeps such NULLs from being cached. */
 static void gen_emit_ctor(const struct gen_spec *s, struct gen_out *o)
 {
 	size_t i;
 
 	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
-	                "{\n\tapiprof_register(&apiprof_self);\n");
+	                "{\n\tapiprof_register(&apiprof_self);\n\tapiprof_prefetch(1);\n");
 	for (i = 0; i < s->nfuncs; i++)
 		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->funcs[i].cname);
 	for (i = 0; i < s->naliases; i++)
 		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->aliases[i].cname);
-	gen_out_puts(o, "}\n");
+	gen_out_puts(o, "\tapiprof_prefetch(0);\n}\n");
 }
 
 void gen_emit(const struct gen_spec *s, struct gen_out *o)

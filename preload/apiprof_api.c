@@ -33,11 +33,18 @@ struct apiprof_fstat *apiprof_api_folded(uint32_t id)
 	return id < APIPROF_MAX_APIS ? folded[id] : NULL;
 }
 
+/* Word by word with relaxed stores, not memset: when an entry is reset
+ * for a new thread the flusher may be reading it (and will discard what it
+ * read, seeing the generation change). */
 void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n)
 {
-	memset(s, 0, (size_t)n * sizeof(*s));
-	for (uint32_t i = 0; i < n; i++)
-		s[i].min_ticks = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *w = (uint64_t *)&s[i];
+
+		for (size_t k = 0; k < sizeof(s[i]) / sizeof(uint64_t); k++)
+			apiprof_store(&w[k], 0);
+		apiprof_store(&s[i].min_ticks, UINT64_MAX);
+	}
 }
 
 /* A consistent-enough copy of a table entry another thread may be
@@ -165,9 +172,18 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	return p;
 }
 
+static __thread int prefetching;
+
+/* A shim's constructor resolves everything up front; a symbol it does not
+ * find then may still come with a library loaded later. */
+void apiprof_prefetch(int on)
+{
+	prefetching = on;
+}
+
 int apiprof_resolving(void)
 {
-	return resolving;
+	return resolving || prefetching;
 }
 
 /* Called by a missing function's stub instead of jumping to NULL; idx is

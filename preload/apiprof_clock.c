@@ -101,8 +101,10 @@ uint64_t apiprof_clock_hz(void)
 	while (dm < 2000000ull) /* < 2 ms of history: too coarse, spin a little */
 		dm = apiprof_clock_mono() - mono0;
 	dt = __rdtsc() - tick0;
-	hz = (uint64_t)((unsigned __int128)dt * 1000000000u / dm);
-	return hz;
+	dt = (uint64_t)((unsigned __int128)dt * 1000000000u / dm);
+	/* The flusher and an exiting thread may both get here. */
+	__atomic_store_n(&hz, dt, __ATOMIC_RELAXED);
+	return dt;
 }
 
 uint64_t apiprof_clock_tick0(void)
@@ -117,5 +119,5 @@ uint64_t apiprof_clock_mono0(void)
 
 double apiprof_ticks_to_ns(uint64_t ticks)
 {
-	return (double)ticks * 1e9 / (double)hz;
+	return (double)ticks * 1e9 / (double)__atomic_load_n(&hz, __ATOMIC_RELAXED);
 }

@@ -47,6 +47,8 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
                       struct apiprof_shm_rec *r, bool all, uint32_t gen)
 {
+	char comm[APIPROF_COMM_MAX];
+	uint32_t tid = apiprof_thread_identity(th, comm);
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_fstat *tab = __atomic_load_n(&th->tab[id], __ATOMIC_ACQUIRE);
 	struct apiprof_fstat s;
@@ -55,15 +57,15 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		return;
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		apiprof_fstat_read(&s, &tab[i]);
-		if (s.calls == 0 || (!all && th->shadow[id][i] == s.calls))
+		if (s.calls == 0 || (!all && apiprof_load(&th->shadow[id][i]) == s.calls))
 			continue;
 		if (!entry_stable(th, gen))
 			return; /* the entry was reset under us: drop the copy */
-		rec_fill(r, &s, api->func_base + i, th->tid, th->comm, r->flags);
+		rec_fill(r, &s, api->func_base + i, tid, comm, r->flags);
 		if (api->func_base + i < h->func_cap)
 			apiprof_ring_write(h, r);
 		if (!all) /* only the helper's incremental passes keep shadows */
-			th->shadow[id][i] = s.calls;
+			apiprof_store(&th->shadow[id][i], s.calls);
 	}
 }
 
@@ -77,7 +79,8 @@ void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool al
 		return;
 	r.flags = rec_flags;
 	r.tick = apiprof_now();
-	r.thread_seq = ++th->snap_seq;
+	/* The flusher and the thread itself (as it exits) may both be here. */
+	r.thread_seq = __atomic_add_fetch(&th->snap_seq, 1, __ATOMIC_RELAXED);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		flush_api(h, th, id, &r, all, gen);
 }

@@ -71,13 +71,17 @@ enum apiprof_thread_state {
 };
 
 struct apiprof_thread {
-	struct apiprof_thread *next; /* registry list: entries are never removed */
-	uint32_t state;              /* enum apiprof_thread_state, atomic */
-	uint32_t gen;                /* odd while the entry is being reset */
-	uint32_t tid;
+	struct apiprof_thread *next;      /* registry list: entries are never removed */
+	struct apiprof_thread *free_next; /* free stack, under the registry lock */
+	uint32_t state;                   /* enum apiprof_thread_state, atomic */
+	uint32_t gen;                     /* odd while the entry is being reset */
+	uint32_t tid;                     /* identity: written only while gen is odd */
 	uint32_t snap_seq;
 	uint32_t exit_rounds;
-	char comm[APIPROF_COMM_MAX];
+	union {
+		char comm[APIPROF_COMM_MAX];
+		uint64_t comm_w[APIPROF_COMM_MAX / 8]; /* for whole-word atomic copies */
+	};
 	uint64_t start_tick;
 	uint64_t exit_tick;
 	struct apiprof_fstat *tab[APIPROF_MAX_APIS];
@@ -85,6 +89,7 @@ struct apiprof_thread {
 };
 
 APIPROF_HIDDEN struct apiprof_thread *apiprof_thread_first(void);
+APIPROF_HIDDEN uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm);
 APIPROF_HIDDEN void apiprof_thread_init(void);
 APIPROF_HIDDEN void apiprof_thread_after_fork(void);
 

@@ -159,9 +159,12 @@ static void json_threads(struct out *o)
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
 
+		char comm[APIPROF_COMM_MAX];
+		uint32_t tid = apiprof_thread_identity(th, comm);
+
 		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
-			json_thread(o, th->tid, th->comm,
-			            st == APIPROF_T_LIVE ? "running" : "exited", th->tab, &n);
+			json_thread(o, tid, comm, st == APIPROF_T_LIVE ? "running" : "exited",
+			            th->tab, &n);
 	}
 	folded_tabs(folded);
 	if (any_calls(folded))
@@ -309,10 +312,13 @@ void apiprof_output_summary(int fd)
 	           apiprof_clock_tsc ? "tsc" : "monotonic");
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
-		uint64_t end = st == APIPROF_T_EXITED ? th->exit_tick : now;
+		uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
+		char comm[APIPROF_COMM_MAX];
+		uint32_t tid = apiprof_thread_identity(th, comm);
 
 		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
-			sum_thread(&o, th->tid, th->comm, apiprof_ticks_to_ns(end - th->start_tick),
+			sum_thread(&o, tid, comm,
+			           apiprof_ticks_to_ns(end - apiprof_load(&th->start_tick)),
 			           th->tab);
 	}
 	folded_tabs(folded);

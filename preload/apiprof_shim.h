@@ -117,6 +117,8 @@ APIPROF_EXPORT void apiprof_missing(struct apiprof_api *api, uint32_t idx);
 /* Non-zero while this thread is inside a lookup: a NULL from
  * apiprof_resolve then means "not now", not "missing". */
 APIPROF_EXPORT int apiprof_resolving(void);
+/* Brackets a shim constructor's eager lookups (their NULLs are not final). */
+APIPROF_EXPORT void apiprof_prefetch(int on);
 APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT void apiprof_set_mode(uint32_t mode); /* enum apiprof_proc_mode */

@@ -8,11 +8,19 @@
  * the outputs; once more than APIPROF_KEEP_EXITED of those exist, the oldest
  * is folded into per-api totals and the entry, tables and all, is reused by
  * a new thread.  Memory therefore follows the peak number of threads, not
- * the number that ever lived.
+ * the number that ever lived, and finding an entry costs O(1): free entries
+ * wait on a stack, exited ones in a FIFO.
+ *
+ * The stack and the FIFO share one small lock.  A new thread only ever
+ * *tries* it (a signal handler may be making the thread's first call while
+ * the same thread holds it): when it is taken, the thread gets a new entry
+ * instead.  Exiting threads wait for it; they hold the busy bit, so nothing
+ * they do can come back here.
  */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/prctl.h>
 
 #include "apiprof_internal.h"
@@ -23,6 +31,11 @@ static struct apiprof_thread *registry;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
+static int reg_lock;
+static struct apiprof_thread *free_top;  /* FREE entries, through free_next */
+static struct apiprof_thread **exited_q; /* EXITED entries, oldest at exq_head */
+static uint32_t exq_cap, exq_head, exq_len;
+
 /* The calling thread's entry; SELF_DEAD once it has been retired. */
 static __thread struct apiprof_thread *self __attribute__((tls_model("initial-exec")));
 
@@ -31,21 +44,41 @@ struct apiprof_thread *apiprof_thread_first(void)
 	return __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 }
 
-static uint32_t state_of(struct apiprof_thread *th)
+/* A copy of th's identity, with relaxed loads: readers check th->gen
+ * around it to know it belongs to one thread. */
+uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm)
 {
-	return __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+	uint64_t w[APIPROF_COMM_MAX / 8] = {apiprof_load(&th->comm_w[0]),
+	                                    apiprof_load(&th->comm_w[1])};
+
+	memcpy(comm, w, sizeof(w));
+	return __atomic_load_n(&th->tid, __ATOMIC_RELAXED);
 }
 
-static bool state_cas(struct apiprof_thread *th, uint32_t from, uint32_t to)
+static bool reg_trylock(void)
 {
-	return __atomic_compare_exchange_n(&th->state, &from, to, false, __ATOMIC_ACQ_REL,
-	                                   __ATOMIC_RELAXED);
+	return !__atomic_exchange_n(&reg_lock, 1, __ATOMIC_ACQUIRE);
 }
 
-/* Zeroes an entry's statistics.  gen is odd meanwhile, so a flusher reading
- * the entry knows to throw its copy away. */
-static void entry_reset(struct apiprof_thread *th)
+static void reg_lock_wait(void)
 {
+	while (!reg_trylock())
+		__builtin_ia32_pause();
+}
+
+static void reg_unlock(void)
+{
+	__atomic_store_n(&reg_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Zeroes an entry's statistics and gives it its new thread's identity.
+ * gen is odd meanwhile, so a flusher reading the entry throws away what it
+ * read (it checks gen after reading). */
+static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *comm)
+{
+	uint64_t w[APIPROF_COMM_MAX / 8];
+
+	memcpy(w, comm, sizeof(w));
 	__atomic_fetch_add(&th->gen, 1, __ATOMIC_ACQ_REL);
 	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
@@ -54,9 +87,14 @@ static void entry_reset(struct apiprof_thread *th)
 			continue;
 		apiprof_fstat_init(th->tab[id], api->nfuncs);
 		for (uint32_t i = 0; i < api->nfuncs; i++)
-			th->shadow[id][i] = 0;
+			apiprof_store(&th->shadow[id][i], 0);
 	}
-	th->snap_seq = 0;
+	__atomic_store_n(&th->snap_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&th->tid, tid, __ATOMIC_RELAXED);
+	apiprof_store(&th->comm_w[0], w[0]);
+	apiprof_store(&th->comm_w[1], w[1]);
+	apiprof_store(&th->start_tick, apiprof_now());
+	apiprof_store(&th->exit_tick, 0);
 	__atomic_fetch_add(&th->gen, 1, __ATOMIC_RELEASE);
 }
 
@@ -88,34 +126,51 @@ static struct apiprof_thread *entry_new(void)
 	return th;
 }
 
-/* Finds an entry for a new thread: a free one, else the oldest exited one
- * when too many are kept (its numbers are folded first), else a new one.
- * The result is in state FOLDING, owned by the caller. */
+/* A free entry if one can be had at once, else a new one.  The result is
+ * in state FOLDING, owned by the caller. */
 static struct apiprof_thread *entry_acquire(void)
 {
-	struct apiprof_thread *oldest = NULL;
-	uint32_t exited = 0;
+	struct apiprof_thread *th = NULL;
 
-	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-		uint32_t st = state_of(th);
-
-		if (st == APIPROF_T_FREE && state_cas(th, APIPROF_T_FREE, APIPROF_T_FOLDING)) {
-			entry_reset(th);
-			return th;
-		}
-		if (st == APIPROF_T_EXITED) {
-			exited++;
-			if (oldest == NULL || th->exit_tick < oldest->exit_tick)
-				oldest = th;
-		}
+	if (reg_trylock()) {
+		th = free_top;
+		if (th != NULL)
+			free_top = th->free_next;
+		reg_unlock();
 	}
-	if (oldest && exited > apiprof_cfg.keep_exited &&
-	    state_cas(oldest, APIPROF_T_EXITED, APIPROF_T_FOLDING)) {
-		entry_fold(oldest);
-		entry_reset(oldest);
-		return oldest;
+	if (th != NULL) {
+		__atomic_store_n(&th->state, APIPROF_T_FOLDING, __ATOMIC_RELEASE);
+		return th;
 	}
 	return entry_new();
+}
+
+/* Queues a retired entry.  When APIPROF_KEEP_EXITED are kept already, the
+ * oldest is folded into the per-api totals and freed for reuse. */
+static void entry_park(struct apiprof_thread *th)
+{
+	struct apiprof_thread *victim = th;
+
+	reg_lock_wait();
+	if (exq_cap != 0) {
+		victim = exq_len == exq_cap ? exited_q[exq_head] : NULL;
+		if (victim != NULL) {
+			exq_head = (exq_head + 1) % exq_cap;
+			exq_len--;
+		}
+		exited_q[(exq_head + exq_len++) % exq_cap] = th;
+	}
+	if (victim != NULL)
+		__atomic_store_n(&victim->state, APIPROF_T_FOLDING, __ATOMIC_RELEASE);
+	reg_unlock();
+	if (victim == NULL)
+		return;
+	entry_fold(victim);
+	reg_lock_wait();
+	__atomic_store_n(&victim->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
+	victim->free_next = free_top;
+	free_top = victim;
+	reg_unlock();
 }
 
 static void thread_exit(void *p);
@@ -123,6 +178,7 @@ static void thread_exit(void *p);
 static struct apiprof_thread *thread_self(void)
 {
 	struct apiprof_thread *th = self;
+	char comm[APIPROF_COMM_MAX] = "";
 
 	if (th == SELF_DEAD)
 		return NULL;
@@ -131,12 +187,10 @@ static struct apiprof_thread *thread_self(void)
 	th = entry_acquire();
 	if (th == NULL)
 		return NULL;
-	th->tid = apiprof_gettid();
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) != 0)
+		comm[0] = '\0';
+	entry_reset(th, apiprof_gettid(), comm);
 	th->exit_rounds = 0;
-	th->start_tick = apiprof_now();
-	th->exit_tick = 0;
-	if (prctl(PR_GET_NAME, th->comm, 0, 0, 0) != 0)
-		th->comm[0] = '\0';
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, th);
 	self = th;
@@ -188,13 +242,23 @@ static void thread_retire(struct apiprof_thread *th)
 {
 	apiprof_busy_enter();
 	__atomic_store_n(&th->state, APIPROF_T_EXITING, __ATOMIC_RELEASE);
-	th->exit_tick = apiprof_now();
+	apiprof_store(&th->exit_tick, apiprof_now());
 	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
 	__atomic_store_n(&th->state, APIPROF_T_EXITED, __ATOMIC_RELEASE);
 	for (int id = 0; id < APIPROF_MAX_APIS; id++)
 		apiprof_tls.api[id].tab = NULL;
 	self = SELF_DEAD;
+	entry_park(th);
 }
+
+/* ThreadSanitizer's own key destructor also re-arms itself to glibc's last
+ * round, and being older it runs first there and tears down the thread's
+ * TSan state: under TSan the entry is retired in the first round. */
+#ifdef __SANITIZE_THREAD__
+#define EXIT_ROUNDS 1
+#else
+#define EXIT_ROUNDS PTHREAD_DESTRUCTOR_ITERATIONS
+#endif
 
 /* Thread-specific-data destructor.  It re-arms itself for every round glibc
  * runs, so that calls made by other keys' destructors are still counted;
@@ -203,8 +267,7 @@ static void thread_exit(void *p)
 {
 	struct apiprof_thread *th = p;
 
-	if (++th->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
-	    pthread_setspecific(exit_key, th) == 0)
+	if (++th->exit_rounds < EXIT_ROUNDS && pthread_setspecific(exit_key, th) == 0)
 		return;
 	thread_retire(th);
 }
@@ -212,19 +275,30 @@ static void thread_exit(void *p)
 void apiprof_thread_init(void)
 {
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+	exq_cap = apiprof_cfg.keep_exited;
+	exited_q = exq_cap ? apiprof_arena_alloc(exq_cap * sizeof(*exited_q)) : NULL;
+	if (exited_q == NULL)
+		exq_cap = 0;
 }
 
 /* In a fork child only the forking thread exists, and the child's numbers
- * must be its own: every other entry is freed and ours is zeroed. */
+ * must be its own: every other entry is freed and ours is zeroed.  The
+ * lock may have been held by a thread that is gone here. */
 void apiprof_thread_after_fork(void)
 {
+	reg_lock = 0;
+	free_top = NULL;
+	exq_head = exq_len = 0;
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		if (th == self) {
-			entry_reset(th);
-			th->tid = apiprof_gettid();
-			th->start_tick = apiprof_now();
-		} else if (state_of(th) != APIPROF_T_FREE) {
+			char comm[APIPROF_COMM_MAX];
+
+			memcpy(comm, th->comm, sizeof(comm));
+			entry_reset(th, apiprof_gettid(), comm);
+		} else {
 			__atomic_store_n(&th->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
+			th->free_next = free_top;
+			free_top = th;
 		}
 	}
 	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {

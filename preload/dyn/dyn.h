@@ -66,6 +66,10 @@ struct dyn_fn {
 	uint8_t fast_int[6]; /* dyn_fast.c: which args go in which register */
 	uint8_t fast_sse[8];
 	uint8_t n_int, n_sse;
+	uint32_t sym;      /* its symbol's index (the twin's, for a vtwin) */
+	unsigned nfixed;   /* vtwin: the fixed parameters */
+	ffi_cif twin_cif;  /* vtwin: the twin's signature */
+	void *twin;        /* vtwin: the twin, found on first use */
 };
 
 /* dyn_fn.c: builds f for entry g of spec s; installs its closure in
@@ -77,6 +81,15 @@ DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const st
  * every argument travels in a register; NULL when the signature has
  * anything else (stack arguments, structs, long double, variadic). */
 DYN_HIDDEN dyn_fwd dyn_fast_pick(struct dyn_fn *f);
+
+/* dyn_vtwin.c: a vtwin function's cifs, its va_list, its twin. */
+DYN_HIDDEN bool dyn_vtwin_works(void);
+DYN_HIDDEN int dyn_vtwin_prep(struct dyn_fn *f, ffi_type *rtype, ffi_type **fixed, unsigned n);
+DYN_HIDDEN void dyn_vtwin_va(const struct dyn_fn *f, void **args, void *va);
+DYN_HIDDEN void *dyn_vtwin_real(struct dyn_fn *f);
+
+/* dyn_init.c: p, or the function behind it if p is one of the stubs. */
+DYN_HIDDEN void *dyn_unstub(void *p);
 
 /* dyn_api.c */
 DYN_HIDDEN struct apiprof_api *dyn_api_new(const struct gen_spec *s);

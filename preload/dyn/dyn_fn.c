@@ -48,6 +48,35 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	apiprof_leave(&c, f->row);
 }
 
+/* A vtwin: the twin gets the fixed arguments and a va_list of the rest. */
+static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
+{
+	struct dyn_fn *f = user;
+	void **targs = __builtin_alloca((f->nfixed + 1) * sizeof(*targs));
+	void (*fn)(void);
+	void *twin = dyn_vtwin_real(f), *vp;
+	struct apiprof_call c;
+	_Alignas(16) unsigned char va[24];
+
+	(void)cif;
+	if (twin == NULL) {
+		apiprof_missing(f->api, f->sym);
+		memset(ret, 0, f->cif.rtype->size > 8 ? f->cif.rtype->size : 8);
+		return;
+	}
+	memcpy(&fn, &twin, sizeof(fn));
+	memcpy(targs, args, f->nfixed * sizeof(*targs));
+	dyn_vtwin_va(f, args, va);
+	vp = va;
+	targs[f->nfixed] = &vp;
+	if (!apiprof_enter(f->api, &c)) {
+		ffi_call(&f->twin_cif, fn, ret, targs);
+		return;
+	}
+	ffi_call(&f->twin_cif, fn, ret, targs);
+	apiprof_leave(&c, f->row);
+}
+
 /* exit, longjmp: counted before, since they do not come back. */
 static void handler_noreturn(ffi_cif *cif, void *ret, void **args, void *user)
 {
@@ -90,6 +119,8 @@ static int prep(struct dyn_fn *f, const struct gen_func *g, ffi_type *rtype, ffi
 {
 	unsigned nfixed = (unsigned)g->nparams, n = (unsigned)(g->nparams + g->nextra);
 
+	if (g->vtwin)
+		return dyn_vtwin_prep(f, rtype, atypes, nfixed);
 	if (g->variadic)
 		return ffi_prep_cif_var(&f->cif, FFI_DEFAULT_ABI, nfixed, n, rtype, atypes) ==
 		                       FFI_OK
@@ -98,14 +129,17 @@ static int prep(struct dyn_fn *f, const struct gen_func *g, ffi_type *rtype, ffi
 	return ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, n, rtype, atypes) == FFI_OK ? 0 : -1;
 }
 
-static int make_closure(struct dyn_fn *f, bool noreturn)
+static int make_closure(struct dyn_fn *f, const struct gen_func *g)
 {
+	void (*h)(ffi_cif *, void *, void **, void *) = g->vtwin      ? handler_vtwin
+	                                                : g->noreturn ? handler_noreturn
+	                                                              : handler;
 	void *code;
 	ffi_closure *cl = ffi_closure_alloc(sizeof(ffi_closure), &code);
 
 	if (cl == NULL)
 		return -1;
-	if (ffi_prep_closure_loc(cl, &f->cif, noreturn ? handler_noreturn : handler, f, code) !=
+	if (ffi_prep_closure_loc(cl, &f->cif, h, f, code) !=
 	    FFI_OK) {
 		ffi_closure_free(cl);
 		return -1;
@@ -120,10 +154,9 @@ int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_fu
 	struct dyn_why why = {{0}};
 	ffi_type *rtype, **atypes;
 
-	if (g->vtwin) {
-		refuse(s, g,
-		       "a variadic function forwarded to a va_list twin cannot be rebuilt "
-		       "by libffi (give it \"extra\" instead)");
+	if (g->vtwin && !dyn_vtwin_works()) {
+		refuse(s, g, "this libffi does not save registers as dyn_vtwin.c expects, so "
+		             "no va_list can be built for the vtwin");
 		return -1;
 	}
 	if (map_types(f, s, g, &rtype, &atypes, &why) < 0) {
@@ -131,15 +164,20 @@ int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_fu
 		return -1;
 	}
 	if (prep(f, g, rtype, atypes) < 0) {
-		refuse(s, g, "libffi cannot prepare this signature");
+		refuse(s, g,
+		       g->vtwin ? "a vtwin with a struct or long double parameter or result, or "
+		                  "more than seven floating-point parameters"
+		                : "libffi cannot prepare this signature");
 		return -1;
 	}
 	f->slot = slot;
 	f->row = (uint32_t)g->row;
-	f->fwd = dyn_fast_pick(f);
-	if (f->fwd == NULL || g->variadic)
+	f->sym = (uint32_t)g->sym;
+	if (!g->vtwin)
+		f->fwd = g->variadic ? NULL : dyn_fast_pick(f);
+	if (f->fwd == NULL)
 		f->fwd = fwd_ffi;
-	if (make_closure(f, g->noreturn) < 0) {
+	if (make_closure(f, g) < 0) {
 		refuse(s, g, "no memory for a libffi closure");
 		return -1;
 	}

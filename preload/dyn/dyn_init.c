@@ -67,6 +67,14 @@ struct dyn_slot *dyn_slot_for(const struct gen_func *g)
 	return NULL;
 }
 
+void *dyn_unstub(void *p)
+{
+	for (uint32_t i = 0; p && link_table && i < link_table->nslots; i++)
+		if (link_table->slots[i].stub == (uintptr_t)p)
+			return (void *)__atomic_load_n(&link_table->slots[i].real, __ATOMIC_ACQUIRE);
+	return p;
+}
+
 static void build_entry(struct dyn_fn *f, struct apiprof_api *api, const struct gen_spec *s,
                         const struct gen_func *g)
 {

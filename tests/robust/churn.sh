@@ -16,7 +16,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
 shim=$1 prog=$2
-skip_tsan_known_bug "$shim"
 alive=${ALIVE:-10000} seq=${SEQ:-200000} check=${CHECK:-20000}
 # The bound: an exited thread's entry in the runtime holds its statistics
 # table (some 7 kB for testlib's 15 functions), so if slots were not reused

@@ -5,7 +5,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
 shim=$1 prog=$2
-skip_tsan_known_bug "$shim"
 
 for ms in 1 200; do
 	APIPROF_INTERVAL_MS=$ms compare "sig$ms" "$(shim_preload "$shim")" "$prog" 20000

@@ -5,7 +5,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
 shim=$1 prog=$2
-skip_tsan_known_bug "$shim"
 n=1000000
 sanitized "$shim" && n=100000
 
