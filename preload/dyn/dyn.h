@@ -66,10 +66,10 @@ struct dyn_fn {
 	uint8_t fast_int[6]; /* dyn_fast.c: which args go in which register */
 	uint8_t fast_sse[8];
 	uint8_t n_int, n_sse;
-	uint32_t sym;      /* its symbol's index (the twin's, for a vtwin) */
-	unsigned nfixed;   /* vtwin: the fixed parameters */
-	ffi_cif twin_cif;  /* vtwin: the twin's signature */
-	void *twin;        /* vtwin: the twin, found on first use */
+	uint32_t sym;     /* its symbol's index (the twin's, for a vtwin) */
+	unsigned nfixed;  /* vtwin: the fixed parameters */
+	ffi_cif twin_cif; /* vtwin: the twin's signature */
+	void *twin;       /* vtwin: the twin, found on first use */
 };
 
 /* dyn_fn.c: builds f for entry g of spec s; installs its closure in

@@ -139,8 +139,7 @@ static int make_closure(struct dyn_fn *f, const struct gen_func *g)
 
 	if (cl == NULL)
 		return -1;
-	if (ffi_prep_closure_loc(cl, &f->cif, h, f, code) !=
-	    FFI_OK) {
+	if (ffi_prep_closure_loc(cl, &f->cif, h, f, code) != FFI_OK) {
 		ffi_closure_free(cl);
 		return -1;
 	}
@@ -155,8 +154,9 @@ int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_fu
 	ffi_type *rtype, **atypes;
 
 	if (g->vtwin && !dyn_vtwin_works()) {
-		refuse(s, g, "this libffi does not save registers as dyn_vtwin.c expects, so "
-		             "no va_list can be built for the vtwin");
+		refuse(s, g,
+		       "this libffi does not save registers as dyn_vtwin.c expects, so "
+		       "no va_list can be built for the vtwin");
 		return -1;
 	}
 	if (map_types(f, s, g, &rtype, &atypes, &why) < 0) {

@@ -17,7 +17,8 @@ diff -u "$tmp/want.txt" "$tmp/got.txt" || { echo "FAIL: counts differ (-want +go
 # Every function of the spec was called, except ab_exit (below); the C++
 # one shows under its display name.
 rows=$(wc -l <"$tmp/got.txt")
-[ "$rows" -eq 50 ] || { echo "FAIL: $rows rows counted, want 50"; exit 1; }
+want=${ABI_ROWS:-50} # fewer when ABI_SKIP leaves functions out
+[ "$rows" -eq "$want" ] || { echo "FAIL: $rows rows counted, want $want"; exit 1; }
 grep -q '^abilib\.cxx_scale ' "$tmp/got.txt" || { echo "FAIL: no cxx_scale row"; exit 1; }
 
 st=0
