@@ -94,7 +94,7 @@ DYN_AUDIT_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned ndx, uintptr_t 
 	(void)flags;
 	if (strcmp(name, DYN_LINK_SYMBOL) == 0)
 		return (uintptr_t)dyn_audit_rendezvous;
-	if (dyn_audit_table() == NULL || sym->st_value == 0)
+	if (dyn_audit_table()->nslots == 0 || sym->st_value == 0)
 		return sym->st_value;
 	s = dyn_audit_find(name, (struct link_map *)*defcook, ndx);
 	return s ? bind_slot(s, sym->st_value) : sym->st_value;
