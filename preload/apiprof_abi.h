@@ -69,12 +69,11 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 1u
+#define APIPROF_SHM_VERSION 2u
 #define APIPROF_SHM_PREFIX  "apiprof-"
 
-#define APIPROF_HIST_BUCKETS                                                                       \
-	48 /* bucket b counts durations d (ticks) with floor(log2(d|1)) == b                       \
-	    */
+/* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
+#define APIPROF_HIST_BUCKETS    64
 #define APIPROF_NAME_MAX        64 /* function and api names, NUL-padded */
 #define APIPROF_API_NAME_MAX    32
 #define APIPROF_COMM_MAX        16 /* thread and process names, as in /proc/<pid>/comm */

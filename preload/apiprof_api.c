@@ -57,6 +57,9 @@ void apiprof_fstat_read(struct apiprof_fstat *dst, const struct apiprof_fstat *s
 
 	for (size_t i = 0; i < sizeof(*src) / sizeof(uint64_t); i++)
 		d[i] = apiprof_load(&s[i]);
+	dst->timed = 0;
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		dst->timed += dst->hist[b];
 }
 
 static void atomic_min(uint64_t *p, uint64_t v)

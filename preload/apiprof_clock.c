@@ -23,10 +23,12 @@ int apiprof_clock_tsc = 1;
 uint32_t apiprof_sample;
 uint32_t apiprof_mode;
 
+static uint64_t tick0, mono0, hz = 1000000000ull;
+
 /* Sampled mode's slow path, once per timed call: a new countdown drawn
  * uniformly from [1, 2N-1] (mean N) by a per-thread xorshift32, so the
  * timed calls cannot lock onto a periodic pattern of the program's calls. */
-uint64_t apiprof_sample_start(struct apiprof_tls *t)
+void apiprof_sample_draw(struct apiprof_tls *t)
 {
 	uint32_t x = t->rng;
 
@@ -37,10 +39,7 @@ uint64_t apiprof_sample_start(struct apiprof_tls *t)
 	x ^= x << 5;
 	t->rng = x;
 	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
-	return apiprof_tick(t);
 }
-
-static uint64_t tick0, mono0, hz = 1000000000ull;
 
 /* libc's own clock_gettime, not whatever the symbol resolves to: a shim
  * may interpose clock_gettime itself, and the runtime's clock reads must

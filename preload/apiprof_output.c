@@ -80,7 +80,7 @@ static uint64_t ns(uint64_t ticks)
  * calls x the mean latency of the timed calls. */
 static uint64_t total_ticks(const struct apiprof_fstat *s)
 {
-	if (s->timed == 0 || s->timed >= s->calls)
+	if (apiprof_sample == 0 || s->timed == 0 || s->timed >= s->calls)
 		return s->ticks;
 	return (uint64_t)((unsigned __int128)s->ticks * s->calls / s->timed);
 }
@@ -109,7 +109,7 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
                       const struct apiprof_fstat *s, int *n)
 {
 	uint64_t min = s->timed ? s->min_ticks : 0;
-	bool est = s->timed < s->calls;
+	bool est = apiprof_sample != 0 && s->timed < s->calls;
 
 	out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
 	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
@@ -259,7 +259,7 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	(void)n;
 	out_printf(o, "  %12llu %12.3f%s %10.0f %10.0f %10.0f  %s.%s\n",
 	           (unsigned long long)s->calls, apiprof_ticks_to_ns(total_ticks(s)) / 1e6,
-	           s->timed < s->calls ? "~" : " ",
+	           apiprof_sample != 0 && s->timed < s->calls ? "~" : " ",
 	           s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : 0.0,
 	           s->timed ? apiprof_ticks_to_ns(s->min_ticks) : 0.0,
 	           apiprof_ticks_to_ns(s->max_ticks), api->name, api->display[i]);

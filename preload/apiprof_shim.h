@@ -48,7 +48,7 @@ struct apiprof_fstat {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	uint64_t timed;
+	uint64_t timed; /* not kept by the hot path: the sum of hist, filled in on reading */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
 
@@ -123,7 +123,7 @@ APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT void apiprof_set_mode(uint32_t mode); /* enum apiprof_proc_mode */
 
-APIPROF_EXPORT uint64_t apiprof_sample_start(struct apiprof_tls *t);
+APIPROF_EXPORT void apiprof_sample_draw(struct apiprof_tls *t);
 APIPROF_EXPORT uint64_t apiprof_clock_mono(void);
 
 /* dlsym(RTLD_NEXT) searches the objects after the one that *called* it, so
@@ -169,24 +169,45 @@ APIPROF_INLINE void apiprof_store(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* The start of a call in any mode but the common one.  Sampled mode gives
- * 0 (count only) for most calls and a timestamp for about one in N; the
- * draw of the next countdown is out of line. */
-APIPROF_INLINE uint64_t apiprof_start_slow(struct apiprof_tls *t)
+/* *p += v in one instruction without a lock prefix: only the owning thread
+ * writes, and an aligned 8-byte add is never seen torn by the flusher.
+ * volatile keeps these in program order (see apiprof_leave). */
+APIPROF_INLINE void apiprof_add(uint64_t *p, uint64_t v)
 {
-	if (!(t->mode & APIPROF_MODE_SAMPLE))
-		return apiprof_tick(t);
-	if (apiprof_likely(t->countdown > 1)) {
-		t->countdown--;
-		return 0;
-	}
-	return apiprof_sample_start(t);
+	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v));
 }
 
+/* The stack pointer, to tell a nested call (deeper) from one that a
+ * longjmp left behind; one instruction, and it keeps the call state out
+ * of memory, which taking an address would not. */
+APIPROF_INLINE uintptr_t apiprof_sp(void)
+{
+	uintptr_t sp;
+
+	__asm__("mov %%rsp, %0" : "=r"(sp));
+	return sp;
+}
+
+/* The start of a call in any mode but the common one.  Sampled mode gives
+ * 0 (count only) for most calls and a timestamp for about one in N.  The
+ * draw of the next countdown is out of line, and the timestamp is read
+ * after it, so that the draw is not inside the measured time. */
+APIPROF_INLINE uint64_t apiprof_start_slow(struct apiprof_tls *t)
+{
+	if (t->mode & APIPROF_MODE_SAMPLE) {
+		if (apiprof_likely(t->countdown > 1)) {
+			t->countdown--;
+			return 0;
+		}
+		apiprof_sample_draw(t);
+	}
+	return apiprof_tick(t);
+}
+
+/* floor(log2(d)), 0 for d <= 1: 64 buckets cover every duration. */
 APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 {
-	unsigned b = 63u - (unsigned)__builtin_clzll(d | 1u);
-	return b < APIPROF_HIST_BUCKETS ? b : APIPROF_HIST_BUCKETS - 1;
+	return 63u - (unsigned)__builtin_clzll(d | 1u);
 }
 
 /* Returns 1 when this call is to be measured (then apiprof_leave must
@@ -200,54 +221,53 @@ APIPROF_INLINE int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c
 	struct apiprof_tls *t = &apiprof_tls;
 	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_RELAXED);
 	uint64_t bit = 1ull << id;
-	struct apiprof_fstat *tab;
+	struct apiprof_tls_api *slot = &t->api[id];
 
 	if (apiprof_unlikely(t->nest & (bit | APIPROF_NEST_BUSY)) &&
-	    !apiprof_nest_stale(t, id, (uintptr_t)c))
+	    !apiprof_nest_stale(t, id, apiprof_sp()))
 		return 0;
-	tab = t->api[id].tab;
-	if (apiprof_unlikely(tab == NULL)) {
-		tab = apiprof_thread_attach(api);
-		if (tab == NULL)
+	c->tab = slot->tab;
+	if (apiprof_unlikely(c->tab == NULL)) {
+		c->tab = apiprof_thread_attach(api); /* the thread's first call of api */
+		if (c->tab == NULL)
 			return 0;
 		id = api->id;
 		bit = 1ull << id;
+		slot = &t->api[id];
 	}
 	/* Plain read-modify-write of our own TLS word: a signal handler that
 	 * interrupts it sets and clears its own bit before returning, so the
 	 * word is the same again when we store it. */
 	t->nest |= bit;
 	/* Where this call's frame is: if a longjmp skips our leave, the next
-	 * call finds the bit set but its own frame above this one, and knows
-	 * the outer call is gone (apiprof_nest_stale). */
-	t->api[id].frame = (uintptr_t)c;
-	c->tab = tab;
+	 * call finds the bit set but its own frame at or above this one, and
+	 * knows the outer call is gone (apiprof_nest_stale). */
+	slot->frame = apiprof_sp();
 	c->bit = bit;
 	/* t0 == 0 marks a call that sampled mode counts but does not time. */
 	c->t0 = apiprof_likely(t->mode == 0) ? __rdtsc() : apiprof_start_slow(t);
 	return 1;
 }
 
-/* Records the call.  `calls` is stored last: the flusher reads it first,
- * so a snapshot never has more calls than timed calls and time. */
+/* Records the call.  `calls` is added last (the adds are volatile asm, so
+ * they stay in order, and x86 keeps stores in order): the flusher reads
+ * calls first, so a snapshot never has more calls than timed ones. */
 APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 {
 	struct apiprof_tls *t = &apiprof_tls;
 	struct apiprof_fstat *s = &c->tab[idx];
-	uint64_t d, *h;
 
 	if (apiprof_likely(c->t0 != 0)) {
-		d = apiprof_tick(t) - c->t0;
-		h = &s->hist[apiprof_hist_bucket(d)];
-		apiprof_store(h, apiprof_load(h) + 1);
-		apiprof_store(&s->ticks, apiprof_load(&s->ticks) + d);
-		if (d < apiprof_load(&s->min_ticks))
+		uint64_t d = apiprof_tick(t) - c->t0;
+
+		apiprof_add(&s->hist[apiprof_hist_bucket(d)], 1);
+		apiprof_add(&s->ticks, d);
+		if (apiprof_unlikely(d < apiprof_load(&s->min_ticks)))
 			apiprof_store(&s->min_ticks, d);
-		if (d > apiprof_load(&s->max_ticks))
+		if (apiprof_unlikely(d > apiprof_load(&s->max_ticks)))
 			apiprof_store(&s->max_ticks, d);
-		apiprof_store(&s->timed, apiprof_load(&s->timed) + 1);
 	}
-	apiprof_store(&s->calls, apiprof_load(&s->calls) + 1);
+	apiprof_add(&s->calls, 1);
 	t->nest &= ~c->bit;
 }
 
