@@ -144,6 +144,11 @@ void apiprof_register(struct apiprof_api *api)
 	folded[id] = fold;
 	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_ACQUIRE)) {
+		/* The hot path's shortcuts to the id; until they are set it takes
+		 * the slow path, which reads the id itself. */
+		__atomic_store_n(&api->slot, id * (uint32_t)sizeof(struct apiprof_tls_api),
+		                 __ATOMIC_RELEASE);
+		__atomic_store_n(&api->nest_bit, 1ull << id, __ATOMIC_RELEASE);
 		__atomic_store_n(&apis[id], api, __ATOMIC_RELEASE);
 		apiprof_segment_add_api(api);
 	}
@@ -213,6 +218,6 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 
 	if (idx >= api->nfuncs || !apiprof_enter(api, &c))
 		return;
-	apiprof_store(&c.tab[idx].calls, apiprof_load(&c.tab[idx].calls) + 1);
-	apiprof_tls.nest &= ~c.bit;
+	apiprof_add(&c.tab[idx].calls, 1);
+	apiprof_tls.nest &= ~(c.bit & ~APIPROF_NEST_SLOW);
 }

@@ -25,22 +25,6 @@ uint32_t apiprof_mode;
 
 static uint64_t tick0, mono0, hz = 1000000000ull;
 
-/* Sampled mode's slow path, once per timed call: a new countdown drawn
- * uniformly from [1, 2N-1] (mean N) by a per-thread xorshift32, so the
- * timed calls cannot lock onto a periodic pattern of the program's calls. */
-void apiprof_sample_draw(struct apiprof_tls *t)
-{
-	uint32_t x = t->rng;
-
-	if (x == 0)
-		x = (uint32_t)__rdtsc() | 1u;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	t->rng = x;
-	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
-}
-
 /* libc's own clock_gettime, not whatever the symbol resolves to: a shim
  * may interpose clock_gettime itself, and the runtime's clock reads must
  * neither recurse into it nor be counted as the program's calls. */

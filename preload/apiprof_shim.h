@@ -31,8 +31,14 @@
 
 #include "apiprof_abi.h"
 
-#define APIPROF_MAX_APIS  64 /* api ids 1..63; bit 0 of nest is "runtime busy" */
+/* api ids are 1..62: bit 0 of the nest word is "runtime busy", bit 63
+ * "slow mode" */
+#define APIPROF_MAX_APIS  63
 #define APIPROF_NEST_BUSY 1ull
+/* Set in a thread's nest word when its calls are not simply TSC-timed
+ * (monotonic clock, sampling): the inline guard then sends every call out
+ * of line, and the fast path never has to look at the mode. */
+#define APIPROF_NEST_SLOW (1ull << 63)
 
 #define APIPROF_EXPORT      __attribute__((visibility("default")))
 #define apiprof_likely(x)   __builtin_expect(!!(x), 1)
@@ -54,7 +60,7 @@ struct apiprof_fstat {
 
 /* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
 struct apiprof_tls {
-	uint64_t nest;      /* bit 0: runtime busy; bit i: inside a call of api i */
+	uint64_t nest;      /* bit 0: busy; bit i: inside a call of api i; bit 63: slow mode */
 	uint32_t mode;      /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t countdown; /* sampled mode: calls until the next timed one */
 	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
@@ -87,9 +93,14 @@ struct apiprof_api {
 	 * row i's own; the ones after it are aliases (open64, __read_chk)
 	 * whose wrappers count into the row of the function they alias. */
 	uint32_t nsyms;
+	/* Filled in by the runtime with the id, for the hot path: the api's
+	 * nest bit (0 until registered) and the byte offset of its slot in
+	 * apiprof_tls.api[] (0, the never-attached slot 0, until then). */
+	uint32_t slot;
+	uint64_t nest_bit;
 };
 
-#define APIPROF_SHIM_ABI 3u
+#define APIPROF_SHIM_ABI 4u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -101,7 +112,9 @@ static inline uint32_t apiprof_api_nsyms(const struct apiprof_api *api)
 	return api->nsyms ? api->nsyms : api->nfuncs;
 }
 
-/* The state a wrapper carries across the real call. */
+/* The state a wrapper carries across the real call.  tab == NULL: not
+ * measured.  bit carries APIPROF_NEST_SLOW when leaving must go out of
+ * line too. */
 struct apiprof_call {
 	struct apiprof_fstat *tab;
 	uint64_t bit;
@@ -123,7 +136,6 @@ APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT void apiprof_set_mode(uint32_t mode); /* enum apiprof_proc_mode */
 
-APIPROF_EXPORT void apiprof_sample_draw(struct apiprof_tls *t);
 APIPROF_EXPORT uint64_t apiprof_clock_mono(void);
 
 /* dlsym(RTLD_NEXT) searches the objects after the one that *called* it, so
@@ -150,14 +162,6 @@ static inline void *apiprof_resolve(struct apiprof_api *api, uint32_t idx)
 }
 
 #define APIPROF_INLINE static inline __attribute__((always_inline))
-
-/* A timestamp in this thread's clock. */
-APIPROF_INLINE uint64_t apiprof_tick(const struct apiprof_tls *t)
-{
-	if (apiprof_likely(!(t->mode & APIPROF_MODE_MONOTONIC)))
-		return __rdtsc();
-	return apiprof_clock_mono();
-}
 
 APIPROF_INLINE uint64_t apiprof_load(const uint64_t *p)
 {
@@ -188,22 +192,6 @@ APIPROF_INLINE uintptr_t apiprof_sp(void)
 	return sp;
 }
 
-/* The start of a call in any mode but the common one.  Sampled mode gives
- * 0 (count only) for most calls and a timestamp for about one in N.  The
- * draw of the next countdown is out of line, and the timestamp is read
- * after it, so that the draw is not inside the measured time. */
-APIPROF_INLINE uint64_t apiprof_start_slow(struct apiprof_tls *t)
-{
-	if (t->mode & APIPROF_MODE_SAMPLE) {
-		if (apiprof_likely(t->countdown > 1)) {
-			t->countdown--;
-			return 0;
-		}
-		apiprof_sample_draw(t);
-	}
-	return apiprof_tick(t);
-}
-
 /* floor(log2(d)), 0 for d <= 1: 64 buckets cover every duration. */
 APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 {
@@ -214,26 +202,30 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
  * follow), 0 when the wrapper must just forward: the thread is already
  * inside this api (only the outermost call counts), the runtime itself is
  * working on this thread, or the thread has no statistics table. */
-APIPROF_EXPORT int apiprof_nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t frame);
+/* The out-of-line halves of apiprof_enter and apiprof_leave: a nested or
+ * busy call, a thread's first call of an api, and every call in slow mode.
+ * They take and return the call state by value, so that the inline fast
+ * path can keep it in registers. */
+APIPROF_EXPORT struct apiprof_call apiprof_enter_slow(struct apiprof_api *api, uintptr_t sp);
+APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0,
+                                       uint32_t idx);
 
+/* Returns 1 when this call is to be measured (then apiprof_leave must
+ * follow), 0 when the wrapper must just forward: the thread is already
+ * inside this api (only the outermost call counts), the runtime itself is
+ * working on this thread, or the thread has no statistics table. */
 APIPROF_INLINE int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
 	struct apiprof_tls *t = &apiprof_tls;
-	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_RELAXED);
-	uint64_t bit = 1ull << id;
-	struct apiprof_tls_api *slot = &t->api[id];
+	uint64_t bit = __atomic_load_n(&api->nest_bit, __ATOMIC_RELAXED);
+	struct apiprof_tls_api *slot =
+	        (void *)((char *)t->api + __atomic_load_n(&api->slot, __ATOMIC_RELAXED));
 
-	if (apiprof_unlikely(t->nest & (bit | APIPROF_NEST_BUSY)) &&
-	    !apiprof_nest_stale(t, id, apiprof_sp()))
-		return 0;
 	c->tab = slot->tab;
-	if (apiprof_unlikely(c->tab == NULL)) {
-		c->tab = apiprof_thread_attach(api); /* the thread's first call of api */
-		if (c->tab == NULL)
-			return 0;
-		id = api->id;
-		bit = 1ull << id;
-		slot = &t->api[id];
+	if (apiprof_unlikely((t->nest & (bit | APIPROF_NEST_BUSY | APIPROF_NEST_SLOW)) ||
+	                     c->tab == NULL)) {
+		*c = apiprof_enter_slow(api, apiprof_sp());
+		return c->tab != NULL;
 	}
 	/* Plain read-modify-write of our own TLS word: a signal handler that
 	 * interrupts it sets and clears its own bit before returning, so the
@@ -241,34 +233,37 @@ APIPROF_INLINE int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c
 	t->nest |= bit;
 	/* Where this call's frame is: if a longjmp skips our leave, the next
 	 * call finds the bit set but its own frame at or above this one, and
-	 * knows the outer call is gone (apiprof_nest_stale). */
+	 * knows the outer call is gone. */
 	slot->frame = apiprof_sp();
 	c->bit = bit;
-	/* t0 == 0 marks a call that sampled mode counts but does not time. */
-	c->t0 = apiprof_likely(t->mode == 0) ? __rdtsc() : apiprof_start_slow(t);
+	c->t0 = __rdtsc();
 	return 1;
 }
 
 /* Records the call.  `calls` is added last (the adds are volatile asm, so
  * they stay in order, and x86 keeps stores in order): the flusher reads
  * calls first, so a snapshot never has more calls than timed ones. */
+APIPROF_INLINE void apiprof_record(struct apiprof_fstat *s, uint64_t d)
+{
+	apiprof_add(&s->hist[apiprof_hist_bucket(d)], 1);
+	apiprof_add(&s->ticks, d);
+	if (apiprof_unlikely(d < apiprof_load(&s->min_ticks)))
+		apiprof_store(&s->min_ticks, d);
+	if (apiprof_unlikely(d > apiprof_load(&s->max_ticks)))
+		apiprof_store(&s->max_ticks, d);
+}
+
 APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 {
-	struct apiprof_tls *t = &apiprof_tls;
 	struct apiprof_fstat *s = &c->tab[idx];
 
-	if (apiprof_likely(c->t0 != 0)) {
-		uint64_t d = apiprof_tick(t) - c->t0;
-
-		apiprof_add(&s->hist[apiprof_hist_bucket(d)], 1);
-		apiprof_add(&s->ticks, d);
-		if (apiprof_unlikely(d < apiprof_load(&s->min_ticks)))
-			apiprof_store(&s->min_ticks, d);
-		if (apiprof_unlikely(d > apiprof_load(&s->max_ticks)))
-			apiprof_store(&s->max_ticks, d);
+	if (apiprof_unlikely(c->bit & APIPROF_NEST_SLOW)) {
+		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
+		return;
 	}
+	apiprof_record(s, __rdtsc() - c->t0);
 	apiprof_add(&s->calls, 1);
-	t->nest &= ~c->bit;
+	apiprof_tls.nest &= ~c->bit;
 }
 
 #endif /* APIPROF_SHIM_H */

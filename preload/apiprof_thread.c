@@ -229,6 +229,8 @@ struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
 		tab = thread_table(th, id, api->nfuncs);
 	if (tab != NULL) {
 		apiprof_tls.mode = apiprof_mode;
+		if (apiprof_mode != 0)
+			apiprof_tls.nest |= APIPROF_NEST_SLOW;
 		apiprof_tls.api[id].tab = tab;
 	}
 	errno = saved;
@@ -307,20 +309,4 @@ void apiprof_thread_after_fork(void)
 		if (api != NULL && apiprof_api_folded(id) != NULL)
 			apiprof_fstat_init(apiprof_api_folded(id), api->nfuncs);
 	}
-}
-
-/* The nesting bit of api id is set, so this call looks nested.  It really
- * is unless a longjmp (or a C++ exception) left the outer call without
- * passing its apiprof_leave: then this call's frame lies at or above the
- * one recorded (stacks grow down; a frame at the same address cannot be
- * nested in itself), and the stale bit is cleared.  Only ever
- * reached on the nested path, so plain calls pay nothing for it. */
-int apiprof_nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t frame)
-{
-	uint64_t bit = 1ull << id;
-
-	if (id == 0 || (t->nest & APIPROF_NEST_BUSY) || frame < t->api[id].frame)
-		return 0;
-	t->nest &= ~bit;
-	return 1;
 }

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_slow.c - the out-of-line halves of the hot path.
+ *
+ * The inline apiprof_enter/apiprof_leave handle one case only: a thread
+ * that already has its table, in the default mode (TSC, every call timed),
+ * making an outermost call.  Everything else comes here: the runtime busy
+ * on this thread, a nested call (or one that only looks nested after a
+ * longjmp), the thread's first call of an api, and the monotonic-clock and
+ * sampled modes.
+ */
+#include "apiprof_internal.h"
+
+/* A timestamp in this thread's clock. */
+static inline uint64_t tick(const struct apiprof_tls *t)
+{
+	if (!(t->mode & APIPROF_MODE_MONOTONIC))
+		return __rdtsc();
+	return apiprof_clock_mono();
+}
+
+/* Sampled mode: a new countdown drawn uniformly from [1, 2N-1] (mean N)
+ * by a per-thread xorshift32, so that the timed calls cannot lock onto a
+ * periodic pattern of the program's calls. */
+static void sample_draw(struct apiprof_tls *t)
+{
+	uint32_t x = t->rng;
+
+	if (x == 0)
+		x = (uint32_t)__rdtsc() | 1u;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->rng = x;
+	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
+}
+
+/* The start of a call in slow mode: 0 (count only) for most sampled calls,
+ * else a timestamp, read last so that the draw is not in the measurement. */
+static uint64_t start(struct apiprof_tls *t)
+{
+	if (t->mode & APIPROF_MODE_SAMPLE) {
+		if (t->countdown > 1) {
+			t->countdown--;
+			return 0;
+		}
+		sample_draw(t);
+	}
+	return tick(t);
+}
+
+/* The nesting bit of api id is set, so this call looks nested.  It really
+ * is unless a longjmp (or a C++ exception) left the outer call without
+ * passing its apiprof_leave: then this call's frame lies at or above the
+ * one recorded (stacks grow down; a frame at the same address cannot be
+ * nested in itself), and the stale bit is cleared. */
+static bool nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
+{
+	if (sp < t->api[id].frame)
+		return false;
+	t->nest &= ~(1ull << id);
+	return true;
+}
+
+struct apiprof_call apiprof_enter_slow(struct apiprof_api *api, uintptr_t sp)
+{
+	struct apiprof_tls *t = &apiprof_tls;
+	struct apiprof_call c = {NULL, 0, 0};
+	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
+
+	if ((t->nest & APIPROF_NEST_BUSY) ||
+	    (id != 0 && (t->nest & (1ull << id)) && !nest_stale(t, id, sp)))
+		return c;
+	c.tab = id != 0 ? t->api[id].tab : NULL;
+	if (c.tab == NULL) {
+		c.tab = apiprof_thread_attach(api);
+		if (c.tab == NULL)
+			return c;
+		id = api->id;
+	}
+	c.bit = 1ull << id;
+	t->nest |= c.bit;
+	t->api[id].frame = sp;
+	if (t->nest & APIPROF_NEST_SLOW) {
+		c.bit |= APIPROF_NEST_SLOW;
+		c.t0 = start(t); /* t0 == 0: counted, not timed */
+	} else {
+		c.t0 = __rdtsc();
+	}
+	return c;
+}
+
+void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0, uint32_t idx)
+{
+	struct apiprof_tls *t = &apiprof_tls;
+	struct apiprof_fstat *s = &tab[idx];
+
+	if (t0 != 0)
+		apiprof_record(s, tick(t) - t0);
+	apiprof_add(&s->calls, 1);
+	t->nest &= ~(bit & ~APIPROF_NEST_SLOW);
+}
