@@ -126,6 +126,9 @@ APIPROF_HIDDEN void apiprof_flusher_start(void);
 APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
 APIPROF_HIDDEN void apiprof_output_summary(int fd);
 
+/* --- the out-of-line hot path (apiprof_slow.c) ------------------------ */
+APIPROF_HIDDEN void apiprof_sample_draw(struct apiprof_tls *t);
+
 /* --- lifecycle (apiprof_init.c) --------------------------------------- */
 APIPROF_HIDDEN bool apiprof_ready(void);
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };

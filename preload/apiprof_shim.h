@@ -35,9 +35,9 @@
  * "slow mode" */
 #define APIPROF_MAX_APIS  63
 #define APIPROF_NEST_BUSY 1ull
-/* Set in a thread's nest word when its calls are not simply TSC-timed
- * (monotonic clock, sampling): the inline guard then sends every call out
- * of line, and the fast path never has to look at the mode. */
+/* Set in a thread's nest word when its calls are not TSC-timed (the
+ * monotonic clock): the inline guard then sends every call out of line,
+ * and the fast path never has to look at the clock. */
 #define APIPROF_NEST_SLOW (1ull << 63)
 
 #define APIPROF_EXPORT      __attribute__((visibility("default")))
@@ -62,7 +62,7 @@ struct apiprof_fstat {
 struct apiprof_tls {
 	uint64_t nest;      /* bit 0: busy; bit i: inside a call of api i; bit 63: slow mode */
 	uint32_t mode;      /* APIPROF_MODE_*, this thread's copy, set on attach */
-	uint32_t countdown; /* sampled mode: calls until the next timed one */
+	uint32_t countdown; /* 0: time every call; else calls until the next timed one */
 	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
 	uint32_t reserved;
 	struct apiprof_tls_api {
@@ -209,6 +209,24 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 APIPROF_EXPORT struct apiprof_call apiprof_enter_slow(struct apiprof_api *api, uintptr_t sp);
 APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0,
                                        uint32_t idx);
+/* Sampled mode, once every N calls or so: draws the next countdown and
+ * returns the timestamp of this (timed) call. */
+APIPROF_EXPORT uint64_t apiprof_sample_timed(struct apiprof_tls *t);
+
+/* The timestamp a call starts with: 0 marks a call that sampled mode
+ * counts but does not time.  The countdown is 0 unless sampling. */
+APIPROF_INLINE uint64_t apiprof_start(struct apiprof_tls *t)
+{
+	uint32_t cd = t->countdown;
+
+	if (apiprof_likely(cd == 0))
+		return __rdtsc();
+	if (apiprof_likely(cd > 1)) {
+		t->countdown = cd - 1;
+		return 0;
+	}
+	return apiprof_sample_timed(t);
+}
 
 /* Returns 1 when this call is to be measured (then apiprof_leave must
  * follow), 0 when the wrapper must just forward: the thread is already
@@ -236,7 +254,7 @@ APIPROF_INLINE int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c
 	 * knows the outer call is gone. */
 	slot->frame = apiprof_sp();
 	c->bit = bit;
-	c->t0 = __rdtsc();
+	c->t0 = apiprof_start(t);
 	return 1;
 }
 
@@ -261,7 +279,8 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
 		return;
 	}
-	apiprof_record(s, __rdtsc() - c->t0);
+	if (apiprof_likely(c->t0 != 0))
+		apiprof_record(s, __rdtsc() - c->t0);
 	apiprof_add(&s->calls, 1);
 	apiprof_tls.nest &= ~c->bit;
 }

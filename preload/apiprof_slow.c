@@ -6,8 +6,8 @@
  * that already has its table, in the default mode (TSC, every call timed),
  * making an outermost call.  Everything else comes here: the runtime busy
  * on this thread, a nested call (or one that only looks nested after a
- * longjmp), the thread's first call of an api, and the monotonic-clock and
- * sampled modes.
+ * longjmp), the thread's first call of an api, the monotonic clock, and
+ * sampled mode's draws.
  */
 #include "apiprof_internal.h"
 
@@ -22,7 +22,7 @@ static inline uint64_t tick(const struct apiprof_tls *t)
 /* Sampled mode: a new countdown drawn uniformly from [1, 2N-1] (mean N)
  * by a per-thread xorshift32, so that the timed calls cannot lock onto a
  * periodic pattern of the program's calls. */
-static void sample_draw(struct apiprof_tls *t)
+void apiprof_sample_draw(struct apiprof_tls *t)
 {
 	uint32_t x = t->rng;
 
@@ -35,18 +35,23 @@ static void sample_draw(struct apiprof_tls *t)
 	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
 }
 
-/* The start of a call in slow mode: 0 (count only) for most sampled calls,
- * else a timestamp, read last so that the draw is not in the measurement. */
+/* The timestamp is read after the draw, so the draw is not measured. */
+uint64_t apiprof_sample_timed(struct apiprof_tls *t)
+{
+	apiprof_sample_draw(t);
+	return tick(t);
+}
+
+/* The start of a call in slow mode (the monotonic clock). */
 static uint64_t start(struct apiprof_tls *t)
 {
-	if (t->mode & APIPROF_MODE_SAMPLE) {
-		if (t->countdown > 1) {
-			t->countdown--;
-			return 0;
-		}
-		sample_draw(t);
+	if (t->countdown == 0)
+		return tick(t);
+	if (t->countdown > 1) {
+		t->countdown--;
+		return 0;
 	}
-	return tick(t);
+	return apiprof_sample_timed(t);
 }
 
 /* The nesting bit of api id is set, so this call looks nested.  It really
@@ -85,7 +90,7 @@ struct apiprof_call apiprof_enter_slow(struct apiprof_api *api, uintptr_t sp)
 		c.bit |= APIPROF_NEST_SLOW;
 		c.t0 = start(t); /* t0 == 0: counted, not timed */
 	} else {
-		c.t0 = __rdtsc();
+		c.t0 = apiprof_start(t);
 	}
 	return c;
 }

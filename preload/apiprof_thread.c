@@ -229,8 +229,10 @@ struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
 		tab = thread_table(th, id, api->nfuncs);
 	if (tab != NULL) {
 		apiprof_tls.mode = apiprof_mode;
-		if (apiprof_mode != 0)
+		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
 			apiprof_tls.nest |= APIPROF_NEST_SLOW;
+		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && apiprof_tls.countdown == 0)
+			apiprof_sample_draw(&apiprof_tls);
 		apiprof_tls.api[id].tab = tab;
 	}
 	errno = saved;
