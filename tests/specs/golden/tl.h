@@ -43,9 +43,9 @@ int tl_log(int level, const char *fmt, ...);
 
 /* Macros over the real entry points. */
 int tl_open_(const char *path, int flags, const char *version);
-#define tl_open(p)   tl_open_((p), 0, "1.0")
-#define tl_open_ro   tl_open_
-#define TL_VERSION   "1.0"
+#define tl_open(p) tl_open_((p), 0, "1.0")
+#define tl_open_ro tl_open_
+#define TL_VERSION "1.0"
 
 /* Deprecated, both spellings. */
 __attribute__((deprecated)) int tl_old(int x);
