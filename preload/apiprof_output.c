@@ -281,9 +281,10 @@ static void sum_api_line(struct out *o, struct apiprof_fstat *tab, struct apipro
 	if (calls == 0)
 		return;
 	t = apiprof_ticks_to_ns(ticks);
-	out_printf(o, "  time spent in \"%s\": %.1f/%.1f ms %.1f%% %llux\n", api->name, t / 1e6,
-	           wall_ns / 1e6, wall_ns > 0 ? 100.0 * t / wall_ns : 0.0,
-	           (unsigned long long)calls);
+	/* Preshing's "7/1001 ms 0.7% 6481x", with decimals for short runs. */
+	out_printf(o, "  time spent in \"%s\": %.*f/%.*f ms %.1f%% %llux\n", api->name,
+	           wall_ns < 1e8 ? 3 : 1, t / 1e6, wall_ns < 1e8 ? 3 : 1, wall_ns / 1e6,
+	           wall_ns > 0 ? 100.0 * t / wall_ns : 0.0, (unsigned long long)calls);
 }
 
 static void sum_thread(struct out *o, uint32_t tid, const char *name, double wall_ns,
