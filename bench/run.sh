@@ -61,6 +61,7 @@ meson compile -C "$BUILD" >&2
 BUILD=$(cd "$BUILD" && pwd)
 B=$BUILD/bench
 DRIVER=$B/bench_driver
+DYN=$BUILD/preload/dyn
 TIMECMD=$B/bench_timecmd
 PY=/usr/bin/python3
 
@@ -196,6 +197,11 @@ drv() {
 	passthrough | count | ideal | clock | atomic) set -- env LD_PRELOAD="$B/libbench_ref_$v.so" ;;
 	apiprof) set -- env LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	dynamic)
+		# What apiprof-run --dynamic sets up: no compiled shim at all.
+		set -- env LD_PRELOAD="$BUILD/preload/libapiprof.so.0:$DYN/libapiprof-dyn.so" \
+			LD_AUDIT="$DYN/libapiprof-dyn-audit.so" APIPROF_SPEC="$SRC/bench/benchlib.json"
+		;;
 	audit) set -- env LD_AUDIT="$B/libbench_audit.so" ;;
 	uftrace)
 		rm -rf "$TMP/uftrace.data"
@@ -235,6 +241,7 @@ reps_for() {
 
 VARIANTS="bare passthrough count ideal clock atomic apiprof"
 [ $HAVE_SAMPLE = 1 ] && VARIANTS="$VARIANTS sampled"
+[ -f "$DYN/libapiprof-dyn.so" ] && VARIANTS="$VARIANTS dynamic"
 VARIANTS="$VARIANTS audit"
 [ $HAVE_UFTRACE = 1 ] && VARIANTS="$VARIANTS uftrace"
 [ $HAVE_LTRACE = 1 ] && VARIANTS="$VARIANTS ltrace"
@@ -421,6 +428,7 @@ name_of() {
 	atomic) echo "shared atomic counter (count only)" ;;
 	apiprof) echo "**apiprof** generated shim" ;;
 	sampled) echo "**apiprof** sampled, APIPROF_SAMPLE=64" ;;
+	dynamic) echo "**apiprof** dynamic mode (libffi closures, no compiler)" ;;
 	audit) echo "LD_AUDIT pltenter/pltexit (latrace's mechanism)" ;;
 	uftrace) echo "\`uftrace record --force\` †" ;;
 	ltrace) echo "\`ltrace -c\` †" ;;
@@ -434,11 +442,11 @@ out "÷ ideal = added / ideal's added in the same round (median of rounds)."
 out ""
 out "| method | T=1 ns/call | T=1 added ns | T=1 ÷ ideal | T=2 ns/call | T=2 added ns | T=2 ÷ ideal |"
 out "|---|--:|--:|--:|--:|--:|--:|"
-for v in bare passthrough count ideal clock atomic apiprof sampled audit uftrace ltrace; do
+for v in bare passthrough count ideal clock atomic apiprof sampled dynamic audit uftrace ltrace; do
 	line="| $(name_of "$v")"
 	if [ ! -f "$V/$v.1" ]; then
 		case $v in
-		sampled) why="not available in this runtime" ;;
+		sampled | dynamic) why="not built" ;;
 		*) why="not installed" ;;
 		esac
 		out "$line | $why | | | | | |"
