@@ -10,10 +10,12 @@
  *                         thread forks N children; each child makes 10 calls
  *                         and exits 0; prints each child's pid and the number
  *                         of children that did
+ *   lifecycle spawn N     posix_spawn itself as "exit 3", then N calls
  *   lifecycle errno       prints errno as main() finds it
  */
 #include <errno.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,7 @@ static int forks(int n)
 	 * again by each child's exit(). */
 	for (int i = 0; i < n; i++)
 		printf("child %d\n", (int)pids[i]);
+	printf("parent %d\n", (int)getpid());
 	printf("forks: %d of %d children exited 0\n", ok, n);
 	free(pids);
 	return ok == n ? 0 : 1;
@@ -81,6 +84,22 @@ static int vforks(int n)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return 1;
 	printf("vfork: %d\n", calls(n));
+	return 0;
+}
+
+extern char **environ;
+
+/* The child inherits LD_PRELOAD, so it is profiled on its own. */
+static int spawns(const char *self, int n)
+{
+	char *argv[] = {(char *)self, "exit", "3", NULL};
+	pid_t pid;
+	int st;
+
+	if (posix_spawn(&pid, self, NULL, NULL, argv, environ) != 0 ||
+	    waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 1;
+	printf("spawn: %d\n", calls(n));
 	return 0;
 }
 
@@ -116,5 +135,7 @@ int main(int argc, char **argv)
 		return vforks(n);
 	if (strcmp(argv[1], "fork") == 0)
 		return forks(n);
+	if (strcmp(argv[1], "spawn") == 0)
+		return spawns(argv[0], n);
 	return 2;
 }

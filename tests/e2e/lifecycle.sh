@@ -49,6 +49,27 @@ pids=$(awk '$1 == "child" { print $2 }' "$tmp/o" | sort -u | wc -l)
 parents=$(for f in "$tmp"/f-*.json; do count "$f"; done | awk '$1 != 10' | wc -l)
 [ "$parents" -eq 1 ] || fail "fork: $parents outputs that are not a child's"
 
+# posix_spawn: the child is profiled on its own (LD_PRELOAD is inherited).
+APIPROF_OUTPUT="$tmp/s-%p.json" LD_PRELOAD="$preload" "$prog" spawn 4 >"$tmp/o"
+grep -qx "spawn: 4" "$tmp/o" || fail "spawn run: $(cat "$tmp/o")"
+got=$(for f in "$tmp"/s-*.json; do count "$f"; done | sort -n | tr '\n' ' ')
+[ "$got" = "3 4 " ] || fail "spawn: per-process counts '$got', want '3 4 '"
+
+# Forked children are processes of their own for apiprof-top too: each
+# left its segment (APIPROF_KEEP_SHM=1), and the viewer lists each apart.
+if [ -n "${APIPROF_TOP:-}" ]; then
+	APIPROF_KEEP_SHM=1 LD_PRELOAD="$preload" "$prog" fork 20 >"$tmp/o"
+	kids=$(awk '$1 == "child" { print $2 }' "$tmp/o" | sort -u)
+	parent=$(awk '$1 == "parent" { print $2 }' "$tmp/o")
+	"$APIPROF_TOP" --json -n 1 -d 0.01 -p "$(echo $kids $parent | tr ' ' ',')" >"$tmp/top.json"
+	listed=$(grep -o '"pid":[ ]*[0-9]*' "$tmp/top.json" | grep -o '[0-9]*$' | sort -u | wc -l)
+	for pid in $kids $parent; do
+		rm -f /dev/shm/apiprof-"$(id -u)"-"$pid"-*
+	done
+	[ "$listed" -eq $(($(echo $kids | wc -w) + 1)) ] ||
+		fail "apiprof-top listed $listed processes for $(echo $kids | wc -w) children and their parent"
+fi
+
 # errno as main() finds it, and the runtime's own start-up left nothing.
 LD_PRELOAD="$preload" "$prog" errno | grep -qx "errno at main: 0" || fail "errno at main"
-echo "ok: exec, _exit, vfork, $n forks and errno"
+echo "ok: exec, _exit, vfork, posix_spawn, $n forks (each child its own output and segment) and errno"

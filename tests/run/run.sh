@@ -56,5 +56,15 @@ grep -q "not dynamically linked: cannot interpose; running it unprofiled" "$tmp/
 "$run" --strict -s zlib -- "$static" >"$tmp/o" 2>"$tmp/e"
 [ $? -eq 125 ] && [ ! -s "$tmp/o" ] || fail "--strict ran a static binary"
 
+# A setuid program: the loader would ignore LD_PRELOAD; said, and run.
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+	cp /bin/true "$tmp/suid-true"
+	chown nobody "$tmp/suid-true" && chmod 4755 "$tmp/suid-true"
+	"$run" -s zlib -- "$tmp/suid-true" 2>"$tmp/e"
+	[ $? -eq 0 ] || fail "setuid program did not run"
+	grep -q "setuid/setgid (the loader ignores LD_PRELOAD): cannot interpose; running it unprofiled" "$tmp/e" ||
+		fail "setuid: no message: $(cat "$tmp/e")"
+fi
+
 [ $fails -eq 0 ] && echo "ok: launcher" && exit 0
 exit 1
