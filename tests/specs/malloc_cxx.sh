@@ -38,3 +38,15 @@ if got != want:
     sys.exit(1)
 print("ok: all 20 operator new/delete forms counted exactly (%d rows)" % len(want))
 PY
+
+# apiprof-top shows the display names, from the segment's function table.
+if [ -n "${APIPROF_TOP:-}" ]; then
+	APIPROF_KEEP_SHM=1 APIPROF_OUTPUT="$tmp/keep.json" LD_PRELOAD="$(shim_preload "$shim")" \
+		"$prog" $n >/dev/null
+	pid=$(sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$tmp/keep.json")
+	"$APIPROF_TOP" --json -n 1 -d 0.01 -p "$pid" >"$tmp/top.json"
+	rm -f /dev/shm/apiprof-"$(id -u)"-"$pid"-*
+	grep -q '"name": *"operator new(size_t)", *"calls": *'$((2 * n))',' "$tmp/top.json" ||
+		{ echo "FAIL: apiprof-top does not show 'operator new(size_t)' with $((2 * n)) calls"; exit 1; }
+	echo "ok: apiprof-top shows the C++ display names"
+fi
