@@ -625,8 +625,8 @@ while [ $i -lt 200 ] && ! ls /dev/shm/apiprof-"$(id -u)"-$TOPLOAD-* >/dev/null 2
 done
 TOPCPU=$("$TIMECMD" -- "$BUILD/top/apiprof-top" -b -d 1 -n 10 -p $TOPLOAD 2>>"$TMP/stderr" |
 	awk '$1 == "wall_s" { printf "%.2f %.2f %.2f", 100 * $4 / $2, $4, $2 }')
-kill $TOPLOAD 2>/dev/null
-wait $TOPLOAD 2>/dev/null
+kill $TOPLOAD 2>/dev/null || :
+wait $TOPLOAD 2>/dev/null || : # killed: its status is not ours
 # shellcheck disable=SC2086
 set -- $TOPCPU
 TOPPCT=${1:-NA}
