@@ -616,7 +616,7 @@ SR1=$(ratiomed "$V/sampled.1" "$V/ideal.1" "$V/bare.1")
 out "### apiprof-top watching 200 threads x 100 functions"
 out ""
 APIPROF_RING_RECORDS=32768 LD_PRELOAD="$B/libapiprof-bm1000.so" \
-	"$DRIVER" -t m100 -T 200 -n 20000 -r 1000000 >/dev/null 2>>"$TMP/stderr" </dev/null &
+	"$DRIVER" -t m100 -T 200 -n 20000000 -r 1 >/dev/null 2>>"$TMP/stderr" </dev/null &
 TOPLOAD=$!
 i=0
 while [ $i -lt 200 ] && ! ls /dev/shm/apiprof-"$(id -u)"-$TOPLOAD-* >/dev/null 2>&1; do

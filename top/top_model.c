@@ -26,10 +26,12 @@ void top_proc_free(struct top_proc *p)
 {
 	free(p->funcs);
 	free(p->cells);
+	free(p->index);
 	p->funcs = NULL;
 	p->cells = NULL;
+	p->index = NULL;
 	p->nfuncs = 0;
-	p->ncells = p->capcells = 0;
+	p->ncells = p->capcells = p->capindex = 0;
 }
 
 const char *top_state_name(enum top_state s)
@@ -64,44 +66,72 @@ int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
 	return 0;
 }
 
-/* --- cells: kept sorted by (tid, func) for binary search --------------- */
+/* --- cells: appended as they appear, found through a hash index --------
+ * (A sorted array would move every later cell on each insertion: with
+ * 20,000 thread x function cells that is quadratic on the first refresh.
+ * Display order is decided by the rows' sort, not here.) */
 
-static int key_cmp(uint32_t tid, uint32_t func, const struct top_cell *c)
+static size_t cell_hash(uint32_t tid, uint32_t func, size_t mask)
 {
-	if (tid != c->tid)
-		return tid < c->tid ? -1 : 1;
-	if (func != c->func)
-		return func < c->func ? -1 : 1;
+	uint64_t k = ((uint64_t)tid << 32 | func) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(k >> 32) & mask;
+}
+
+/* The index slot for (tid, func): holding its cell's index + 1, or 0 where
+ * it would go. */
+static size_t index_slot(const struct top_proc *p, uint32_t tid, uint32_t func)
+{
+	size_t mask = p->capindex - 1, i = cell_hash(tid, func, mask);
+
+	while (p->index[i] != 0) {
+		const struct top_cell *c = &p->cells[p->index[i] - 1];
+
+		if (c->tid == tid && c->func == func)
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+/* Keeps the index at most half full. */
+static int index_grow(struct top_proc *p)
+{
+	size_t cap = p->capindex ? 2 * p->capindex : 128;
+	uint32_t *old = p->index;
+	size_t oldcap = p->capindex;
+
+	p->index = calloc(cap, sizeof(*p->index));
+	if (!p->index) {
+		p->index = old;
+		return -1;
+	}
+	p->capindex = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			p->index[index_slot(p, p->cells[old[i] - 1].tid,
+			                    p->cells[old[i] - 1].func)] = old[i];
+	free(old);
 	return 0;
 }
 
-/* Index of the cell for (tid, func), or of where it would be inserted. */
-static size_t cell_find(const struct top_proc *p, uint32_t tid, uint32_t func, bool *found)
+static struct top_cell *cell_find(const struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	size_t lo = 0, hi = p->ncells;
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = key_cmp(tid, func, &p->cells[mid]);
-
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	*found = false;
-	return lo;
+	if (p->capindex == 0)
+		return NULL;
+	i = index_slot(p, tid, func);
+	return p->index[i] ? &p->cells[p->index[i] - 1] : NULL;
 }
 
-static struct top_cell *cell_insert(struct top_proc *p, size_t at)
+static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t func)
 {
 	struct top_cell *c;
 
 	if (p->ncells >= TOP_MAX_CELLS)
+		return NULL;
+	if (2 * (p->ncells + 1) > p->capindex && index_grow(p) != 0)
 		return NULL;
 	if (p->ncells == p->capcells) {
 		size_t cap = p->capcells ? 2 * p->capcells : 64;
@@ -112,10 +142,11 @@ static struct top_cell *cell_insert(struct top_proc *p, size_t at)
 		p->cells = nc;
 		p->capcells = cap;
 	}
-	c = &p->cells[at];
-	memmove(c + 1, c, (p->ncells - at) * sizeof(*c));
+	c = &p->cells[p->ncells++];
 	memset(c, 0, sizeof(*c));
-	p->ncells++;
+	c->tid = tid;
+	c->func = func;
+	p->index[index_slot(p, tid, func)] = (uint32_t)p->ncells;
 	return c;
 }
 
@@ -123,15 +154,12 @@ static struct top_cell *cell_insert(struct top_proc *p, size_t at)
  * only the one taken last matters; the ring may hand them over in any order. */
 int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 {
-	bool found;
-	size_t at = cell_find(p, s->tid, s->func, &found);
-	struct top_cell *c;
+	struct top_cell *c = cell_find(p, s->tid, s->func);
 
-	if (found) {
-		c = &p->cells[at];
+	if (c != NULL) {
 		if (s->tick <= c->tick)
 			return 0;
-	} else if (!(c = cell_insert(p, at))) {
+	} else if (!(c = cell_insert(p, s->tid, s->func))) {
 		p->overflow++;
 		return -1;
 	}

@@ -78,9 +78,11 @@ struct top_proc {
 
 	struct top_func *funcs;
 	uint32_t nfuncs;
-	struct top_cell *cells;
+	struct top_cell *cells; /* in order of appearance */
 	size_t ncells;
 	size_t capcells;
+	uint32_t *index; /* open addressing on (tid, func): cell index + 1, 0 = empty */
+	size_t capindex; /* a power of two, at least twice ncells */
 
 	bool refreshed;         /* at least one refresh done */
 	uint64_t last_mono_ns;  /* viewer clock at the previous refresh */
