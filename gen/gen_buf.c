@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,17 @@ void *gen_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
+	if (p == NULL)
+		gen_oom();
+	return p;
+}
+
+/* realloc(p, n * size), dying on overflow or exhaustion like the others. */
+void *gen_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size != 0 && n > SIZE_MAX / size)
+		gen_oom();
+	p = realloc(p, n != 0 && size != 0 ? n * size : 1);
 	if (p == NULL)
 		gen_oom();
 	return p;

@@ -29,6 +29,7 @@ char *gen_buf_steal(struct gen_buf *b);
 
 void *gen_xmalloc(size_t n);
 void *gen_xcalloc(size_t n, size_t size);
+void *gen_xrealloc(void *p, size_t n, size_t size);
 char *gen_xstrdup(const char *s);
 
 #endif /* GEN_BUF_H */

@@ -160,11 +160,7 @@ static struct imp_export *imp_export_add(struct imp_exports *x, const char *name
 	for (i = 0; i < x->nsyms; i++)
 		if (strcmp(x->syms[i].name, name) == 0)
 			return &x->syms[i];
-	x->syms = realloc(x->syms, (x->nsyms + 1) * sizeof *x->syms);
-	if (x->syms == NULL) {
-		fputs("apiprof-gen: out of memory\n", stderr);
-		exit(1);
-	}
+	x->syms = gen_xrealloc(x->syms, x->nsyms + 1, sizeof *x->syms);
 	s = &x->syms[x->nsyms++];
 	memset(s, 0, sizeof *s);
 	s->name = gen_xstrdup(name);

@@ -34,16 +34,6 @@ struct imp_walk {
 	size_t npend;
 };
 
-static void *imp_grow(void *p, size_t n, size_t size)
-{
-	p = realloc(p, n * size);
-	if (p == NULL) {
-		fputs("apiprof-gen: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
 static char *imp_where(CXCursor c)
 {
 	CXFile file;
@@ -127,7 +117,7 @@ static struct imp_func *imp_func_new(struct imp_walk *w, CXCursor c, const char 
 	int n = clang_Cursor_getNumArguments(c);
 	struct imp_func *f;
 
-	h->funcs = imp_grow(h->funcs, h->nfuncs + 1, sizeof *h->funcs);
+	h->funcs = gen_xrealloc(h->funcs, h->nfuncs + 1, sizeof *h->funcs);
 	f = &h->funcs[h->nfuncs++];
 	memset(f, 0, sizeof *f);
 	f->name = gen_xstrdup(name);
@@ -254,7 +244,7 @@ static void imp_visit_macro(struct imp_walk *w, CXCursor c)
 	if (clang_Cursor_isMacroBuiltin(c))
 		return;
 	clang_tokenize(w->tu, clang_getCursorExtent(c), &toks, &n);
-	w->pend = imp_grow(w->pend, w->npend + 1, sizeof *w->pend);
+	w->pend = gen_xrealloc(w->pend, w->npend + 1, sizeof *w->pend);
 	p = &w->pend[w->npend++];
 	p->name = imp_string(clang_getCursorSpelling(c));
 	gen_buf_init(&p->cands);
@@ -289,7 +279,7 @@ static void imp_resolve_macro(struct imp_header *h, struct imp_pending *p)
 	for (tok = strtok_r(p->cands.s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		if (imp_func_find(h, tok) == NULL)
 			continue;
-		h->macros = imp_grow(h->macros, h->nmacros + 1, sizeof *h->macros);
+		h->macros = gen_xrealloc(h->macros, h->nmacros + 1, sizeof *h->macros);
 		h->macros[h->nmacros].name = gen_xstrdup(p->name);
 		h->macros[h->nmacros++].target = gen_xstrdup(tok);
 		return;

@@ -26,11 +26,7 @@ struct imp_list {
 
 static void imp_list_add(struct imp_list *l, const char *s)
 {
-	l->v = realloc(l->v, (l->n + 1) * sizeof *l->v);
-	if (l->v == NULL) {
-		fputs("apiprof-gen: out of memory\n", stderr);
-		exit(1);
-	}
+	l->v = gen_xrealloc(l->v, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = s;
 }
 

@@ -70,23 +70,13 @@ struct imp_fields {
 	bool bad;
 };
 
-static void *imp_grow(void *p, size_t n, size_t size)
-{
-	p = realloc(p, n * size);
-	if (p == NULL) {
-		fputs("apiprof-gen: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
 static void imp_add_member(struct imp_fields *f, CXCursor c)
 {
 	struct imp_record *r = &f->h->records[f->idx];
 	struct imp_member *m;
 	char *name = imp_string(clang_getCursorSpelling(c));
 
-	r->members = imp_grow(r->members, r->nmembers + 1, sizeof *r->members);
+	r->members = gen_xrealloc(r->members, r->nmembers + 1, sizeof *r->members);
 	m = &r->members[r->nmembers++];
 	m->type = imp_type_spell(clang_getCursorType(c));
 	m->bits = clang_Cursor_isBitField(c) ? clang_getFieldDeclBitWidth(c) : 0;
@@ -102,7 +92,7 @@ static enum CXVisitorResult imp_field(CXCursor c, CXClientData data)
 	struct imp_fields *f = data;
 
 	imp_add_member(f, c);
-	f->types = imp_grow(f->types, f->ntypes + 1, sizeof *f->types);
+	f->types = gen_xrealloc(f->types, f->ntypes + 1, sizeof *f->types);
 	f->types[f->ntypes++] = clang_getCursorType(c);
 	return CXVisit_Continue;
 }
@@ -150,7 +140,7 @@ static void imp_note(struct imp_header *h, CXType t, bool member)
 		free(name);
 		return;
 	}
-	h->records = imp_grow(h->records, h->nrecords + 1, sizeof *h->records);
+	h->records = gen_xrealloc(h->records, h->nrecords + 1, sizeof *h->records);
 	r = &h->records[h->nrecords];
 	memset(r, 0, sizeof *r);
 	r->name = name;
