@@ -150,6 +150,13 @@ static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t f
 	return c;
 }
 
+uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t func)
+{
+	const struct top_cell *c = cell_find(p, tid, func);
+
+	return c ? c->tick : 0;
+}
+
 /* Records are cumulative, so of several snapshots of one (thread, function)
  * only the one taken last matters; the ring may hand them over in any order. */
 int top_proc_snap(struct top_proc *p, const struct top_snap *s)

@@ -139,6 +139,8 @@ struct top_row {
 void top_proc_init(struct top_proc *p, int pid, uint64_t starttime);
 void top_proc_free(struct top_proc *p);
 int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n);
+/* The tick of the snapshot the model holds for (tid, func), 0 if none. */
+uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t func);
 int top_proc_snap(struct top_proc *p, const struct top_snap *s);
 void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns);
 void top_proc_reset(struct top_proc *p);

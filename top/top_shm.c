@@ -364,6 +364,23 @@ static int read_slot(const struct top_seg *s, uint64_t pos, struct apiprof_shm_r
 	return s1 == s2;
 }
 
+/* The head of a record: enough to know whether the model has a newer
+ * snapshot of the same (thread, function) already.  Same seqlock rule. */
+static int peek_slot(const struct top_seg *s, uint64_t pos, struct apiprof_shm_rec *r)
+{
+	uint64_t mask = ((uint64_t)1 << s->hdr.ring_order) - 1;
+	const unsigned char *slot = s->map + s->hdr.ring_off + (pos & mask) * s->hdr.rec_size;
+	const uint64_t *seq = (const uint64_t *)(const void *)slot;
+	uint64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE), s2;
+
+	if (s1 != 2 * pos + 2)
+		return 0;
+	memcpy(r, slot, offsetof(struct apiprof_shm_rec, calls));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(seq, __ATOMIC_RELAXED);
+	return s1 == s2;
+}
+
 /* Positions to read this pass: everything still in the ring on the first
  * pass (or when head went backwards, which only a rewritten segment does),
  * else only what is new.  Positions overwritten before we got to them are
@@ -382,27 +399,47 @@ static uint64_t scan_start(struct top_seg *s, uint64_t head)
 	return s->last_seen;
 }
 
-/* Feeds the ring's new records to the model; returns the largest function
- * index seen (+1), for the caller to check against func_count. */
+/* Feeds one record to the model.  Returns 1 when fed, 0 when lost, -1 on
+ * a function index beyond the table. */
+static int feed(struct top_seg *s, struct top_proc *p, uint64_t pos, uint64_t *func_end)
+{
+	struct apiprof_shm_rec r;
+	struct top_snap snap;
+
+	if (!peek_slot(s, pos, &r))
+		return 0;
+	if (r.func >= s->hdr.func_cap)
+		return -1;
+	/* Newest first: an older snapshot of a pair already seen is skipped
+	 * before its 600 bytes are copied. */
+	if (top_proc_cell_tick(p, r.tid, r.func) >= r.tick)
+		return 1;
+	if (!read_slot(s, pos, &r))
+		return 0;
+	if (r.func + 1ull > *func_end)
+		*func_end = r.func + 1ull;
+	rec_to_snap(&snap, &r);
+	top_proc_snap(p, &snap);
+	return 1;
+}
+
+/* Feeds the ring's new records to the model, newest first; returns the
+ * largest function index seen (+1), for the caller to check against
+ * func_count. */
 static int scan_ring(struct top_seg *s, struct top_proc *p, uint64_t *func_end)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 	uint64_t head = __atomic_load_n(&mh->head, __ATOMIC_ACQUIRE);
-	struct apiprof_shm_rec r;
-	struct top_snap snap;
+	uint64_t start = scan_start(s, head);
 
 	*func_end = 0;
-	for (uint64_t pos = scan_start(s, head); pos != head; pos++) {
-		if (!read_slot(s, pos, &r)) {
-			s->lost++;
-			continue;
-		}
-		if (r.func >= s->hdr.func_cap)
+	for (uint64_t pos = head; pos != start; pos--) {
+		int rc = feed(s, p, pos - 1, func_end);
+
+		if (rc < 0)
 			return -1;
-		if (r.func + 1ull > *func_end)
-			*func_end = r.func + 1ull;
-		rec_to_snap(&snap, &r);
-		top_proc_snap(p, &snap);
+		if (rc == 0)
+			s->lost++;
 	}
 	s->last_seen = head;
 	s->attached = true;
