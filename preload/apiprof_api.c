@@ -85,7 +85,6 @@ void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *s
 {
 	__atomic_fetch_add(&dst->calls, src->calls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&dst->ticks, src->ticks, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&dst->timed, src->timed, __ATOMIC_RELAXED);
 	atomic_min(&dst->min_ticks, src->min_ticks);
 	atomic_max(&dst->max_ticks, src->max_ticks);
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
