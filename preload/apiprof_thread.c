@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -60,10 +61,18 @@ static bool reg_trylock(void)
 	return !__atomic_exchange_n(&reg_lock, 1, __ATOMIC_ACQUIRE);
 }
 
+/* Only exiting threads wait here, and only for a few instructions of
+ * another thread's.  That thread may be descheduled, though (many threads,
+ * few CPUs): after a short spin, yield the CPU to it instead of burning
+ * the whole time slice. */
 static void reg_lock_wait(void)
 {
-	while (!reg_trylock())
-		__builtin_ia32_pause();
+	for (unsigned n = 0; !reg_trylock(); n++) {
+		if (n < 64)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
 }
 
 static void reg_unlock(void)
