@@ -302,7 +302,7 @@ static void gen_emit_prelude(const struct gen_fn *e)
 
 	gen_out_printf(e->o, "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n", n, n);
 	if (!e->f->noreturn)
-		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n");
+		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_how;\n");
 	if (e->f->variadic)
 		gen_out_puts(e->o, "\tva_list apiprof_ap;\n");
 	gen_out_puts(e->o, "\n");
@@ -328,22 +328,23 @@ static void gen_emit_return(const struct gen_fn *e, const char *indent)
 		gen_out_printf(e->o, "%sreturn apiprof_r;\n", indent);
 }
 
-/* Nested calls, and threads the runtime cannot track, just forward. */
-static void gen_emit_forward(const struct gen_fn *e)
+/* The common case, a call timed in full: the clock is started after the
+ * last branch on the way in, and the call returns from inside the block. */
+static void gen_emit_timed(const struct gen_fn *e)
 {
-	gen_out_puts(e->o, "\tif (!apiprof_enter(&apiprof_self, &apiprof_c))");
-	if (e->returns && !e->f->vtwin) {
-		gen_out_printf(e->o, "\n\t\treturn apiprof_f(%s);\n", gen_buf_str(&e->args));
-		return;
-	}
-	gen_out_puts(e->o, " {\n");
+	gen_out_puts(e->o, "\tapiprof_how = apiprof_enter(&apiprof_self, &apiprof_c);\n"
+	                   "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
+	                   "\t\tapiprof_start(&apiprof_c);\n");
 	gen_emit_call(e, "\t\t");
+	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_c, %zu);\n", e->f->row);
 	gen_emit_return(e, "\t\t");
 	if (!e->returns)
 		gen_out_puts(e->o, "\t\treturn;\n");
 	gen_out_puts(e->o, "\t}\n");
 }
 
+/* Everything else: forwarded (nested, runtime busy, no table), counted
+ * only (sampled mode), or timed out of line (the monotonic clock). */
 static void gen_emit_wrapper_body(const struct gen_fn *e)
 {
 	gen_emit_prelude(e);
@@ -351,9 +352,9 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		gen_emit_noreturn_body(e);
 		return;
 	}
-	gen_emit_forward(e);
+	gen_emit_timed(e);
 	gen_emit_call(e, "\t");
-	gen_out_printf(e->o, "\tapiprof_leave(&apiprof_c, %zu);\n", e->f->row);
+	gen_out_printf(e->o, "\tapiprof_leave_other(&apiprof_c, apiprof_how, %zu);\n", e->f->row);
 	gen_emit_return(e, "\t");
 	gen_out_puts(e->o, "}\n");
 }

@@ -36,7 +36,7 @@ struct apiprof_fstat *apiprof_api_folded(uint32_t id)
 /* Word by word with relaxed stores, not memset: when an entry is reset
  * for a new thread the flusher may be reading it (and will discard what it
  * read, seeing the generation change). */
-void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n)
+static void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t *w = (uint64_t *)&s[i];
@@ -47,19 +47,51 @@ void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n)
 	}
 }
 
-/* A consistent-enough copy of a table entry another thread may be
- * updating: every field is read whole (relaxed), fields may be one call
- * apart, and the next snapshot catches up. */
-void apiprof_fstat_read(struct apiprof_fstat *dst, const struct apiprof_fstat *src)
+static struct apiprof_tab_head *tab_head(const struct apiprof_fstat *tab)
 {
-	const uint64_t *s = (const uint64_t *)src;
-	uint64_t *d = (uint64_t *)dst;
+	return (struct apiprof_tab_head *)tab - 1;
+}
 
-	for (size_t i = 0; i < sizeof(*src) / sizeof(uint64_t); i++)
-		d[i] = apiprof_load(&s[i]);
+/* A table of n rows behind its head (see struct apiprof_tab_head). */
+void apiprof_tab_init(struct apiprof_fstat *tab, uint32_t n)
+{
+	apiprof_store(&tab_head(tab)->due, 0);
+	apiprof_store(&tab_head(tab)->sink, 0);
+	apiprof_fstat_init(tab, n);
+}
+
+struct apiprof_fstat *apiprof_tab_alloc(uint32_t n)
+{
+	struct apiprof_tab_head *h =
+	        apiprof_arena_alloc(sizeof(*h) + (size_t)n * sizeof(struct apiprof_fstat));
+	struct apiprof_fstat *tab = (struct apiprof_fstat *)(h + 1);
+
+	if (h == NULL)
+		return NULL;
+	apiprof_tab_init(tab, n);
+	return tab;
+}
+
+/* A consistent-enough copy of row i of a table another thread may be
+ * updating: every field is read whole (relaxed), fields may be one call
+ * apart, and the next snapshot catches up.  The bucket the owner has
+ * noted but not yet counted is counted here. */
+void apiprof_tab_read(struct apiprof_fstat *dst, const struct apiprof_fstat *tab, uint32_t i)
+{
+	const uint64_t *s = (const uint64_t *)&tab[i];
+	uint64_t *d = (uint64_t *)dst;
+	uint64_t w = apiprof_load(&tab_head(tab)->due) - APIPROF_HEAD_WORDS;
+
+	for (size_t k = 0; k < APIPROF_ROW_WORDS; k++)
+		d[k] = apiprof_load(&s[k]);
 	dst->timed = 0;
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
 		dst->timed += dst->hist[b];
+	/* due is 0 (w wraps to huge) or a word of the table */
+	if (w / APIPROF_ROW_WORDS == i && w % APIPROF_ROW_WORDS >= APIPROF_HIST_WORD0) {
+		dst->hist[w % APIPROF_ROW_WORDS - APIPROF_HIST_WORD0]++;
+		dst->timed++;
+	}
 }
 
 static void atomic_min(uint64_t *p, uint64_t v)
@@ -130,7 +162,7 @@ void apiprof_register(struct apiprof_api *api)
 	}
 	busy = apiprof_busy_enter();
 	id = __atomic_fetch_add(&next_id, 1, __ATOMIC_ACQ_REL);
-	fold = id < APIPROF_MAX_APIS ? apiprof_arena_alloc(api->nfuncs * sizeof(*fold)) : NULL;
+	fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api->nfuncs) : NULL;
 	if (fold == NULL) {
 		if (!__atomic_exchange_n(&too_many_warned, 1, __ATOMIC_RELAXED))
 			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
@@ -138,16 +170,21 @@ void apiprof_register(struct apiprof_api *api)
 		apiprof_busy_leave(busy);
 		return;
 	}
-	apiprof_fstat_init(fold, api->nfuncs);
 	api->func_base = apiprof_func_reserve(api->nfuncs);
 	folded[id] = fold;
 	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_ACQUIRE)) {
 		/* The hot path's shortcuts to the id; until they are set it takes
-		 * the slow path, which reads the id itself. */
+		 * the slow path, which reads the id itself.  The slot goes last:
+		 * until it is set, slot 0's NULL table keeps every call off the
+		 * fast path, so the bit and mask it uses are there before it. */
+		__atomic_store_n(&api->nest_bit, 1ull << id, __ATOMIC_RELEASE);
+		__atomic_store_n(&api->nest_mask,
+		                 (1ull << id) | APIPROF_NEST_BUSY | APIPROF_NEST_SAMPLE |
+		                         APIPROF_NEST_SLOW,
+		                 __ATOMIC_RELEASE);
 		__atomic_store_n(&api->slot, id * (uint32_t)sizeof(struct apiprof_tls_api),
 		                 __ATOMIC_RELEASE);
-		__atomic_store_n(&api->nest_bit, 1ull << id, __ATOMIC_RELEASE);
 		__atomic_store_n(&apis[id], api, __ATOMIC_RELEASE);
 		apiprof_segment_add_api(api);
 	}
@@ -215,8 +252,8 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 {
 	struct apiprof_call c;
 
-	if (idx >= api->nfuncs || !apiprof_enter(api, &c))
+	if (idx >= api->nfuncs || apiprof_enter(api, &c) == APIPROF_CALL_FORWARD)
 		return;
 	apiprof_add(&c.tab[idx].calls, 1);
-	apiprof_tls.nest &= ~(c.bit & ~APIPROF_NEST_SLOW);
+	apiprof_tls.nest &= ~c.bit;
 }

@@ -56,7 +56,7 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	if (api == NULL || tab == NULL)
 		return;
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
-		apiprof_fstat_read(&s, &tab[i]);
+		apiprof_tab_read(&s, tab, i);
 		if (s.calls == 0 || (!all && apiprof_load(&th->shadow[id][i]) == s.calls))
 			continue;
 		if (!entry_stable(th, gen))
@@ -100,7 +100,7 @@ void apiprof_flush_folded(void)
 		struct apiprof_fstat *tab = apiprof_api_folded(id);
 
 		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
-			apiprof_fstat_read(&s, &tab[i]);
+			apiprof_tab_read(&s, tab, i);
 			if (s.calls == 0 || api->func_base + i >= h->func_cap)
 				continue;
 			rec_fill(&r, &s, api->func_base + i, 0, name,

@@ -53,9 +53,12 @@ APIPROF_HIDDEN void *apiprof_arena_alloc(size_t size);
 APIPROF_HIDDEN struct apiprof_api *apiprof_api_get(uint32_t id);
 APIPROF_HIDDEN uint32_t apiprof_api_count(void); /* ids are 1..count */
 APIPROF_HIDDEN struct apiprof_fstat *apiprof_api_folded(uint32_t id);
-APIPROF_HIDDEN void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n);
+/* Tables: a struct apiprof_tab_head, then n rows (apiprof_shim.h). */
+APIPROF_HIDDEN struct apiprof_fstat *apiprof_tab_alloc(uint32_t n);
+APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_fstat *tab, uint32_t n);
+APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, const struct apiprof_fstat *tab,
+                                     uint32_t i);
 APIPROF_HIDDEN void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
-APIPROF_HIDDEN void apiprof_fstat_read(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);

@@ -98,7 +98,7 @@ static void each_func(struct out *o, struct apiprof_fstat *const *tabs, each_fn 
 		struct apiprof_api *api = apiprof_api_get(id);
 
 		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++) {
-			apiprof_fstat_read(&s, &tabs[id][i]);
+			apiprof_tab_read(&s, tabs[id], i);
 			if (s.calls != 0)
 				fn(o, api, i, &s, &n);
 		}
@@ -274,7 +274,7 @@ static void sum_api_line(struct out *o, struct apiprof_fstat *tab, struct apipro
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		struct apiprof_fstat s;
 
-		apiprof_fstat_read(&s, &tab[i]);
+		apiprof_tab_read(&s, tab, i);
 		calls += s.calls;
 		ticks += total_ticks(&s);
 	}

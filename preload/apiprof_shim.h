@@ -8,18 +8,24 @@
  *	RET fn(ARGS)
  *	{
  *		struct apiprof_call c;
- *		if (!apiprof_enter(&api, &c))            // nested, runtime busy, or no TLS
- *			return real_fn(ARGS);            //   -> plain forwarding, not counted
- *		RET r = real_fn(ARGS);
- *		apiprof_leave(&c, IDX);                  // no libc call: errno untouched
+ *		unsigned how = apiprof_enter(&api, &c);
+ *		if (apiprof_likely(how == APIPROF_CALL_TIMED)) {
+ *			apiprof_start(&c);               // the clock, after every branch
+ *			RET r = real_fn(ARGS);
+ *			apiprof_leave(&c, IDX);          // no libc call: errno untouched
+ *			return r;
+ *		}
+ *		RET r = real_fn(ARGS);                   // nested, runtime busy, no table,
+ *		apiprof_leave_other(&c, how, IDX);       //   sampled, or the monotonic clock
  *		return r;
  *	}
  *
- * Everything on that path is inline here and touches only the calling
- * thread's own memory: no lock, no syscall, no allocation, no atomic
- * read-modify-write.  The first call of an api on a thread takes the slow
- * path (apiprof_thread_attach), which registers the thread and allocates its
- * table; that is the only place the hot path leaves this header.
+ * The timed path and sampled mode's untimed calls are inline here and touch
+ * only the calling thread's own memory: no lock, no syscall, no allocation,
+ * no atomic read-modify-write.  The first call of an api on a thread takes
+ * the slow path (apiprof_thread_attach), which registers the thread and
+ * allocates its table; nested calls, sampled mode's timed calls and the
+ * monotonic clock go out of line too (apiprof_slow.c).
  */
 #ifndef APIPROF_SHIM_H
 #define APIPROF_SHIM_H
@@ -31,13 +37,16 @@
 
 #include "apiprof_abi.h"
 
-/* api ids are 1..62: bit 0 of the nest word is "runtime busy", bit 63
- * "slow mode" */
-#define APIPROF_MAX_APIS  63
+/* api ids are 1..61: bit 0 of the nest word is "runtime busy", bits 62
+ * and 63 the thread's mode */
+#define APIPROF_MAX_APIS  62
 #define APIPROF_NEST_BUSY 1ull
+/* Set in a thread's nest word in sampled mode: the one test of the fast
+ * path fails, and the wrapper takes sampled mode's own inline path. */
+#define APIPROF_NEST_SAMPLE (1ull << 62)
 /* Set in a thread's nest word when its calls are not TSC-timed (the
- * monotonic clock): the inline guard then sends every call out of line,
- * and the fast path never has to look at the clock. */
+ * monotonic clock): every call then goes out of line, and the fast path
+ * never has to look at the clock. */
 #define APIPROF_NEST_SLOW (1ull << 63)
 
 #define APIPROF_EXPORT      __attribute__((visibility("default")))
@@ -58,11 +67,26 @@ struct apiprof_fstat {
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
 
+/* Every statistics table (a thread's for one api, or an api's folded
+ * totals) is a head followed by one struct apiprof_fstat per function.
+ * The head holds the histogram bucket of the thread's latest timed call,
+ * which is counted only on the next one (see apiprof_hist_defer): `due`
+ * is a word index from the start of the head, 0 (the sink) when none is
+ * pending.  Readers add the pending bucket themselves (apiprof_tab_read). */
+struct apiprof_tab_head {
+	uint64_t sink;
+	uint64_t due;
+};
+
+#define APIPROF_ROW_WORDS  (sizeof(struct apiprof_fstat) / sizeof(uint64_t))
+#define APIPROF_HIST_WORD0 (offsetof(struct apiprof_fstat, hist) / sizeof(uint64_t))
+#define APIPROF_HEAD_WORDS (sizeof(struct apiprof_tab_head) / sizeof(uint64_t))
+
 /* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
 struct apiprof_tls {
 	uint64_t nest;      /* bit 0: busy; bit i: inside a call of api i; bit 63: slow mode */
 	uint32_t mode;      /* APIPROF_MODE_*, this thread's copy, set on attach */
-	uint32_t countdown; /* 0: time every call; else calls until the next timed one */
+	uint32_t countdown; /* sampled mode: calls until the next timed one */
 	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
 	uint32_t reserved;
 	struct apiprof_tls_api {
@@ -94,13 +118,16 @@ struct apiprof_api {
 	 * whose wrappers count into the row of the function they alias. */
 	uint32_t nsyms;
 	/* Filled in by the runtime with the id, for the hot path: the api's
-	 * nest bit (0 until registered) and the byte offset of its slot in
-	 * apiprof_tls.api[] (0, the never-attached slot 0, until then). */
+	 * nest bit, the bits of the nest word that keep a call off the fast
+	 * path (the nest bit, busy and the modes), and the byte offset of its
+	 * slot in apiprof_tls.api[].  All 0 until registered: slot 0 is never
+	 * attached, so its NULL table sends the call out of line. */
 	uint32_t slot;
 	uint64_t nest_bit;
+	uint64_t nest_mask;
 };
 
-#define APIPROF_SHIM_ABI 4u
+#define APIPROF_SHIM_ABI 5u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -112,13 +139,19 @@ static inline uint32_t apiprof_api_nsyms(const struct apiprof_api *api)
 	return api->nsyms ? api->nsyms : api->nfuncs;
 }
 
-/* The state a wrapper carries across the real call.  tab == NULL: not
- * measured.  bit carries APIPROF_NEST_SLOW when leaving must go out of
- * line too. */
+/* What apiprof_enter decided about a call. */
+enum apiprof_how {
+	APIPROF_CALL_FORWARD, /* nested, runtime busy, or no table: just forward */
+	APIPROF_CALL_TIMED,   /* apiprof_start, the call, apiprof_leave */
+	APIPROF_CALL_COUNTED, /* sampled mode between two timed calls */
+	APIPROF_CALL_SLOW,    /* the monotonic clock: timed out of line */
+};
+
+/* The state a wrapper carries across the real call. */
 struct apiprof_call {
 	struct apiprof_fstat *tab;
-	uint64_t bit;
-	uint64_t t0;
+	uint64_t bit; /* the api's nest bit */
+	uint64_t t0;  /* the start; 0 for a counted call in slow mode */
 };
 
 /* Runtime entry points (exported by libapiprof.so). */
@@ -198,72 +231,86 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 	return 63u - (unsigned)__builtin_clzll(d | 1u);
 }
 
-/* Returns 1 when this call is to be measured (then apiprof_leave must
- * follow), 0 when the wrapper must just forward: the thread is already
- * inside this api (only the outermost call counts), the runtime itself is
- * working on this thread, or the thread has no statistics table. */
-/* The out-of-line halves of apiprof_enter and apiprof_leave: a nested or
- * busy call, a thread's first call of an api, and every call in slow mode.
- * They take and return the call state by value, so that the inline fast
- * path can keep it in registers. */
-APIPROF_EXPORT struct apiprof_call apiprof_enter_slow(struct apiprof_api *api, uintptr_t sp);
+/* The out-of-line halves of the hot path: a nested or busy call, a
+ * thread's first call of an api, sampled mode's timed calls, and every
+ * call in slow mode.  apiprof_enter_slow fills in *c and returns an enum
+ * apiprof_how; apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
+APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
+                                           uintptr_t sp);
 APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0,
                                        uint32_t idx);
-/* Sampled mode, once every N calls or so: draws the next countdown and
- * returns the timestamp of this (timed) call. */
-APIPROF_EXPORT uint64_t apiprof_sample_timed(struct apiprof_tls *t);
 
-/* The timestamp a call starts with: 0 marks a call that sampled mode
- * counts but does not time.  The countdown is 0 unless sampling. */
-APIPROF_INLINE uint64_t apiprof_start(struct apiprof_tls *t)
+/* Marks the call as being inside the api: only its outermost call counts.
+ * Plain read-modify-write of our own TLS word: a signal handler that
+ * interrupts it sets and clears its own bit before returning, so the word
+ * is the same again when we store it.  The frame is where this call is on
+ * the stack: if a longjmp skips our leave, the next call finds the bit set
+ * but its own frame at or above this one, and knows the outer call is
+ * gone. */
+APIPROF_INLINE void apiprof_nest_in(struct apiprof_tls *t, uint64_t nest, uint64_t bit,
+                                    struct apiprof_tls_api *slot)
 {
-	uint32_t cd = t->countdown;
-
-	if (apiprof_likely(cd == 0))
-		return __rdtsc();
-	if (apiprof_likely(cd > 1)) {
-		t->countdown = cd - 1;
-		return 0;
-	}
-	return apiprof_sample_timed(t);
+	t->nest = nest | bit;
+	slot->frame = apiprof_sp();
 }
 
-/* Returns 1 when this call is to be measured (then apiprof_leave must
- * follow), 0 when the wrapper must just forward: the thread is already
- * inside this api (only the outermost call counts), the runtime itself is
- * working on this thread, or the thread has no statistics table. */
-APIPROF_INLINE int apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
+/* Decides what this call is (enum apiprof_how) and fills in *c.  The
+ * common case, a thread with its table that is not already inside the api,
+ * in the default mode, costs one test of the nest word against the api's
+ * mask; sampled mode's untimed calls stay inline as well.  Everything else
+ * goes out of line. */
+APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
 	struct apiprof_tls *t = &apiprof_tls;
-	uint64_t bit = __atomic_load_n(&api->nest_bit, __ATOMIC_RELAXED);
+	uint64_t nest = t->nest;
+	uint64_t off = nest & apiprof_load(&api->nest_mask);
 	struct apiprof_tls_api *slot =
 	        (void *)((char *)t->api + __atomic_load_n(&api->slot, __ATOMIC_RELAXED));
 
 	c->tab = slot->tab;
-	if (apiprof_unlikely((t->nest & (bit | APIPROF_NEST_BUSY | APIPROF_NEST_SLOW)) ||
-	                     c->tab == NULL)) {
-		*c = apiprof_enter_slow(api, apiprof_sp());
-		return c->tab != NULL;
+	c->bit = apiprof_load(&api->nest_bit);
+	if (apiprof_likely(off == 0 && c->tab != NULL)) {
+		apiprof_nest_in(t, nest, c->bit, slot);
+		return APIPROF_CALL_TIMED;
 	}
-	/* Plain read-modify-write of our own TLS word: a signal handler that
-	 * interrupts it sets and clears its own bit before returning, so the
-	 * word is the same again when we store it. */
-	t->nest |= bit;
-	/* Where this call's frame is: if a longjmp skips our leave, the next
-	 * call finds the bit set but its own frame at or above this one, and
-	 * knows the outer call is gone. */
-	slot->frame = apiprof_sp();
-	c->bit = bit;
-	c->t0 = apiprof_start(t);
-	return 1;
+	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL && t->countdown > 1)) {
+		t->countdown--;
+		apiprof_nest_in(t, nest, c->bit, slot);
+		return APIPROF_CALL_COUNTED;
+	}
+	return apiprof_enter_slow(api, c, apiprof_sp());
 }
 
-/* Records the call.  `calls` is added last (the adds are volatile asm, so
- * they stay in order, and x86 keeps stores in order): the flusher reads
- * calls first, so a snapshot never has more calls than timed ones. */
-APIPROF_INLINE void apiprof_record(struct apiprof_fstat *s, uint64_t d)
+/* The first timestamp of an APIPROF_CALL_TIMED call, read in the wrapper
+ * after every branch on the way in: a mispredicted one inside the measured
+ * window would bias sampled mode, whose timed calls are the rare ones. */
+APIPROF_INLINE void apiprof_start(struct apiprof_call *c)
 {
-	apiprof_add(&s->hist[apiprof_hist_bucket(d)], 1);
+	c->t0 = __rdtsc();
+}
+
+/* Counts a duration in its histogram bucket.  The increment of a bucket
+ * chosen by the duration just measured is a store whose address is known
+ * only once the TSC has been read; everything after it on the thread then
+ * waits for it, which costs about a quarter of the time of a call.  So the
+ * bucket is only noted, and the one noted by the previous timed call is
+ * incremented instead: its address comes from a load that is ready long
+ * before. */
+APIPROF_INLINE void apiprof_hist_defer(struct apiprof_fstat *tab, uint32_t idx, uint64_t d)
+{
+	struct apiprof_tab_head *h = (struct apiprof_tab_head *)tab - 1;
+
+	apiprof_add((uint64_t *)h + apiprof_load(&h->due), 1);
+	apiprof_store(&h->due, APIPROF_HEAD_WORDS + idx * APIPROF_ROW_WORDS + APIPROF_HIST_WORD0 +
+	                               apiprof_hist_bucket(d));
+}
+
+/* The rest of a timed call's record.  `calls` is added last (the adds are
+ * volatile asm, so they stay in order, and x86 keeps stores in order): the
+ * flusher reads calls first, so a snapshot never has more calls than timed
+ * ones. */
+APIPROF_INLINE void apiprof_record_time(struct apiprof_fstat *s, uint64_t d)
+{
 	apiprof_add(&s->ticks, d);
 	if (apiprof_unlikely(d < apiprof_load(&s->min_ticks)))
 		apiprof_store(&s->min_ticks, d);
@@ -271,18 +318,27 @@ APIPROF_INLINE void apiprof_record(struct apiprof_fstat *s, uint64_t d)
 		apiprof_store(&s->max_ticks, d);
 }
 
+/* Ends an APIPROF_CALL_TIMED call of row idx. */
 APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 {
 	struct apiprof_fstat *s = &c->tab[idx];
+	uint64_t d = __rdtsc() - c->t0;
 
-	if (apiprof_unlikely(c->bit & APIPROF_NEST_SLOW)) {
-		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
-		return;
-	}
-	if (apiprof_likely(c->t0 != 0))
-		apiprof_record(s, __rdtsc() - c->t0);
+	apiprof_hist_defer(c->tab, idx, d);
+	apiprof_record_time(s, d);
 	apiprof_add(&s->calls, 1);
 	apiprof_tls.nest &= ~c->bit;
+}
+
+/* Ends any other call of row idx. */
+APIPROF_INLINE void apiprof_leave_other(const struct apiprof_call *c, unsigned how, uint32_t idx)
+{
+	if (how == APIPROF_CALL_COUNTED) {
+		apiprof_add(&c->tab[idx].calls, 1);
+		apiprof_tls.nest &= ~c->bit;
+	} else if (how == APIPROF_CALL_SLOW) {
+		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
+	}
 }
 
 #endif /* APIPROF_SHIM_H */

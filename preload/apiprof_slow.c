@@ -35,23 +35,16 @@ void apiprof_sample_draw(struct apiprof_tls *t)
 	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
 }
 
-/* The timestamp is read after the draw, so the draw is not measured. */
-uint64_t apiprof_sample_timed(struct apiprof_tls *t)
+/* Sampled mode: is this call one to time?  The countdown is 1 on the
+ * call that is, and a new one is drawn for the next. */
+static bool sample_due(struct apiprof_tls *t)
 {
-	apiprof_sample_draw(t);
-	return tick(t);
-}
-
-/* The start of a call in slow mode (the monotonic clock). */
-static uint64_t start(struct apiprof_tls *t)
-{
-	if (t->countdown == 0)
-		return tick(t);
 	if (t->countdown > 1) {
 		t->countdown--;
-		return 0;
+		return false;
 	}
-	return apiprof_sample_timed(t);
+	apiprof_sample_draw(t);
+	return true;
 }
 
 /* The nesting bit of api id is set, so this call looks nested.  It really
@@ -67,32 +60,36 @@ static bool nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
 	return true;
 }
 
-struct apiprof_call apiprof_enter_slow(struct apiprof_api *api, uintptr_t sp)
+/* What a call that passed the guards is, by the thread's mode. */
+static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
+{
+	bool timed = !(t->nest & APIPROF_NEST_SAMPLE) || sample_due(t);
+
+	if (!(t->nest & APIPROF_NEST_SLOW))
+		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
+	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
+	return APIPROF_CALL_SLOW;
+}
+
+unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp)
 {
 	struct apiprof_tls *t = &apiprof_tls;
-	struct apiprof_call c = {NULL, 0, 0};
 	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
 
 	if ((t->nest & APIPROF_NEST_BUSY) ||
 	    (id != 0 && (t->nest & (1ull << id)) && !nest_stale(t, id, sp)))
-		return c;
-	c.tab = id != 0 ? t->api[id].tab : NULL;
-	if (c.tab == NULL) {
-		c.tab = apiprof_thread_attach(api);
-		if (c.tab == NULL)
-			return c;
+		return APIPROF_CALL_FORWARD;
+	c->tab = id != 0 ? t->api[id].tab : NULL;
+	if (c->tab == NULL) {
+		c->tab = apiprof_thread_attach(api);
+		if (c->tab == NULL)
+			return APIPROF_CALL_FORWARD;
 		id = api->id;
 	}
-	c.bit = 1ull << id;
-	t->nest |= c.bit;
+	c->bit = 1ull << id;
+	t->nest |= c->bit;
 	t->api[id].frame = sp;
-	if (t->nest & APIPROF_NEST_SLOW) {
-		c.bit |= APIPROF_NEST_SLOW;
-		c.t0 = start(t); /* t0 == 0: counted, not timed */
-	} else {
-		c.t0 = apiprof_start(t);
-	}
-	return c;
+	return how_of(t, c);
 }
 
 void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0, uint32_t idx)
@@ -100,8 +97,12 @@ void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0, ui
 	struct apiprof_tls *t = &apiprof_tls;
 	struct apiprof_fstat *s = &tab[idx];
 
-	if (t0 != 0)
-		apiprof_record(s, tick(t) - t0);
+	if (t0 != 0) {
+		uint64_t d = tick(t) - t0;
+
+		apiprof_hist_defer(tab, idx, d);
+		apiprof_record_time(s, d);
+	}
 	apiprof_add(&s->calls, 1);
-	t->nest &= ~(bit & ~APIPROF_NEST_SLOW);
+	t->nest &= ~bit;
 }

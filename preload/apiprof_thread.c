@@ -94,7 +94,7 @@ static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *com
 
 		if (api == NULL || th->tab[id] == NULL)
 			continue;
-		apiprof_fstat_init(th->tab[id], api->nfuncs);
+		apiprof_tab_init(th->tab[id], api->nfuncs);
 		for (uint32_t i = 0; i < api->nfuncs; i++)
 			apiprof_store(&th->shadow[id][i], 0);
 	}
@@ -115,9 +115,13 @@ static void entry_fold(struct apiprof_thread *th)
 
 		if (api == NULL || dst == NULL || th->tab[id] == NULL)
 			continue;
-		for (uint32_t i = 0; i < api->nfuncs; i++)
-			if (th->tab[id][i].calls != 0)
-				apiprof_fstat_fold(&dst[i], &th->tab[id][i]);
+		for (uint32_t i = 0; i < api->nfuncs; i++) {
+			struct apiprof_fstat s;
+
+			apiprof_tab_read(&s, th->tab[id], i);
+			if (s.calls != 0)
+				apiprof_fstat_fold(&dst[i], &s);
+		}
 	}
 }
 
@@ -212,11 +216,10 @@ static struct apiprof_fstat *thread_table(struct apiprof_thread *th, uint32_t id
 	struct apiprof_fstat *tab = th->tab[id];
 
 	if (tab == NULL) {
-		tab = apiprof_arena_alloc((size_t)n * sizeof(*tab));
+		tab = apiprof_tab_alloc(n);
 		th->shadow[id] = apiprof_arena_alloc((size_t)n * sizeof(uint64_t));
 		if (tab == NULL || th->shadow[id] == NULL)
 			return NULL;
-		apiprof_fstat_init(tab, n);
 		__atomic_store_n(&th->tab[id], tab, __ATOMIC_RELEASE);
 	}
 	return tab;
@@ -240,8 +243,10 @@ struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
 		apiprof_tls.mode = apiprof_mode;
 		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
 			apiprof_tls.nest |= APIPROF_NEST_SLOW;
-		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && apiprof_tls.countdown == 0)
+		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && apiprof_tls.countdown == 0) {
 			apiprof_sample_draw(&apiprof_tls);
+			apiprof_tls.nest |= APIPROF_NEST_SAMPLE;
+		}
 		apiprof_tls.api[id].tab = tab;
 	}
 	errno = saved;
@@ -318,6 +323,6 @@ void apiprof_thread_after_fork(void)
 		struct apiprof_api *api = apiprof_api_get(id);
 
 		if (api != NULL && apiprof_api_folded(id) != NULL)
-			apiprof_fstat_init(apiprof_api_folded(id), api->nfuncs);
+			apiprof_tab_init(apiprof_api_folded(id), api->nfuncs);
 	}
 }

@@ -10,9 +10,9 @@
  * (both sides widen small integers to ffi_arg the same way).
  *
  * The handler is the generated wrapper's body: apiprof_enter decides
- * whether this call is counted and, when sampling, whether it is timed
- * (t0 == 0 makes apiprof_leave skip the clock); errno is whatever the
- * real function left, as nothing after it touches errno.
+ * whether this call is counted and, when sampling, whether it is timed;
+ * errno is whatever the real function left, as nothing after it touches
+ * errno.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,14 +38,18 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 {
 	const struct dyn_fn *f = user;
 	struct apiprof_call c;
+	unsigned how;
 
 	(void)cif;
-	if (!apiprof_enter(f->api, &c)) {
+	how = apiprof_enter(f->api, &c);
+	if (how == APIPROF_CALL_TIMED) {
+		apiprof_start(&c);
 		f->fwd(f, ret, args);
+		apiprof_leave(&c, f->row);
 		return;
 	}
 	f->fwd(f, ret, args);
-	apiprof_leave(&c, f->row);
+	apiprof_leave_other(&c, how, f->row);
 }
 
 /* A vtwin: the twin gets the fixed arguments and a va_list of the rest. */
@@ -56,6 +60,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	void (*fn)(void);
 	void *twin = dyn_vtwin_real(f), *vp;
 	struct apiprof_call c;
+	unsigned how;
 	_Alignas(16) unsigned char va[24];
 
 	(void)cif;
@@ -69,12 +74,15 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	if (!apiprof_enter(f->api, &c)) {
+	how = apiprof_enter(f->api, &c);
+	if (how == APIPROF_CALL_TIMED) {
+		apiprof_start(&c);
 		ffi_call(&f->twin_cif, fn, ret, targs);
+		apiprof_leave(&c, f->row);
 		return;
 	}
 	ffi_call(&f->twin_cif, fn, ret, targs);
-	apiprof_leave(&c, f->row);
+	apiprof_leave_other(&c, how, f->row);
 }
 
 /* exit, longjmp: counted before, since they do not come back. */
