@@ -30,6 +30,7 @@ export APIPROF_INTERVAL_MS=1 APIPROF_CLOCK=monotonic
 # instant; nothing waits on it.
 awk -v n="$iters" -v seed="$seed" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%.6f\n", rand() < 0.1 ? 0 : int(rand() * rand() * 20000) / 1e6 }' >"$tmp/delays"
 stale=0 unready=0 none=0
+: >"$tmp/seen"
 while read -r delay; do
 	LD_PRELOAD=$pl exec "$prog" 1000 loop >/dev/null &
 	pid=$!
@@ -38,10 +39,17 @@ while read -r delay; do
 	wait $pid 2>/dev/null
 	wd "$top" -b -n 2 -d 0.05 -p $pid >"$tmp/top.out" 2>"$tmp/top.err" ||
 		fail "apiprof-top exited $? after a kill $delay s in: $(cat "$tmp/top.err")"
-	set -- /dev/shm/apiprof-"$uid"-"$pid"-*
-	if [ ! -e "$1" ]; then
+	# The segment this producer made, if any: the pid may be one an
+	# earlier producer had (thread churn in parallel tests wraps pids),
+	# so a segment already counted is not this one's.
+	seg=
+	for f in /dev/shm/apiprof-"$uid"-"$pid"-*; do
+		[ -e "$f" ] && ! grep -qxF "$f" "$tmp/seen" && seg=$f
+	done
+	echo "$seg" >>"$tmp/seen"
+	if [ -z "$seg" ]; then
 		none=$((none + 1)) # killed before the runtime made its segment
-	elif [ "$(od -An -tx8 -N8 "$1" | tr -d ' ')" != 464f525049504141 ]; then
+	elif [ "$(od -An -tx8 -N8 "$seg" | tr -d ' ')" != 464f525049504141 ]; then
 		unready=$((unready + 1)) # killed before the segment was formatted
 	else
 		grep -q "^PID $pid .* stale " "$tmp/top.out" ||
