@@ -22,7 +22,9 @@ fi
 
 set -- "$tmp"/out-*.json
 [ $# -eq 1 ] && [ -f "$1" ] || { echo "FAIL: expected one APIPROF_OUTPUT file, got: $*"; exit 1; }
-"$outdump" "$1" | sort >"$tmp/got.txt"
+# -x: and every call timed, its histogram bucket included
+"$outdump" -x "$1" >"$tmp/dump.txt" || { echo "FAIL: outdump -x rejected the output"; exit 1; }
+sort "$tmp/dump.txt" >"$tmp/got.txt"
 
 rare=$((iters / 100))
 {
@@ -43,7 +45,7 @@ if ! cmp -s "$tmp/want.txt" "$tmp/got.txt"; then
 	diff "$tmp/want.txt" "$tmp/got.txt" || true
 	exit 1
 fi
-echo "ok: $threads threads x $iters calls counted exactly, nested calls not counted"
+echo "ok: $threads threads x $iters calls counted and timed exactly, nested calls not counted"
 
 # The segment: /dev/shm/apiprof-<uid>-<pid>-<starttime>, mode 0600 whatever
 # the umask, removed at exit unless APIPROF_KEEP_SHM=1.

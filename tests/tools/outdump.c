@@ -8,7 +8,12 @@
  * required field is present and of the right type.  Exit 1 on a malformed
  * document.
  *
- *   outdump [-t] OUT.json     -t: print the tid before the name
+ *   outdump [-t] [-x] OUT.json
+ *
+ *   -t: print the tid before the name
+ *   -x: also require every row's `timed` to equal its `calls`: a run of
+ *       full timing that ended with no call in flight, where every call
+ *       counted was timed and each timed call is in the histogram
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -22,9 +27,11 @@ static int fail(const char *what)
 	return 1;
 }
 
+static int exact_timed;
+
 static int check_func(json_t *f)
 {
-	static const char *const ints[] = {"calls", "total_ns", "min_ns", "max_ns"};
+	static const char *const ints[] = {"calls", "timed", "total_ns", "min_ns", "max_ns"};
 
 	if (!json_is_string(json_object_get(f, "api")) ||
 	    !json_is_string(json_object_get(f, "name")))
@@ -32,6 +39,14 @@ static int check_func(json_t *f)
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		if (!json_is_integer(json_object_get(f, ints[i])))
 			return -1;
+	if (exact_timed && json_integer_value(json_object_get(f, "timed")) !=
+	                           json_integer_value(json_object_get(f, "calls"))) {
+		fprintf(stderr, "outdump: %s: timed %lld of %lld calls\n",
+		        json_string_value(json_object_get(f, "name")),
+		        json_integer_value(json_object_get(f, "timed")),
+		        json_integer_value(json_object_get(f, "calls")));
+		return -1;
+	}
 	return 0;
 }
 
@@ -63,10 +78,16 @@ int main(int argc, char **argv)
 	int with_tid = 0, c;
 	size_t i;
 
-	while ((c = getopt(argc, argv, "t")) != -1)
-		with_tid = c == 't' ? 1 : with_tid;
+	while ((c = getopt(argc, argv, "tx")) != -1) {
+		if (c == 't')
+			with_tid = 1;
+		else if (c == 'x')
+			exact_timed = 1;
+		else
+			return fail("usage: outdump [-t] [-x] OUT.json");
+	}
 	if (optind != argc - 1)
-		return fail("usage: outdump [-t] OUT.json");
+		return fail("usage: outdump [-t] [-x] OUT.json");
 	doc = json_load_file(argv[optind], JSON_REJECT_DUPLICATES, &err);
 	if (!doc) {
 		fprintf(stderr, "outdump: %s:%d:%d: %s\n", argv[optind], err.line, err.column,
