@@ -196,8 +196,15 @@ static void stat_sub(struct top_stat *d, const struct top_stat *a, const struct 
 	d->timed = sat_sub(a->timed, b->timed);
 	d->min = a->min;
 	d->max = a->max;
-	for (int i = 0; i < APIPROF_HIST_BUCKETS; i++)
-		d->hist[i] = sat_sub(a->hist[i], b->hist[i]);
+	/* This runs for every bucket of every cell, every refresh: branch-free,
+	 * with the borrow of a - b computed in plain bit operations (no 64-bit
+	 * compare), so the compiler can do two buckets per SSE2 instruction. */
+	for (int i = 0; i < APIPROF_HIST_BUCKETS; i++) {
+		uint64_t x = a->hist[i], y = b->hist[i], diff = x - y;
+		uint64_t borrow = ((~x & y) | (~(x ^ y) & diff)) >> 63;
+
+		d->hist[i] = diff & (borrow - 1);
+	}
 }
 
 static void stat_add(struct top_stat *d, const struct top_stat *s)
@@ -267,24 +274,20 @@ double top_ticks_ns(double ticks, uint64_t hz)
  * quantile can lie outside the observed extremes.  Returns -1 for an empty
  * histogram.
  */
-double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max)
+/* The value of rank `rank` (0..total) of a histogram: the bucket is found
+ * on integers, and only its own calls are interpolated. */
+static double quantile_in(const uint64_t *hist, double rank, uint64_t min, uint64_t max)
 {
-	double total = 0, below = 0, rank, v = -1;
+	uint64_t below = 0;
+	double v = 0;
+	int b = 0;
 
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
-		total += (double)hist[b];
-	if (total <= 0)
-		return -1;
-	rank = q * total;
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
-		double n = (double)hist[b];
+	while (b < APIPROF_HIST_BUCKETS - 1 && (hist[b] == 0 || rank > (double)(below + hist[b])))
+		below += hist[b++];
+	if (hist[b] > 0) {
 		double lo = b ? (double)(1ull << b) : 0, hi = (double)(1ull << (b + 1));
 
-		if (n > 0 && (rank <= below + n || b == APIPROF_HIST_BUCKETS - 1)) {
-			v = lo + (hi - lo) * ((rank - below) / n);
-			break;
-		}
-		below += n;
+		v = lo + (hi - lo) * ((rank - (double)below) / (double)hist[b]);
 	}
 	if (v < 0)
 		v = 0;
@@ -295,13 +298,25 @@ double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t 
 	return v;
 }
 
+double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max)
+{
+	uint64_t total = 0;
+
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		total += hist[b];
+	return total ? quantile_in(hist, q * (double)total, min, max) : -1;
+}
+
 /* --- rows ---------------------------------------------------------------- */
 
+/* A row in the making.  A per-thread row is one cell, read in place; a
+ * row summed over threads owns its sums. */
 struct acc {
 	uint32_t tid;
 	uint32_t func;
 	const char *thread;
-	struct top_stat cur, iv, base; /* base: since the last reset */
+	const struct top_cell *cell; /* per-thread rows */
+	struct top_stat *sum;        /* summed rows: cur, iv, since the reset */
 };
 
 static const char *cell_thread(const struct top_cell *c)
@@ -324,24 +339,14 @@ static bool cell_match(const struct top_proc *p, const struct top_cell *c, const
 	       strcasestr(cell_thread(c), filter);
 }
 
-static void acc_init(struct acc *a, const struct top_cell *c, bool aggregate)
-{
-	a->tid = aggregate ? 0 : c->tid;
-	a->func = c->func;
-	a->thread = aggregate ? "(all)" : cell_thread(c);
-	stat_zero(&a->cur);
-	stat_zero(&a->iv);
-	stat_zero(&a->base);
-}
-
 static void acc_add(struct acc *a, const struct top_cell *c)
 {
 	struct top_stat since;
 
 	stat_sub(&since, &c->cur, &c->base);
-	stat_add(&a->cur, &c->cur);
-	stat_add(&a->iv, &c->iv);
-	stat_add(&a->base, &since);
+	stat_add(&a->sum[0], &c->cur);
+	stat_add(&a->sum[1], &c->iv);
+	stat_add(&a->sum[2], &since);
 }
 
 /* Sampled timing measured `timed` calls out of `calls`: scale the measured
@@ -360,29 +365,36 @@ static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
 	return top_ticks_ns((double)s->ticks, p->tick_hz) / (double)s->timed;
 }
 
-static double quantile_ns(const struct top_proc *p, const struct top_stat *s, double q)
+/* p50 and p99 of s, which has timed calls (their sum is s->timed). */
+static void row_quantiles(struct top_row *r, const struct top_proc *p, const struct top_stat *s)
 {
-	double t = top_hist_quantile(s->hist, q, s->min, s->max);
+	double total = (double)s->timed;
 
-	return t < 0 ? -1 : top_ticks_ns(t, p->tick_hz);
+	r->p50_ns = top_ticks_ns(quantile_in(s->hist, 0.50 * total, s->min, s->max), p->tick_hz);
+	r->p99_ns = top_ticks_ns(quantile_in(s->hist, 0.99 * total, s->min, s->max), p->tick_hz);
 }
 
 /* The interval's distribution when the interval has timed calls, else the
  * distribution since the reset (since the start when never reset). */
-static void row_timing(struct top_row *r, const struct top_proc *p, const struct acc *a)
+static void row_timing(struct top_row *r, const struct top_proc *p, const struct top_stat *cur,
+                       const struct top_stat *iv, const struct top_stat *base)
 {
-	const struct top_stat *s = a->iv.timed ? &a->iv : &a->base;
+	const struct top_stat *s = iv->timed ? iv : base;
 
-	r->avg_ns = s->timed ? stat_avg_ns(p, s) : -1;
-	r->p50_ns = quantile_ns(p, s, 0.50);
-	r->p99_ns = quantile_ns(p, s, 0.99);
-	r->max_ns = a->cur.timed ? top_ticks_ns((double)a->cur.max, p->tick_hz) : -1;
-	r->min_ns = a->cur.timed && a->cur.min != UINT64_MAX
-	                    ? top_ticks_ns((double)a->cur.min, p->tick_hz)
+	r->avg_ns = r->p50_ns = r->p99_ns = -1;
+	if (s->timed) {
+		r->avg_ns = stat_avg_ns(p, s);
+		row_quantiles(r, p, s);
+	}
+	r->max_ns = cur->timed ? top_ticks_ns((double)cur->max, p->tick_hz) : -1;
+	r->min_ns = cur->timed && cur->min != UINT64_MAX
+	                    ? top_ticks_ns((double)cur->min, p->tick_hz)
 	                    : -1;
 }
 
-static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a)
+static void row_fill(struct top_row *r, const struct top_proc *p, const struct acc *a,
+                     const struct top_stat *cur, const struct top_stat *iv,
+                     const struct top_stat *base)
 {
 	double wall_s = (double)p->iv_wall_ns / 1e9;
 	const struct top_func *f = a->func < p->nfuncs ? &p->funcs[a->func] : NULL;
@@ -393,16 +405,37 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	r->api = f ? f->api : "?";
 	r->func = f ? f->name : "?";
 	r->fflags = f ? f->flags : 0;
-	r->calls = a->cur.calls;
-	r->calls_iv = a->iv.calls;
-	r->calls_base = a->base.calls;
-	r->total_ns = stat_time_ns(p, &a->cur);
-	r->iv_ns = stat_time_ns(p, &a->iv);
-	r->base_ns = stat_time_ns(p, &a->base);
+	r->calls = cur->calls;
+	r->calls_iv = iv->calls;
+	r->calls_base = base->calls;
+	r->total_ns = stat_time_ns(p, cur);
+	r->iv_ns = stat_time_ns(p, iv);
+	r->base_ns = stat_time_ns(p, base);
 	r->rate = wall_s > 0 ? (double)r->calls_iv / wall_s : 0;
 	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
 	r->estimated = p->sample > 1;
-	row_timing(r, p, a);
+	row_timing(r, p, cur, iv, base);
+}
+
+/* A per-thread row straight from its cell: the figures since the reset
+ * need the histogram only when the interval has no timed call. */
+static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a)
+{
+	const struct top_cell *c = a->cell;
+	struct top_stat since;
+
+	if (a->sum != NULL) {
+		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2]);
+		return;
+	}
+	since.calls = sat_sub(c->cur.calls, c->base.calls);
+	since.ticks = sat_sub(c->cur.ticks, c->base.ticks);
+	since.timed = sat_sub(c->cur.timed, c->base.timed);
+	since.min = c->cur.min;
+	since.max = c->cur.max;
+	if (c->iv.timed == 0)
+		stat_sub(&since, &c->cur, &c->base);
+	row_fill(r, p, a, &c->cur, &c->iv, &since);
 }
 
 /* In aggregated mode, slot[func] is the row of that function; cells whose
@@ -411,13 +444,18 @@ static struct acc *acc_for(struct acc *accs, size_t *n, size_t *slot, uint32_t n
                            const struct top_cell *c, bool aggregate)
 {
 	bool shared = aggregate && c->func < nslots;
+	struct acc *a;
 
 	if (shared && slot[c->func] != SIZE_MAX)
 		return &accs[slot[c->func]];
 	if (shared)
 		slot[c->func] = *n;
-	acc_init(&accs[*n], c, aggregate);
-	return &accs[(*n)++];
+	a = &accs[(*n)++];
+	a->tid = aggregate ? 0 : c->tid;
+	a->func = c->func;
+	a->thread = aggregate ? "(all)" : cell_thread(c);
+	a->cell = c;
+	return a;
 }
 
 static size_t *slots_new(uint32_t n)
@@ -443,23 +481,48 @@ static size_t rows_from_accs(const struct top_proc *p, const struct top_view *v,
 	return n;
 }
 
+/* Summed rows: owner[i] is the row of cell i (SIZE_MAX: filtered out),
+ * and sums[3 k .. 3 k + 2] row k's cur, iv and since-the-reset. */
+static void accs_sum(const struct top_proc *p, struct acc *accs, size_t n, const size_t *owner,
+                     struct top_stat *sums)
+{
+	for (size_t k = 0; k < n; k++) {
+		accs[k].sum = &sums[3 * k];
+		for (int j = 0; j < 3; j++)
+			stat_zero(&accs[k].sum[j]);
+	}
+	for (size_t i = 0; i < p->ncells; i++)
+		if (owner[i] != SIZE_MAX)
+			acc_add(&accs[owner[i]], &p->cells[i]);
+}
+
 /* Builds the rows of one process (malloc'ed into *out), filtered and sorted
  * as v says.  Returns the number of rows; 0 with *out == NULL on no memory. */
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out)
 {
-	struct acc *accs = calloc(p->ncells ? p->ncells : 1, sizeof(*accs));
-	size_t *slot = slots_new(p->nfuncs);
-	size_t n = 0;
+	size_t cells = p->ncells ? p->ncells : 1, n = 0;
+	struct acc *accs = calloc(cells, sizeof(*accs));
+	size_t *slot = slots_new(p->nfuncs), *owner = malloc(cells * sizeof(*owner));
+	struct top_stat *sums = NULL;
+	bool ok = accs && slot && owner;
 
 	*out = NULL;
-	for (size_t i = 0; accs && slot && i < p->ncells; i++) {
+	for (size_t i = 0; ok && i < p->ncells; i++) {
 		const struct top_cell *c = &p->cells[i];
 
+		owner[i] = SIZE_MAX;
 		if (cell_match(p, c, v->filter))
-			acc_add(acc_for(accs, &n, slot, p->nfuncs, c, v->aggregate), c);
+			owner[i] = (size_t)(acc_for(accs, &n, slot, p->nfuncs, c, v->aggregate) -
+			                    accs);
 	}
-	if (accs && slot)
-		n = rows_from_accs(p, v, accs, n, out);
+	if (ok && v->aggregate) {
+		ok = (sums = calloc(3 * (n ? n : 1), sizeof(*sums))) != NULL;
+		if (ok)
+			accs_sum(p, accs, n, owner, sums);
+	}
+	n = ok ? rows_from_accs(p, v, accs, n, out) : 0;
+	free(sums);
+	free(owner);
 	free(slot);
 	free(accs);
 	return n;
