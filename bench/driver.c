@@ -3,7 +3,8 @@
  * bench_driver - calls one function of the bench libraries N times in each
  * of T threads and prints what one call cost.
  *
- *   bench_driver [-t f|work|m1|m1000|m100] [-n CALLS] [-T THREADS] [-r REPS]
+ *   bench_driver [-t f|work|m1|m1000|m100|m50] [-n CALLS] [-T THREADS] [-r REPS]
+ *                [-P MICROSECONDS]
  *
  * Output, one line:  wall_ns W cpu_ns C calls K
  * W and C are ns per call from CLOCK_MONOTONIC and CLOCK_THREAD_CPUTIME_ID
@@ -30,6 +31,7 @@
 int bm1_call_last(int x);
 int bm1000_call_last(int x);
 int bm1000_call_first100(int x);
+int bm1000_call_first50(int x);
 
 /* One loop per target, so that the loop body is nothing but the call (no
  * dispatch on the target inside it).  Feeding each result into the next
@@ -72,13 +74,28 @@ static int loop_m100(long n, int x)
 	return x;
 }
 
+/* A program that does something between its calls, for apiprof-top's
+ * cost: 50 calls, then -P microseconds asleep.  Its time per call is of
+ * no interest. */
+static struct timespec pace;
+
+static int loop_m50(long n, int x)
+{
+	for (long i = 0; i < n / 50; i++) {
+		x = bm1000_call_first50(x);
+		if (pace.tv_nsec != 0 || pace.tv_sec != 0)
+			nanosleep(&pace, NULL);
+	}
+	return x;
+}
+
 static const struct target {
 	const char *name;
 	loop_fn loop;
 	long per_iter; /* calls per loop iteration; n is rounded down to a multiple */
 } targets[] = {
         {"f", loop_f, 1},         {"work", loop_work, 1},   {"m1", loop_m1, 1},
-        {"m1000", loop_m1000, 1}, {"m100", loop_m100, 100},
+        {"m1000", loop_m1000, 1}, {"m100", loop_m100, 100}, {"m50", loop_m50, 50},
 };
 
 struct worker {
@@ -134,8 +151,8 @@ static double median(double *v, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_driver [-t f|work|m1|m1000|m100] [-n CALLS] [-T THREADS] "
-	                "[-r REPS]\n");
+	fprintf(stderr, "usage: bench_driver [-t f|work|m1|m1000|m100|m50] [-n CALLS] "
+	                "[-T THREADS] [-r REPS] [-P MICROSECONDS]\n");
 	exit(2);
 }
 
@@ -149,7 +166,7 @@ int main(int argc, char **argv)
 	target = &targets[0];
 	ncalls = 1000000;
 	nreps = 5;
-	while ((opt = getopt(argc, argv, "t:n:T:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:T:r:P:")) != -1) {
 		switch (opt) {
 		case 't':
 			target = NULL;
@@ -168,6 +185,13 @@ int main(int argc, char **argv)
 		case 'r':
 			nreps = (int)strtol(optarg, NULL, 10);
 			break;
+		case 'P': {
+			long us = strtol(optarg, NULL, 10);
+
+			pace.tv_sec = us / 1000000;
+			pace.tv_nsec = us % 1000000 * 1000;
+			break;
+		}
 		default:
 			usage();
 		}

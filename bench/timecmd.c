@@ -2,12 +2,14 @@
 /*
  * bench_timecmd - runs a command and prints its wall-clock and CPU time.
  *
- *   bench_timecmd [-i INPUT] -- COMMAND [ARGS...]
+ *   bench_timecmd [-i INPUT] [-o FILE] -- COMMAND [ARGS...]
  *
  * Prints "wall_s W cpu_s C" on stdout; the command's own stdout
  * goes to /dev/null (and its stdin comes from INPUT, else /dev/null), so
  * that nothing but its run time reaches the benchmark.  Its stderr is kept:
- * an error must be seen.  Exits with the command's status.
+ * an error must be seen.  With -o, the times go to FILE instead and the
+ * command keeps this one's stdin and stdout (a terminal: apiprof-top's
+ * live view).  Exits with the command's status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,21 +25,32 @@ static double secs(const struct timeval *tv)
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
+static int redirect(const char *input)
+{
+	int in = open(input, O_RDONLY), out = open("/dev/null", O_WRONLY);
+
+	return in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *input = "/dev/null";
+	const char *input = "/dev/null", *report = NULL;
+	FILE *rep = stdout;
 	struct timespec t0, t1;
 	struct rusage ru;
 	int opt, status;
 	pid_t pid;
 
-	while ((opt = getopt(argc, argv, "+i:")) != -1) {
-		if (opt != 'i')
+	while ((opt = getopt(argc, argv, "+i:o:")) != -1) {
+		if (opt == 'i')
+			input = optarg;
+		else if (opt == 'o')
+			report = optarg;
+		else
 			return 2;
-		input = optarg;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: bench_timecmd [-i INPUT] -- COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: bench_timecmd [-i INPUT] [-o FILE] -- COMMAND [ARGS...]\n");
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -47,9 +60,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
-		int in = open(input, O_RDONLY), out = open("/dev/null", O_WRONLY);
-
-		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0) {
+		if (report == NULL && redirect(input) != 0) {
 			perror(input);
 			_exit(127);
 		}
@@ -62,8 +73,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("wall_s %.6f cpu_s %.6f\n",
-	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       secs(&ru.ru_utime) + secs(&ru.ru_stime));
+	if (report != NULL && (rep = fopen(report, "w")) == NULL) {
+		perror(report);
+		return 1;
+	}
+	fprintf(rep, "wall_s %.6f cpu_s %.6f\n",
+	        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	        secs(&ru.ru_utime) + secs(&ru.ru_stime));
+	if (fclose(rep) != 0) {
+		perror(report ? report : "stdout");
+		return 1;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
