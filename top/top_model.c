@@ -599,12 +599,35 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	return c;
 }
 
+static int row_ptr_cmp(const void *x, const void *y, void *arg)
+{
+	return row_cmp(*(const struct top_row *const *)x, *(const struct top_row *const *)y, arg);
+}
+
+/* Sorts pointers, then moves each row once: glibc's qsort is a merge sort
+ * that would move the rows themselves at every level (10,000 rows of a
+ * busy process, every refresh).  Without memory for that, in place. */
 void top_rows_sort(struct top_row *rows, size_t n, enum top_col col, bool reverse)
 {
 	struct sort_ctx s = {col, reverse};
+	struct top_row **ptr, *tmp;
 
-	if (n > 1)
+	if (n < 2)
+		return;
+	ptr = malloc(n * sizeof(*ptr));
+	tmp = malloc(n * sizeof(*tmp));
+	if (ptr == NULL || tmp == NULL) {
 		qsort_r(rows, n, sizeof(*rows), row_cmp, &s);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			ptr[i] = &rows[i];
+		qsort_r(ptr, n, sizeof(*ptr), row_ptr_cmp, &s);
+		for (size_t i = 0; i < n; i++)
+			tmp[i] = *ptr[i];
+		memcpy(rows, tmp, n * sizeof(*rows));
+	}
+	free(ptr);
+	free(tmp);
 }
 
 const char *top_col_name(enum top_col c)
