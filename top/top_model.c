@@ -10,6 +10,7 @@
  * on the viewer's first refresh that is the whole life of the process, and
  * the interval's wall time is taken as the process's uptime to match.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -599,34 +600,82 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	return c;
 }
 
-static int row_ptr_cmp(const void *x, const void *y, void *arg)
+/* A figure column's value, negated so that ascending order is the
+ * column's natural (descending) one; NAN for the name columns. */
+static double sort_key(const struct top_row *r, enum top_col col)
 {
-	return row_cmp(*(const struct top_row *const *)x, *(const struct top_row *const *)y, arg);
+	switch (col) {
+	case TOP_COL_TID:
+		return r->tid;
+	case TOP_COL_CALLS_IV:
+		return -(double)r->calls_iv;
+	case TOP_COL_TIME_IV:
+		return -r->iv_ns;
+	case TOP_COL_AVG:
+		return -r->avg_ns;
+	case TOP_COL_P50:
+		return -r->p50_ns;
+	case TOP_COL_P99:
+		return -r->p99_ns;
+	case TOP_COL_MAX:
+		return -r->max_ns;
+	case TOP_COL_THREAD:
+	case TOP_COL_API:
+	case TOP_COL_FUNC:
+		return NAN;
+	case TOP_COL_CALLS:
+	case TOP_COL_COUNT:
+		break;
+	}
+	return -(double)r->calls_base;
 }
 
-/* Sorts pointers, then moves each row once: glibc's qsort is a merge sort
- * that would move the rows themselves at every level (10,000 rows of a
- * busy process, every refresh).  Without memory for that, in place. */
+struct sort_item {
+	double key; /* sort_key, negated again when reversed */
+	const struct top_row *row;
+};
+
+/* The key decides; only equal keys (and the name columns) pay for the
+ * whole comparison. */
+static int item_cmp(const void *x, const void *y, void *arg)
+{
+	const struct sort_item *a = x, *b = y;
+
+	if (a->key < b->key)
+		return -1;
+	if (a->key > b->key)
+		return 1;
+	return row_cmp(a->row, b->row, arg);
+}
+
+/* Sorts (key, pointer) pairs, then moves each row once: glibc's qsort is a
+ * merge sort that would move the rows themselves at every level (10,000
+ * rows of a busy process, every refresh).  Without memory for that, in
+ * place. */
 void top_rows_sort(struct top_row *rows, size_t n, enum top_col col, bool reverse)
 {
 	struct sort_ctx s = {col, reverse};
-	struct top_row **ptr, *tmp;
+	struct sort_item *it;
+	struct top_row *tmp;
 
 	if (n < 2)
 		return;
-	ptr = malloc(n * sizeof(*ptr));
+	it = malloc(n * sizeof(*it));
 	tmp = malloc(n * sizeof(*tmp));
-	if (ptr == NULL || tmp == NULL) {
+	if (it == NULL || tmp == NULL) {
 		qsort_r(rows, n, sizeof(*rows), row_cmp, &s);
 	} else {
+		for (size_t i = 0; i < n; i++) {
+			double k = sort_key(&rows[i], col);
+
+			it[i] = (struct sort_item){reverse ? -k : k, &rows[i]};
+		}
+		qsort_r(it, n, sizeof(*it), item_cmp, &s);
 		for (size_t i = 0; i < n; i++)
-			ptr[i] = &rows[i];
-		qsort_r(ptr, n, sizeof(*ptr), row_ptr_cmp, &s);
-		for (size_t i = 0; i < n; i++)
-			tmp[i] = *ptr[i];
+			tmp[i] = *it[i].row;
 		memcpy(rows, tmp, n * sizeof(*rows));
 	}
-	free(ptr);
+	free(it);
 	free(tmp);
 }
 

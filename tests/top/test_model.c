@@ -232,6 +232,57 @@ static void test_many_cells(void)
 	top_proc_free(&p);
 }
 
+/* The order the viewer promises: the column (figures biggest first, tids
+ * and names ascending), inverted on request, ties by api, function, tid. */
+static int ref_cmp(const struct top_row *a, const struct top_row *b, enum top_col col, bool rev)
+{
+	double x = col == TOP_COL_TID        ? a->tid
+	           : col == TOP_COL_CALLS_IV ? -(double)a->calls_iv
+	                                     : -a->iv_ns;
+	double y = col == TOP_COL_TID        ? b->tid
+	           : col == TOP_COL_CALLS_IV ? -(double)b->calls_iv
+	                                     : -b->iv_ns;
+	int c = col == TOP_COL_FUNC ? strcmp(a->func, b->func) : (x > y) - (x < y);
+
+	if (rev)
+		c = -c;
+	if (!c)
+		c = strcmp(a->api, b->api);
+	if (!c)
+		c = strcmp(a->func, b->func);
+	if (!c)
+		c = (a->tid > b->tid) - (a->tid < b->tid);
+	return c;
+}
+
+/* Many rows with many ties, every direction: each neighbour pair in order. */
+static void test_sort_order(void)
+{
+	static const char *const names[] = {"open", "read", "write"};
+	static const enum top_col cols[] = {TOP_COL_TID, TOP_COL_CALLS_IV, TOP_COL_TIME_IV,
+	                                    TOP_COL_FUNC};
+	enum { N = 3000 };
+	struct top_row *rows = calloc(N, sizeof(*rows));
+
+	srand(7);
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]) * 2; k++) {
+		enum top_col col = cols[k / 2];
+		bool rev = k % 2;
+
+		for (int i = 0; i < N; i++) {
+			rows[i].tid = (uint32_t)(rand() % 50);
+			rows[i].api = i % 2 ? "libc" : "zlib";
+			rows[i].func = names[rand() % 3];
+			rows[i].calls_iv = (uint64_t)(rand() % 20);
+			rows[i].iv_ns = rand() % 7 == 0 ? -1 : (double)(rand() % 30);
+		}
+		top_rows_sort(rows, N, col, rev);
+		for (int i = 1; i < N; i++)
+			CHECK(ref_cmp(&rows[i - 1], &rows[i], col, rev) <= 0);
+	}
+	free(rows);
+}
+
 int main(void)
 {
 	test_quantiles();
@@ -240,5 +291,6 @@ int main(void)
 	test_aggregate_sort_filter();
 	test_sampled();
 	test_many_cells();
+	test_sort_order();
 	return 0;
 }
