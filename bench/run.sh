@@ -601,10 +601,11 @@ SR1=$(ratiomed "$V/sampled.1" "$V/ideal.1" "$V/bare.1")
 # --- apiprof-top's own cost (issue 3) -----------------------------------------
 # 200 threads, each calling 50 functions of the bm1000 library and then
 # sleeping 10 ms, under its shim: 10,000 live thread x function rows.
-# apiprof-top watches it at its default refresh (1 s) for 10 refreshes,
-# in its live view (in a detached tmux pane, as a user would run it) and
-# in batch mode, which prints all 10,000 rows every refresh.  The figure
-# is apiprof-top's CPU time over its wall time.  The ring is enlarged so
+# apiprof-top watches it at its default refresh (1 s), in its live view
+# (in a detached tmux pane, as a user would run it) and in batch mode,
+# which prints all 10,000 rows every refresh.  The figure is apiprof-top's
+# CPU time over its wall time, for 12 refreshes and for the 10 after the
+# first two (a run of 12 minus a run of 2).  The ring is enlarged so
 # that it holds one flush's 10,000 snapshots (the default 4096 records
 # suit up to ~4,000 active thread x function pairs).
 out "### apiprof-top watching 200 threads x 50 functions"
@@ -618,26 +619,43 @@ while [ $i -lt 200 ] && ! ls /dev/shm/apiprof-"$(id -u)"-$TOPLOAD-* >/dev/null 2
 	sleep 0.05
 done
 sleep 2 # every thread running and flushed once
-topshare() { awk '$1 == "wall_s" { printf "%.2f %.2f %.2f", 100 * $4 / $2, $4, $2 }' "$@"; }
+# topcost VIEW N ARGS...: one run of N refreshes; prints "wall_s cpu_s".
+topcost() {
+	v=$1 n=$2
+	shift 2
+	rm -f "$TMP/top.$v.$n"
+	if [ "$v" = live ]; then
+		tmux new-session -d -s "apiprof-bench-$$" -c "$PWD" -x 200 -y 50 \
+			"$TIMECMD -o $TMP/top.$v.$n -- $BUILD/top/apiprof-top -d 1 -n $n $*" 2>>"$TMP/stderr"
+		i=0
+		while [ $i -lt 60 ] && [ ! -s "$TMP/top.$v.$n" ]; do
+			i=$((i + 1))
+			sleep 1
+		done
+		tmux kill-session -t "apiprof-bench-$$" 2>/dev/null || :
+	else
+		"$TIMECMD" -- "$BUILD/top/apiprof-top" -b -d 1 -n "$n" "$@" >"$TMP/top.$v.$n" 2>>"$TMP/stderr"
+	fi
+	awk '$1 == "wall_s" { print $2, $4 }' "$TMP/top.$v.$n" 2>/dev/null
+}
+# topshare VIEW ARGS...: runs of 2 and of 12 refreshes; prints the share of
+# one core over the 12-refresh run, and that of the 10 refreshes after the
+# first two (the first reads the whole ring, and start-up is in it).
+topshare() {
+	v=$1
+	shift
+	a=$(topcost "$v" 2 "$@")
+	b=$(topcost "$v" 12 "$@")
+	echo "$a $b" | awk 'NF == 4 && $3 > $1 {
+		printf "%.2f %.2f %.2f %.2f", 100 * $4 / $3, 100 * ($4 - $2) / ($3 - $1), $4, $3 }'
+}
 TOPLIVE=
-if command -v tmux >/dev/null 2>&1; then
-	tmux new-session -d -s "apiprof-bench-$$" -c "$PWD" -x 200 -y 50 \
-		"$TIMECMD -o $TMP/top.live -- $BUILD/top/apiprof-top -d 1 -n 10 -p $TOPLOAD" 2>>"$TMP/stderr"
-	i=0
-	while [ $i -lt 60 ] && [ ! -s "$TMP/top.live" ]; do
-		i=$((i + 1))
-		sleep 1
-	done
-	tmux kill-session -t "apiprof-bench-$$" 2>/dev/null || :
-	[ -s "$TMP/top.live" ] && TOPLIVE=$(topshare "$TMP/top.live")
-fi
-"$TIMECMD" -- "$BUILD/top/apiprof-top" -b -d 1 -n 10 -p $TOPLOAD >"$TMP/top.batch" 2>>"$TMP/stderr"
-TOPBATCH=$(topshare "$TMP/top.batch")
-"$TIMECMD" -- "$BUILD/top/apiprof-top" -b -a -d 1 -n 10 -p $TOPLOAD >"$TMP/top.agg" 2>>"$TMP/stderr"
-TOPAGG=$(topshare "$TMP/top.agg")
+command -v tmux >/dev/null 2>&1 && TOPLIVE=$(topshare live -p $TOPLOAD)
+TOPBATCH=$(topshare batch -p $TOPLOAD)
+TOPAGG=$(topshare agg -a -p $TOPLOAD)
 kill $TOPLOAD 2>/dev/null || :
 wait $TOPLOAD 2>/dev/null || : # killed: its status is not ours
-out "| view | refreshes | wall s | CPU s | share of one core |"
+out "| view | 12 refreshes: wall s | CPU s | share of one core | refreshes 3-12 only |"
 out "|---|--:|--:|--:|--:|"
 for v in live batch agg; do
 	eval "set -- \$TOP$(echo $v | tr a-z A-Z)"
@@ -646,9 +664,9 @@ for v in live batch agg; do
 	batch) d="batch (-b), all 10,000 rows printed" ;;
 	agg) d="batch, aggregated (-b -a), 50 rows" ;;
 	esac
-	out "| $d | 10 | ${3:-NA} | ${2:-NA} | $(fmt %.2f%% "${1:-NA}") |"
+	out "| $d | ${4:-NA} | ${3:-NA} | $(fmt %.2f%% "${1:-NA}") | $(fmt %.2f%% "${2:-NA}") |"
 done
-TOPPCT=$(echo "$TOPLIVE" | awk '{ print $1 == "" ? "NA" : $1 }')
+TOPPCT=$(echo "$TOPLIVE" | awk '{ print $2 == "" ? "NA" : $2 }')
 out ""
 
 out "### Issue 6 targets"
@@ -666,7 +684,7 @@ zlp=${WLP_zlib:-NA} mlp=${WLP_malloc:-NA} msp=${WLSP_malloc:-NA}
 out "| zlib workload slowdown ≤ 3% | $(fmt %.3f× "$zl") (pred. $(fmt %.3f× "$zlp")) | $(verdict "$zl" "<=" 1.03) (pred. $(verdict "$zlp" "<=" 1.03)) |"
 out "| malloc workload slowdown ≤ 10% (full) | $(fmt %.3f× "$ml") (pred. $(fmt %.3f× "$mlp")) | $(verdict "$ml" "<=" 1.10) (pred. $(verdict "$mlp" "<=" 1.10)) |"
 out "| malloc workload slowdown ≤ 3% (sampled) | $(fmt %.3f× "$ms") (pred. $(fmt %.3f× "$msp")) | $(verdict "$ms" "<=" 1.03) (pred. $(verdict "$msp" "<=" 1.03)) |"
-out "| (issue 3) apiprof-top live view, 200 threads x 50 functions < 2% of a core | $(fmt %.2f%% "$TOPPCT") | $(verdict "$TOPPCT" "<=" 2) |"
+out "| (issue 3) apiprof-top live view, 200 threads x 50 functions < 2% of a core (refreshes 3-12) | $(fmt %.2f%% "$TOPPCT") | $(verdict "$TOPPCT" "<=" 2) |"
 out "| flushing < 0.5% of a busy thread at 200 ms | $(fmt %.4f%% "$BUSY200") (busy thread), $(fmt %.4f%% "$FSHARE") (flusher) | $(verdict "$(awk -v a="$BUSY200" -v b="$FSHARE" 'BEGIN { print (a == "NA" || b == "NA") ? "NA" : (a > b ? a : b) }')" "<=" 0.5) |"
 
 if [ -s "$TMP/stderr" ]; then
