@@ -152,7 +152,7 @@ struct apiprof_shm_func {
 	char api[APIPROF_API_NAME_MAX]; /* group shown in the viewer */
 	char name[APIPROF_NAME_MAX];    /* display name */
 	uint32_t flags;                 /* APIPROF_FUNC_* */
-	uint32_t api_id;                /* dense id of the api within the process (1..63) */
+	uint32_t api_id;                /* dense id of the api within the process (1..61) */
 };
 
 struct apiprof_shm_rec {

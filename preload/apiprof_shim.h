@@ -84,7 +84,7 @@ struct apiprof_tab_head {
 
 /* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
 struct apiprof_tls {
-	uint64_t nest;      /* bit 0: busy; bit i: inside a call of api i; bit 63: slow mode */
+	uint64_t nest;      /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
 	uint32_t mode;      /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t countdown; /* sampled mode: calls until the next timed one */
 	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
@@ -102,7 +102,7 @@ APIPROF_EXPORT extern __thread struct apiprof_tls apiprof_tls
  * runtime fills in `id` when the api is first used. */
 struct apiprof_api {
 	uint32_t abi;                /* APIPROF_SHIM_ABI of the generating header */
-	uint32_t id;                 /* 0 until registered, then 1..63 */
+	uint32_t id;                 /* 0 until registered, then 1..61 */
 	const char *name;            /* "api" of the spec */
 	const char *library;         /* "library" of the spec */
 	const char *spec;            /* path of the spec, for messages */
