@@ -70,9 +70,9 @@ static void touch_all(void)
 
 		if (how == APIPROF_CALL_TIMED) {
 			apiprof_start(&c);
-			apiprof_leave(&c, i);
+			apiprof_leave(&api, &c, i);
 		} else {
-			apiprof_leave_other(&c, how, i);
+			apiprof_leave_other(&api, &c, how, i);
 		}
 	}
 }

@@ -336,7 +336,7 @@ static void gen_emit_timed(const struct gen_fn *e)
 	                   "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
 	                   "\t\tapiprof_start(&apiprof_c);\n");
 	gen_emit_call(e, "\t\t");
-	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_c, %zu);\n", e->f->row);
+	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_self, &apiprof_c, %zu);\n", e->f->row);
 	gen_emit_return(e, "\t\t");
 	if (!e->returns)
 		gen_out_puts(e->o, "\t\treturn;\n");
@@ -354,7 +354,9 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	}
 	gen_emit_timed(e);
 	gen_emit_call(e, "\t");
-	gen_out_printf(e->o, "\tapiprof_leave_other(&apiprof_c, apiprof_how, %zu);\n", e->f->row);
+	gen_out_printf(e->o,
+	               "\tapiprof_leave_other(&apiprof_self, &apiprof_c, apiprof_how, %zu);\n",
+	               e->f->row);
 	gen_emit_return(e, "\t");
 	gen_out_puts(e->o, "}\n");
 }

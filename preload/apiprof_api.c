@@ -154,7 +154,8 @@ void apiprof_register(struct apiprof_api *api)
 	uint32_t id, zero = 0;
 	struct apiprof_fstat *fold;
 
-	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) != 0 || !apiprof_ready())
+	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) != 0 || !apiprof_ready() ||
+	    !apiprof_tls_ok())
 		return;
 	if (api->abi != APIPROF_SHIM_ABI) {
 		abi_mismatch(api);
@@ -175,15 +176,17 @@ void apiprof_register(struct apiprof_api *api)
 	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_ACQUIRE)) {
 		/* The hot path's shortcuts to the id; until they are set it takes
-		 * the slow path, which reads the id itself.  The slot goes last:
-		 * until it is set, slot 0's NULL table keeps every call off the
-		 * fast path, so the bit and mask it uses are there before it. */
+		 * the slow path, which reads the id itself.  In the order the hot
+		 * path needs them (apiprof_enter): a call that sees the thread's
+		 * own block (tls) sees its slot and bit, and one that sees
+		 * nest_ignore sees everything. */
 		__atomic_store_n(&api->nest_bit, 1ull << id, __ATOMIC_RELEASE);
-		__atomic_store_n(&api->nest_mask,
-		                 (1ull << id) | APIPROF_NEST_BUSY | APIPROF_NEST_SAMPLE |
-		                         APIPROF_NEST_SLOW,
-		                 __ATOMIC_RELEASE);
 		__atomic_store_n(&api->slot, id * (uint32_t)sizeof(struct apiprof_tls_api),
+		                 __ATOMIC_RELEASE);
+		__atomic_store_n(&api->tls, (uint64_t)apiprof_tls_off, __ATOMIC_RELEASE);
+		__atomic_store_n(&api->nest_ignore,
+		                 ~((1ull << id) | APIPROF_NEST_BUSY | APIPROF_NEST_SAMPLE |
+		                   APIPROF_NEST_SLOW),
 		                 __ATOMIC_RELEASE);
 		__atomic_store_n(&apis[id], api, __ATOMIC_RELEASE);
 		apiprof_segment_add_api(api);
@@ -191,50 +194,77 @@ void apiprof_register(struct apiprof_api *api)
 	apiprof_busy_leave(busy);
 }
 
-static __thread int resolving;
+/* The threads inside a lookup, by thread pointer.  Not TLS: lookups come
+ * before the runtime knows where its TLS is, and without any.  Lookups are
+ * rare (once per symbol), so a scan is cheap enough; a thread that finds
+ * every entry taken goes on unguarded rather than fail the call. */
+#define RESOLVERS 64
+static char *resolvers[RESOLVERS];
+
+static int resolver_find(const char *tp)
+{
+	for (int i = 0; i < RESOLVERS; i++)
+		if (__atomic_load_n(&resolvers[i], __ATOMIC_RELAXED) == tp)
+			return i;
+	return -1;
+}
+
+static int resolver_claim(char *tp)
+{
+	for (int i = 0; i < RESOLVERS; i++) {
+		char *none = NULL;
+
+		if (__atomic_compare_exchange_n(&resolvers[i], &none, tp, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED))
+			return i;
+	}
+	return -1;
+}
 
 void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn next)
 {
 	uint64_t busy;
 	void *p;
-	int saved = errno;
+	int saved = errno, me;
 
 	/* dlsym calling back into a shim (glibc's dlerror frees the previous
 	 * message with free) must not look up again: that nested dlsym would
 	 * free the same message a second time.  The nested call gets NULL,
 	 * which apiprof_resolving() marks as "not an answer". */
-	if (resolving || idx >= apiprof_api_nsyms(api))
+	if (resolver_find(apiprof_tp()) >= 0 || idx >= apiprof_api_nsyms(api))
 		return NULL;
-	resolving++;
+	me = resolver_claim(apiprof_tp());
 	busy = apiprof_busy_enter();
 	p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
 	if (p == NULL)
 		p = apiprof_lookup_in_library(api, idx);
 	apiprof_busy_leave(busy);
-	resolving--;
+	if (me >= 0)
+		__atomic_store_n(&resolvers[me], NULL, __ATOMIC_RELEASE);
 	errno = saved;
 	return p;
 }
 
-static __thread int prefetching;
+/* Shim constructors resolving everything up front: a symbol they do not
+ * find then may still come with a library loaded later.  Constructors run
+ * one at a time; another thread that sees this too only looks again. */
+static int prefetching;
 
-/* A shim's constructor resolves everything up front; a symbol it does not
- * find then may still come with a library loaded later. */
 void apiprof_prefetch(int on)
 {
-	prefetching = on;
+	__atomic_add_fetch(&prefetching, on ? 1 : -1, __ATOMIC_RELAXED);
 }
 
 int apiprof_resolving(void)
 {
-	return resolving || prefetching;
+	return resolver_find(apiprof_tp()) >= 0 || __atomic_load_n(&prefetching, __ATOMIC_RELAXED);
 }
 
 /* Called by a missing function's stub instead of jumping to NULL; idx is
  * the symbol's index, which for an alias is not its row's. */
 void apiprof_missing(struct apiprof_api *api, uint32_t idx)
 {
-	if (!resolving && idx < apiprof_api_nsyms(api) &&
+	if (resolver_find(apiprof_tp()) < 0 && idx < apiprof_api_nsyms(api) &&
 	    !__atomic_exchange_n(&api->missing_warned[idx], 1, __ATOMIC_RELAXED)) {
 		const char *ver = api->versions ? api->versions[idx] : NULL;
 
@@ -255,5 +285,5 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 	if (idx >= api->nfuncs || apiprof_enter(api, &c) == APIPROF_CALL_FORWARD)
 		return;
 	apiprof_add(&c.tab[idx].calls, 1);
-	apiprof_tls.nest &= ~c.bit;
+	apiprof_tls_self()->nest &= ~c.bit;
 }

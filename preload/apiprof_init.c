@@ -15,9 +15,6 @@
 
 #include "apiprof_internal.h"
 
-/* The hot state every shim reads: exported, initial-exec. */
-APIPROF_EXPORT __thread struct apiprof_tls apiprof_tls __attribute__((tls_model("initial-exec")));
-
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
 static pid_t self_pid; /* tells a vfork child, which runs no atfork handler */
@@ -39,20 +36,28 @@ static void after_fork_child(void)
 	apiprof_busy_leave(busy);
 }
 
-static void start(void)
+/* What needs the per-thread state: from start() when the runtime's own
+ * block is static, else from the constructor once it found another. */
+static void start_profiling(void)
 {
 	uint64_t busy = apiprof_busy_enter();
 
+	apiprof_thread_init();
+	apiprof_segment_open();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	apiprof_busy_leave(busy);
+}
+
+static void start(void)
+{
 	self_pid = getpid();
 	apiprof_env_load(&apiprof_cfg);
 	apiprof_clock_init(apiprof_cfg.clock);
 	apiprof_sample = apiprof_cfg.sample > 1 ? apiprof_cfg.sample : 0;
 	apiprof_mode = (apiprof_clock_tsc ? 0 : APIPROF_MODE_MONOTONIC) |
 	               (apiprof_sample ? APIPROF_MODE_SAMPLE : 0);
-	apiprof_thread_init();
-	apiprof_segment_open();
-	pthread_atfork(NULL, NULL, after_fork_child);
-	apiprof_busy_leave(busy);
+	if (apiprof_tls_use_own())
+		start_profiling();
 }
 
 /* True once the runtime has started.  A call that arrives while another
@@ -72,15 +77,25 @@ bool apiprof_ready(void)
 	return true;
 }
 
-/* errno is saved: a program must find it as the loader left it in main. */
+/* errno is saved: a program must find it as the loader left it in main.
+ * A runtime without static TLS of its own was dlopen()ed late: the spare
+ * block is loaded here, where the loader's lock is already ours (from a
+ * call in another thread, a dlopen could wait on a thread that waits on
+ * that one). */
 __attribute__((constructor)) static void apiprof_ctor(void)
 {
 	int saved = errno;
-	uint64_t busy = apiprof_busy_enter();
+	uint64_t busy;
 
-	if (apiprof_ready())
-		apiprof_flusher_start();
-	apiprof_busy_leave(busy);
+	if (apiprof_ready()) {
+		if (__atomic_load_n(&apiprof_tls_state, __ATOMIC_ACQUIRE) == 0 &&
+		    apiprof_tls_use_spare())
+			start_profiling();
+		busy = apiprof_busy_enter();
+		if (apiprof_tls_ok())
+			apiprof_flusher_start();
+		apiprof_busy_leave(busy);
+	}
 	errno = saved;
 }
 
@@ -93,7 +108,8 @@ uint64_t apiprof_finish(enum apiprof_end how)
 {
 	uint64_t busy;
 
-	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != self_pid)
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != self_pid ||
+	    !apiprof_tls_ok())
 		return APIPROF_NEST_BUSY;
 	busy = apiprof_busy_enter();
 	apiprof_flush_all(true);

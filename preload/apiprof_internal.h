@@ -129,6 +129,46 @@ APIPROF_HIDDEN void apiprof_flusher_start(void);
 APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
 APIPROF_HIDDEN void apiprof_output_summary(int fd);
 
+/* --- per-thread state (apiprof_tls.c) --------------------------------- */
+/* A thread's block: the hot state first, then the runtime's own. */
+struct apiprof_tls_block {
+	struct apiprof_tls hot;
+	struct apiprof_thread *self; /* NULL, the thread's entry, or retired */
+};
+
+APIPROF_HIDDEN extern int apiprof_tls_state;     /* 0 undecided, 1 usable, -1 none */
+APIPROF_HIDDEN extern intptr_t apiprof_tls_off;  /* of every thread's block from its %fs */
+APIPROF_HIDDEN bool apiprof_tls_use_own(void);   /* from start(): no lock, no allocation */
+APIPROF_HIDDEN bool apiprof_tls_use_spare(void); /* from the constructor: dlopen()s */
+
+/* The thread pointer: the x86-64 TLS ABI keeps its own value at %fs:0. */
+static inline char *apiprof_tp(void)
+{
+	char *p;
+
+	__asm__("mov %%fs:0, %0" : "=r"(p));
+	return p;
+}
+
+/* True once the per-thread state has a home; nothing touches it before.
+ * Not instrumented by ASan: it is the first thing the hooks ask, and ASan's
+ * own start-up calls dlsym (apiprof_dl.c) before its shadow memory exists. */
+__attribute__((no_sanitize_address)) static inline bool apiprof_tls_ok(void)
+{
+	return __atomic_load_n(&apiprof_tls_state, __ATOMIC_ACQUIRE) > 0;
+}
+
+/* The calling thread's block; only when apiprof_tls_ok(). */
+static inline struct apiprof_tls_block *apiprof_tls_block(void)
+{
+	return (struct apiprof_tls_block *)(apiprof_tp() + apiprof_tls_off);
+}
+
+static inline struct apiprof_tls *apiprof_tls_self(void)
+{
+	return &apiprof_tls_block()->hot;
+}
+
 /* --- the out-of-line hot path (apiprof_slow.c) ------------------------ */
 APIPROF_HIDDEN void apiprof_sample_draw(struct apiprof_tls *t);
 
@@ -144,16 +184,25 @@ APIPROF_HIDDEN uint32_t apiprof_gettid(void);
  * leave() restores what enter() found. */
 static inline uint64_t apiprof_busy_enter(void)
 {
-	uint64_t old = apiprof_tls.nest & APIPROF_NEST_BUSY;
+	uint64_t old;
 
-	apiprof_tls.nest |= APIPROF_NEST_BUSY;
+	if (!apiprof_tls_ok())
+		return APIPROF_NEST_BUSY; /* nothing is counted anyway */
+	old = apiprof_tls_self()->nest & APIPROF_NEST_BUSY;
+	apiprof_tls_self()->nest |= APIPROF_NEST_BUSY;
 	return old;
 }
 
 static inline void apiprof_busy_leave(uint64_t old)
 {
 	if (!old)
-		apiprof_tls.nest &= ~APIPROF_NEST_BUSY;
+		apiprof_tls_self()->nest &= ~APIPROF_NEST_BUSY;
+}
+
+/* True when this thread's calls are not the program's to count. */
+static inline bool apiprof_busy(void)
+{
+	return !apiprof_tls_ok() || (apiprof_tls_self()->nest & APIPROF_NEST_BUSY);
 }
 
 #endif /* APIPROF_INTERNAL_H */

@@ -61,7 +61,7 @@ void *apiprof_api_redirect(const char *name, void *p)
 {
 	uint64_t busy;
 
-	if (apiprof_tls.nest & APIPROF_NEST_BUSY)
+	if (apiprof_busy())
 		return p;
 	busy = apiprof_busy_enter();
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {

@@ -12,11 +12,11 @@
  *		if (apiprof_likely(how == APIPROF_CALL_TIMED)) {
  *			apiprof_start(&c);               // the clock, after every branch
  *			RET r = real_fn(ARGS);
- *			apiprof_leave(&c, IDX);          // no libc call: errno untouched
+ *			apiprof_leave(&api, &c, IDX);    // no libc call: errno untouched
  *			return r;
  *		}
  *		RET r = real_fn(ARGS);                   // nested, runtime busy, no table,
- *		apiprof_leave_other(&c, how, IDX);       //   sampled, or the monotonic clock
+ *		apiprof_leave_other(&api, &c, how, IDX); //   sampled, or the monotonic clock
  *		return r;
  *	}
  *
@@ -26,6 +26,11 @@
  * the slow path (apiprof_thread_attach), which registers the thread and
  * allocates its table; nested calls, sampled mode's timed calls and the
  * monotonic clock go out of line too (apiprof_slow.c).
+ *
+ * The per-thread state is reached through the thread pointer (%fs) and an
+ * offset the runtime publishes in the api when it registers it, not through
+ * a TLS symbol: a shim then has no TLS of its own, and loads even where no
+ * static TLS is left (see apiprof_tls.c).
  */
 #ifndef APIPROF_SHIM_H
 #define APIPROF_SHIM_H
@@ -82,21 +87,22 @@ struct apiprof_tab_head {
 #define APIPROF_HIST_WORD0 (offsetof(struct apiprof_fstat, hist) / sizeof(uint64_t))
 #define APIPROF_HEAD_WORDS (sizeof(struct apiprof_tab_head) / sizeof(uint64_t))
 
-/* The per-thread hot state.  Initial-exec TLS: one %fs-relative access. */
+/* The per-thread hot state: at a fixed offset from the thread pointer in
+ * every thread (static TLS), so one %fs-relative access reaches it. */
 struct apiprof_tls {
-	uint64_t nest;      /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
-	uint32_t mode;      /* APIPROF_MODE_*, this thread's copy, set on attach */
-	uint32_t countdown; /* sampled mode: calls until the next timed one */
-	uint32_t rng;       /* sampled mode: xorshift32 state, 0 until first used */
+	uint64_t nest; /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
+	/* Sampled mode: calls until the next timed one.  The low half of an
+	 * aligned word (x86-64 is little-endian), which apiprof_enter loads
+	 * whole. */
+	uint32_t countdown;
+	uint32_t rng;  /* sampled mode: xorshift32 state, 0 until first used */
+	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t reserved;
 	struct apiprof_tls_api {
 		struct apiprof_fstat *tab; /* this thread's table; api[0].tab stays NULL */
 		uintptr_t frame;           /* stack address of the outermost call in progress */
 	} api[APIPROF_MAX_APIS];
 };
-
-APIPROF_EXPORT extern __thread struct apiprof_tls apiprof_tls
-        __attribute__((tls_model("initial-exec")));
 
 /* One per generated shim (per spec).  Static storage in the shim; the
  * runtime fills in `id` when the api is first used. */
@@ -118,16 +124,23 @@ struct apiprof_api {
 	 * whose wrappers count into the row of the function they alias. */
 	uint32_t nsyms;
 	/* Filled in by the runtime with the id, for the hot path: the api's
-	 * nest bit, the bits of the nest word that keep a call off the fast
-	 * path (the nest bit, busy and the modes), and the byte offset of its
-	 * slot in apiprof_tls.api[].  All 0 until registered: slot 0 is never
-	 * attached, so its NULL table sends the call out of line. */
+	 * nest bit, the bits of the nest word that do NOT keep a call off the
+	 * fast path (all but the nest bit, busy and the modes), the byte
+	 * offset of its slot in apiprof_tls.api[], and the offset of the
+	 * thread's struct apiprof_tls from the thread pointer.
+	 *
+	 * All 0 until registered, which is safe as it stands: offset 0 from
+	 * the thread pointer is the TCB's pointer to itself (the x86-64 TLS
+	 * ABI), never 0, and with no bit ignored it sends every call out of
+	 * line.  nest_ignore is stored last and loaded first (release and
+	 * acquire), so a call that sees it set sees the rest too. */
 	uint32_t slot;
 	uint64_t nest_bit;
-	uint64_t nest_mask;
+	uint64_t nest_ignore;
+	uint64_t tls;
 };
 
-#define APIPROF_SHIM_ABI 5u
+#define APIPROF_SHIM_ABI 6u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -240,6 +253,50 @@ APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apipr
 APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0,
                                        uint32_t idx);
 
+/* Loads and stores of the calling thread's state, at an offset from %fs.
+ * Inline asm rather than GCC's __seg_fs: the sanitizers would check such an
+ * access as if the offset were an ordinary address.  volatile keeps them in
+ * program order, among themselves and with apiprof_add; the stores that mark
+ * a call in or out of an api also clobber memory, so the runtime's own view
+ * of the block (a plain pointer, apiprof_internal.h) is never stale. */
+APIPROF_INLINE uint64_t apiprof_fs_load(uintptr_t off)
+{
+	uint64_t v;
+
+	__asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(off));
+	return v;
+}
+
+APIPROF_INLINE void apiprof_fs_store(uintptr_t off, uint64_t v)
+{
+	__asm__ volatile("movq %1, %%fs:(%0)" : : "r"(off), "r"(v) : "memory");
+}
+
+/* The 32-bit word at off, less one. */
+APIPROF_INLINE void apiprof_fs_dec32(uintptr_t off)
+{
+	__asm__ volatile("decl %%fs:(%0)" : : "r"(off) : "memory");
+}
+
+APIPROF_INLINE void apiprof_fs_clear(uintptr_t off, uint64_t bits)
+{
+	__asm__ volatile("andq %1, %%fs:(%0)" : : "r"(off), "r"(~bits) : "memory");
+}
+
+/* Where the calling thread's struct apiprof_tls is, from %fs, for a
+ * registered api (see tls above); its fields are at offsetof from there. */
+APIPROF_INLINE uintptr_t apiprof_tls_of(const struct apiprof_api *api)
+{
+	return (uintptr_t)__atomic_load_n(&api->tls, __ATOMIC_ACQUIRE);
+}
+
+#define APIPROF_TLS_NEST      offsetof(struct apiprof_tls, nest)
+#define APIPROF_TLS_COUNTDOWN offsetof(struct apiprof_tls, countdown)
+_Static_assert(APIPROF_TLS_COUNTDOWN % 8 == 0, "countdown starts an aligned word");
+#define APIPROF_TLS_API    offsetof(struct apiprof_tls, api)
+#define APIPROF_SLOT_TAB   offsetof(struct apiprof_tls_api, tab)
+#define APIPROF_SLOT_FRAME offsetof(struct apiprof_tls_api, frame)
+
 /* Marks the call as being inside the api: only its outermost call counts.
  * Plain read-modify-write of our own TLS word: a signal handler that
  * interrupts it sets and clears its own bit before returning, so the word
@@ -247,34 +304,35 @@ APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, 
  * the stack: if a longjmp skips our leave, the next call finds the bit set
  * but its own frame at or above this one, and knows the outer call is
  * gone. */
-APIPROF_INLINE void apiprof_nest_in(struct apiprof_tls *t, uint64_t nest, uint64_t bit,
-                                    struct apiprof_tls_api *slot)
+APIPROF_INLINE void apiprof_nest_in(uintptr_t t, uint64_t nest, uint64_t bit, uintptr_t slot)
 {
-	t->nest = nest | bit;
-	slot->frame = apiprof_sp();
+	apiprof_fs_store(t + APIPROF_TLS_NEST, nest | bit);
+	apiprof_fs_store(slot + APIPROF_SLOT_FRAME, apiprof_sp());
 }
 
 /* Decides what this call is (enum apiprof_how) and fills in *c.  The
  * common case, a thread with its table that is not already inside the api,
  * in the default mode, costs one test of the nest word against the api's
  * mask; sampled mode's untimed calls stay inline as well.  Everything else
- * goes out of line. */
+ * goes out of line.  nest_ignore is loaded first, with acquire: it pairs
+ * with the release that stores it last in apiprof_register. */
 APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
-	struct apiprof_tls *t = &apiprof_tls;
-	uint64_t nest = t->nest;
-	uint64_t off = nest & apiprof_load(&api->nest_mask);
-	struct apiprof_tls_api *slot =
-	        (void *)((char *)t->api + __atomic_load_n(&api->slot, __ATOMIC_RELAXED));
+	uint64_t ignore = __atomic_load_n(&api->nest_ignore, __ATOMIC_ACQUIRE);
+	uintptr_t t = apiprof_tls_of(api);
+	uint64_t nest = apiprof_fs_load(t + APIPROF_TLS_NEST);
+	uint64_t off = nest & ~ignore;
+	uintptr_t slot = t + APIPROF_TLS_API + __atomic_load_n(&api->slot, __ATOMIC_RELAXED);
 
-	c->tab = slot->tab;
+	c->tab = (struct apiprof_fstat *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
 	c->bit = apiprof_load(&api->nest_bit);
 	if (apiprof_likely(off == 0 && c->tab != NULL)) {
 		apiprof_nest_in(t, nest, c->bit, slot);
 		return APIPROF_CALL_TIMED;
 	}
-	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL && t->countdown > 1)) {
-		t->countdown--;
+	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL &&
+	                   (uint32_t)apiprof_fs_load(t + APIPROF_TLS_COUNTDOWN) > 1)) {
+		apiprof_fs_dec32(t + APIPROF_TLS_COUNTDOWN);
 		apiprof_nest_in(t, nest, c->bit, slot);
 		return APIPROF_CALL_COUNTED;
 	}
@@ -318,8 +376,9 @@ APIPROF_INLINE void apiprof_record_time(struct apiprof_fstat *s, uint64_t d)
 		apiprof_store(&s->max_ticks, d);
 }
 
-/* Ends an APIPROF_CALL_TIMED call of row idx. */
-APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
+/* Ends an APIPROF_CALL_TIMED call of row idx of api. */
+APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct apiprof_call *c,
+                                  uint32_t idx)
 {
 	struct apiprof_fstat *s = &c->tab[idx];
 	uint64_t d = __rdtsc() - c->t0;
@@ -327,15 +386,16 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_call *c, uint32_t idx)
 	apiprof_hist_defer(c->tab, idx, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&s->calls, 1);
-	apiprof_tls.nest &= ~c->bit;
+	apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
 }
 
-/* Ends any other call of row idx. */
-APIPROF_INLINE void apiprof_leave_other(const struct apiprof_call *c, unsigned how, uint32_t idx)
+/* Ends any other call of row idx of api. */
+APIPROF_INLINE void apiprof_leave_other(const struct apiprof_api *api, const struct apiprof_call *c,
+                                        unsigned how, uint32_t idx)
 {
 	if (how == APIPROF_CALL_COUNTED) {
 		apiprof_add(&c->tab[idx].calls, 1);
-		apiprof_tls.nest &= ~c->bit;
+		apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
 	} else if (how == APIPROF_CALL_SLOW) {
 		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
 	}

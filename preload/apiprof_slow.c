@@ -73,9 +73,14 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
 
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp)
 {
-	struct apiprof_tls *t = &apiprof_tls;
+	struct apiprof_tls *t;
 	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
 
+	/* Nothing touches the thread's state before it has a home; the first
+	 * call may be the one that starts the runtime. */
+	if (!apiprof_tls_ok() && (!apiprof_ready() || !apiprof_tls_ok()))
+		return APIPROF_CALL_FORWARD;
+	t = apiprof_tls_self();
 	if ((t->nest & APIPROF_NEST_BUSY) ||
 	    (id != 0 && (t->nest & (1ull << id)) && !nest_stale(t, id, sp)))
 		return APIPROF_CALL_FORWARD;
@@ -94,7 +99,7 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 
 void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0, uint32_t idx)
 {
-	struct apiprof_tls *t = &apiprof_tls;
+	struct apiprof_tls *t = apiprof_tls_self();
 	struct apiprof_fstat *s = &tab[idx];
 
 	if (t0 != 0) {

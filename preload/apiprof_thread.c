@@ -26,6 +26,8 @@
 
 #include "apiprof_internal.h"
 
+/* A thread's entry is in its block, apiprof_tls_block()->self: NULL until
+ * its first measured call, SELF_DEAD once it has been retired. */
 #define SELF_DEAD ((struct apiprof_thread *)1)
 
 static struct apiprof_thread *registry;
@@ -36,9 +38,6 @@ static int reg_lock;
 static struct apiprof_thread *free_top;  /* FREE entries, through free_next */
 static struct apiprof_thread **exited_q; /* EXITED entries, oldest at exq_head */
 static uint32_t exq_cap, exq_head, exq_len;
-
-/* The calling thread's entry; SELF_DEAD once it has been retired. */
-static __thread struct apiprof_thread *self __attribute__((tls_model("initial-exec")));
 
 struct apiprof_thread *apiprof_thread_first(void)
 {
@@ -190,7 +189,7 @@ static void thread_exit(void *p);
 
 static struct apiprof_thread *thread_self(void)
 {
-	struct apiprof_thread *th = self;
+	struct apiprof_thread *th = apiprof_tls_block()->self;
 	char comm[APIPROF_COMM_MAX] = "";
 
 	if (th == SELF_DEAD)
@@ -206,7 +205,7 @@ static struct apiprof_thread *thread_self(void)
 	th->exit_rounds = 0;
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, th);
-	self = th;
+	apiprof_tls_block()->self = th;
 	__atomic_store_n(&th->state, APIPROF_T_LIVE, __ATOMIC_RELEASE);
 	return th;
 }
@@ -240,14 +239,16 @@ struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
 	if (id != 0 && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api->nfuncs);
 	if (tab != NULL) {
-		apiprof_tls.mode = apiprof_mode;
+		struct apiprof_tls *t = apiprof_tls_self();
+
+		t->mode = apiprof_mode;
 		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
-			apiprof_tls.nest |= APIPROF_NEST_SLOW;
-		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && apiprof_tls.countdown == 0) {
-			apiprof_sample_draw(&apiprof_tls);
-			apiprof_tls.nest |= APIPROF_NEST_SAMPLE;
+			t->nest |= APIPROF_NEST_SLOW;
+		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && t->countdown == 0) {
+			apiprof_sample_draw(t);
+			t->nest |= APIPROF_NEST_SAMPLE;
 		}
-		apiprof_tls.api[id].tab = tab;
+		t->api[id].tab = tab;
 	}
 	errno = saved;
 	apiprof_busy_leave(busy);
@@ -264,8 +265,8 @@ static void thread_retire(struct apiprof_thread *th)
 	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
 	__atomic_store_n(&th->state, APIPROF_T_EXITED, __ATOMIC_RELEASE);
 	for (int id = 0; id < APIPROF_MAX_APIS; id++)
-		apiprof_tls.api[id].tab = NULL;
-	self = SELF_DEAD;
+		apiprof_tls_self()->api[id].tab = NULL;
+	apiprof_tls_block()->self = SELF_DEAD;
 	entry_park(th);
 }
 
@@ -308,7 +309,7 @@ void apiprof_thread_after_fork(void)
 	free_top = NULL;
 	exq_head = exq_len = 0;
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-		if (th == self) {
+		if (th == apiprof_tls_block()->self) {
 			char comm[APIPROF_COMM_MAX];
 
 			memcpy(comm, th->comm, sizeof(comm));

@@ -45,11 +45,11 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		f->fwd(f, ret, args);
-		apiprof_leave(&c, f->row);
+		apiprof_leave(f->api, &c, f->row);
 		return;
 	}
 	f->fwd(f, ret, args);
-	apiprof_leave_other(&c, how, f->row);
+	apiprof_leave_other(f->api, &c, how, f->row);
 }
 
 /* A vtwin: the twin gets the fixed arguments and a va_list of the rest. */
@@ -78,11 +78,11 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		ffi_call(&f->twin_cif, fn, ret, targs);
-		apiprof_leave(&c, f->row);
+		apiprof_leave(f->api, &c, f->row);
 		return;
 	}
 	ffi_call(&f->twin_cif, fn, ret, targs);
-	apiprof_leave_other(&c, how, f->row);
+	apiprof_leave_other(f->api, &c, how, f->row);
 }
 
 /* exit, longjmp: counted before, since they do not come back. */
