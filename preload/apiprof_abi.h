@@ -40,10 +40,14 @@
  * overwritten or is being written: the reader counts it as lost, it never
  * retries in a loop.
  *
- * Every interval the runtime writes a snapshot of each function a thread
- * called since its previous snapshot, and every APIPROF_KEYFRAME-th interval
- * a snapshot of everything (a "keyframe"), so a reader that attaches late
- * converges on complete cumulative totals within one keyframe period.
+ * While a reader watches, every interval the runtime writes a snapshot of
+ * each function a thread called since its previous snapshot, and every
+ * APIPROF_KEYFRAME-th interval a snapshot of everything (a "keyframe").  A
+ * reader says it watches by storing reader_until_ns (CLOCK_MONOTONIC, when
+ * it will have looked again); if flusher_idle is set it then adds one to
+ * reader_gen and FUTEX_WAKEs it.  The woken flusher writes a keyframe at
+ * once, so a reader that attaches late gets complete cumulative totals.
+ * Threads that exit write their last snapshot themselves, watched or not.
  *
  * Publication order, which readers may rely on:
  *  - magic is stored last when the segment is created (release): a reader
@@ -51,7 +55,8 @@
  *  - a function entry is published (func_count, release) before any record
  *    that names it is written;
  *  - with the TSC clock, tick_hz is 0 until the first flush has calibrated
- *    it (at most one interval): such a segment is not ready yet, not bad.
+ *    it (the one a reader's first look wakes): such a segment is not ready
+ *    yet, not bad.
  *
  * Statistics in a record: calls counts every call; ticks, min, max and hist
  * cover only the timed calls (`timed` of them).  Unless sampling
@@ -69,7 +74,7 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 2u
+#define APIPROF_SHM_VERSION 3u
 #define APIPROF_SHM_PREFIX  "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -146,6 +151,13 @@ struct apiprof_shm_header {
 	uint8_t pad1[56];
 	uint64_t dropped; /* records not written because their slot was busy */
 	uint8_t pad2[56];
+	/* Written by readers, which is why the runtime only ever uses them to
+	 * decide whether to flush.  The flusher runs only while a reader
+	 * watches: it waits in the kernel otherwise, and costs nothing. */
+	uint64_t reader_until_ns; /* CLOCK_MONOTONIC: a reader means to look again before then */
+	uint32_t reader_gen;      /* futex word: a reader adds one, then wakes the flusher */
+	uint32_t flusher_idle;    /* 1 while the flusher waits for a reader (the runtime's) */
+	uint8_t pad3[48];
 };
 
 struct apiprof_shm_func {

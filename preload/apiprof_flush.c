@@ -2,20 +2,24 @@
 /*
  * apiprof_flush.c - snapshots of the threads' statistics into the ring.
  *
- * Flushing is done by one helper thread every APIPROF_INTERVAL_MS, not by
- * the profiled threads themselves: a thread that makes its calls and then
- * waits (in a lock, in poll, in sleep) would otherwise never publish its
- * last numbers, and the hot path would need an interval check.  The helper
- * blocks every signal, so it never takes one of the program's, and it marks
- * itself busy, so whatever it calls passes through the shims uncounted.
- * Threads still write their own final snapshot when they exit, and the
- * process writes everything once more at exit.
+ * Flushing is done by one helper thread every APIPROF_INTERVAL_MS while a
+ * reader watches (apiprof_abi.h), not by the profiled threads themselves:
+ * a thread that makes its calls and then waits (in a lock, in poll, in
+ * sleep) would otherwise never publish its last numbers, and the hot path
+ * would need an interval check.  With no reader it waits in the kernel.
+ * The helper blocks every signal, so it never takes one of the program's,
+ * and it marks itself busy, so whatever it calls passes through the shims
+ * uncounted.  Threads still write their own final snapshot when they exit,
+ * and the process writes everything once more at exit.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apiprof_internal.h"
 
@@ -135,20 +139,49 @@ void apiprof_flush_all(bool keyframe)
 	__atomic_store_n(&h->heartbeat_tick, apiprof_now(), __ATOMIC_RELEASE);
 }
 
+/* True while a reader has said it will look again (reader_until_ns).  The
+ * value comes from a reader and is not trusted: it only decides whether
+ * this thread flushes. */
+static bool reader_watching(struct apiprof_shm_header *h)
+{
+	return apiprof_clock_mono() < __atomic_load_n(&h->reader_until_ns, __ATOMIC_RELAXED);
+}
+
+/* Sleeps in the kernel until a reader looks: a program nobody watches has
+ * no thread waking up in it, which costs it at least a context switch
+ * and cache misses per interval.  flusher_idle is stored before reader_until_ns is checked again,
+ * and a reader stores reader_until_ns before it checks flusher_idle: one of the two sees the other
+ * (seq_cst on both sides; a reader's store is a pwrite(2)).  A wake between the load of reader_gen
+ * and the wait makes the wait return at once. */
+static void wait_for_reader(struct apiprof_shm_header *h)
+{
+	uint32_t gen = __atomic_load_n(&h->reader_gen, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&h->flusher_idle, 1, __ATOMIC_SEQ_CST);
+	if (!reader_watching(h))
+		syscall(SYS_futex, &h->reader_gen, FUTEX_WAIT, gen, NULL, NULL, 0);
+	__atomic_store_n(&h->flusher_idle, 0, __ATOMIC_RELAXED);
+}
+
 static void *flusher_main(void *arg)
 {
-	struct timespec ts = {apiprof_cfg.interval_ms / 1000,
-	                      (long)(apiprof_cfg.interval_ms % 1000) * 1000000L};
+	struct apiprof_shm_header *h = arg;
+	struct timespec ts;
 	uint32_t n = 0;
 
-	(void)arg;
 	apiprof_busy_enter(); /* for good: this thread is all runtime */
 	pthread_setname_np(pthread_self(), "apiprof-flush");
 	for (;;) {
-		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-			;
+		if (!reader_watching(h)) {
+			wait_for_reader(h);
+			apiprof_flush_all(true); /* what a new reader needs first */
+			n = 0;
+			continue;
+		}
 		ts.tv_sec = apiprof_cfg.interval_ms / 1000;
 		ts.tv_nsec = (long)(apiprof_cfg.interval_ms % 1000) * 1000000L;
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
 		apiprof_flush_all(++n % apiprof_cfg.keyframe == 0);
 	}
 	return NULL;
@@ -169,7 +202,7 @@ void apiprof_flusher_start(void)
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&t, &attr, flusher_main, NULL);
+	err = pthread_create(&t, &attr, flusher_main, apiprof_segment());
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err != 0)

@@ -15,6 +15,7 @@
 #include "top_clock.h"
 #include "top_fmt.h"
 #include "top_opts.h"
+#include "top_shm.h"
 #include "top_ui.h"
 #include "top_watch.h"
 
@@ -61,6 +62,7 @@ static void watch_setup(struct top_watch *w, const struct top_opts *o)
 	w->npids = o->npids;
 	w->linger_ns = (uint64_t)(o->linger_s * 1e9);
 	w->warn = warn_stderr;
+	top_shm_watch_delay(o->delay_s);
 }
 
 int main(int argc, char **argv)

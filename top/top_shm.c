@@ -12,12 +12,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "top_shm.h"
@@ -206,7 +209,12 @@ int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen)
 	void *m;
 
 	top_seg_init(s);
-	s->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Read-write only to say that we watch (watch()); the mapping stays
+	 * read-only.  A segment we may not write is still read. */
+	s->fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	s->writable = s->fd >= 0;
+	if (s->fd < 0 && (errno == EACCES || errno == EROFS))
+		s->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->fd < 0)
 		return errno == ENOENT ? TOP_SEG_NOTREADY : fail(err, errlen, strerror(errno));
 	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
@@ -446,6 +454,48 @@ static int scan_ring(struct top_seg *s, struct top_proc *p, uint64_t *func_end)
 	return 0;
 }
 
+/* How long a reader promises to look again within (watch()): three of
+ * its refresh periods, and at least 5 s. */
+static uint64_t watch_ns = 5000000000ull;
+
+void top_shm_watch_delay(double delay_s)
+{
+	double ns = 3e9 * delay_s;
+
+	watch_ns = ns > 5e9 ? (uint64_t)ns : 5000000000ull;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Tells the runtime that a reader watches (apiprof_abi.h): the flusher
+ * runs only then.  The fields are written with pwrite, so the mapping
+ * stays read-only; reader_until_ns is stored before flusher_idle is
+ * read (the system call orders them), and one of the two sides sees the
+ * other.  Only for a segment of our version: the offsets are its. */
+static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
+{
+	uint64_t until = mono_ns() + watch_ns;
+	uint32_t gen;
+
+	if (!s->writable || s->hdr.magic != APIPROF_SHM_MAGIC ||
+	    s->hdr.version != APIPROF_SHM_VERSION ||
+	    pwrite(s->fd, &until, sizeof(until),
+	           offsetof(struct apiprof_shm_header, reader_until_ns)) != sizeof(until))
+		return;
+	if (!__atomic_load_n(&mh->flusher_idle, __ATOMIC_SEQ_CST))
+		return;
+	gen = __atomic_load_n(&mh->reader_gen, __ATOMIC_RELAXED) + 1;
+	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) ==
+	    sizeof(gen))
+		syscall(SYS_futex, &mh->reader_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 /* One pass over a mapped segment; every access to the mapping is here. */
 static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t errlen)
 {
@@ -459,6 +509,7 @@ static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t er
 	if (!__atomic_load_n(&mh->magic, __ATOMIC_ACQUIRE))
 		return TOP_SEG_NOTREADY;
 	memcpy(&s->hdr, s->map, sizeof(s->hdr));
+	watch(s, mh); /* also while not ready: the first flush makes it so */
 	rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
 	if (rc)
 		return rc;

@@ -35,6 +35,7 @@ struct top_seg {
 	uint64_t lost;                 /* records lost on the reader side */
 	struct top_func *funcs;        /* scratch for the function table */
 	uint32_t funcs_cap;
+	bool writable; /* opened read-write: can say that it watches */
 };
 
 struct top_segname {
@@ -47,6 +48,9 @@ int top_shm_parse_name(const char *name, uint32_t uid, int *pid, uint64_t *start
 size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out);
 void top_shm_sanitize(char *dst, const char *src, size_t srclen);
 
+/* Each read of a segment tells its runtime to keep flushing for a while:
+ * three refresh periods of delay_s, at least 5 s (the default). */
+void top_shm_watch_delay(double delay_s);
 void top_seg_init(struct top_seg *s);
 int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen);
 int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen);

@@ -35,6 +35,7 @@
 #include "top_batch.h"
 #include "top_clock.h"
 #include "top_cols.h"
+#include "top_shm.h"
 #include "top_ui.h"
 
 #define HOT_PCT        10.0
@@ -445,6 +446,7 @@ static void prompt_accept(struct ui *u)
 		d = strtod(u->input, &end);
 		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
 			u->delay_s = d;
+			top_shm_watch_delay(d);
 			u->next_ns = top_now_ns(CLOCK_MONOTONIC);
 		} else {
 			snprintf(u->status, sizeof(u->status), "bad delay: %s", u->input);

@@ -97,8 +97,9 @@ def check_rows(proc):
             fail("min <= p50 <= p99 <= max violated for %r: %r" % (key, q))
 
 
-def main():
-    top, shim, prog = sys.argv[1:4]
+def start_topprog(shim, prog):
+    """topprog under the shim, once it printed "ready" (exit 77 without
+    /dev/shm), and the calls it has made by then."""
     if not os.access("/dev/shm", os.W_OK):
         print("skip: /dev/shm not writable")
         sys.exit(77)
@@ -109,10 +110,15 @@ def main():
     atexit.register(p.kill)  # on failure too: never leave topprog behind
     if p.stdout.readline() != "ready\n":
         fail("topprog did not get ready")
-
     want = {("tworker-%d" % i, "tt_work"): CALLS for i in range(THREADS)}
     want.update({("tworker-%d" % i, "tt_idle"): 1 for i in range(THREADS)})
     want[("topprog", "tt_idle")] = 3
+    return p, want
+
+
+def main():
+    top, shim, prog = sys.argv[1:4]
+    p, want = start_topprog(shim, prog)
 
     v = Viewer(top, p.pid)
     proc = v.wait_for(want)
