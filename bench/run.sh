@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/run.sh - the overhead benchmark of issue 6, in one command.
 #
-#   bench/run.sh [-m FILE] [-r ROUNDS] [BUILD_DIR]        (BUILD_DIR: build)
+#   bench/run.sh [-m FILE] [-r ROUNDS] [-w ROUNDS] [BUILD_DIR]   (BUILD_DIR: build)
 #
 # Builds BUILD_DIR if needed (meson setup + compile), then prints one
 # Markdown report on stdout (progress goes to stderr); -m FILE writes the
@@ -26,24 +26,26 @@
 set -eu
 
 usage() {
-	echo "usage: bench/run.sh [-m FILE] [-r ROUNDS] [BUILD_DIR]" >&2
+	echo "usage: bench/run.sh [-m FILE] [-r ROUNDS] [-w ROUNDS] [BUILD_DIR]" >&2
 	exit 2
 }
 
 CMD="bench/run.sh${*:+ $*}"
 MD=
 ROUNDS=7
-while getopts m:r: opt; do
+WROUNDS=15
+while getopts m:r:w: opt; do
 	case $opt in
 	m) MD=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
+	w) WROUNDS=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -le 1 ] || usage
-case $ROUNDS in '' | *[!0-9]*) usage ;; esac
-[ "$ROUNDS" -ge 1 ] || usage
+case $ROUNDS$WROUNDS in '' | *[!0-9]*) usage ;; esac
+[ "$ROUNDS" -ge 1 ] && [ "$WROUNDS" -ge 1 ] || usage
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-build}
@@ -345,8 +347,9 @@ memv() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/mem"; }
 # its other tenants; there is no PMU, so no cycle or instruction counts),
 # which is why the report also gives the quartiles of the ratios and the
 # slowdown predicted from the intercepted calls and the measured per-call
-# cost.  Runs are short (~0.2-0.5 s) to afford many rounds.
-WROUNDS=15
+# cost.  Runs are short (~0.2-0.5 s) to afford many rounds: -w sets how
+# many (15 by default, about 100 s; the median of N rounds scatters about
+# as 1/sqrt(N)).
 awk 'BEGIN {
 	print "PRAGMA synchronous = OFF;"
 	print "BEGIN;"
