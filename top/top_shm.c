@@ -491,9 +491,36 @@ static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 	if (!__atomic_load_n(&mh->flusher_idle, __ATOMIC_SEQ_CST))
 		return;
 	gen = __atomic_load_n(&mh->reader_gen, __ATOMIC_RELAXED) + 1;
-	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) ==
+	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) !=
 	    sizeof(gen))
-		syscall(SYS_futex, &mh->reader_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		return;
+	syscall(SYS_futex, &mh->reader_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	s->woken = true;
+}
+
+/* A flusher this reader just woke writes a snapshot at once; waiting for
+ * it (its heartbeat moves) keeps a first look, and a one-shot
+ * `apiprof-top -n 1`, from showing the process empty or stale.  Once per
+ * segment, only while its process lives, and 1 s at most in all for the
+ * life of the viewer: segments whose flusher never answers (killed while
+ * it waited, or lying) must not slow it down. */
+static int wait_steps_left = 200; /* of 5 ms */
+
+static bool woken_flushed(struct top_seg *s)
+{
+	const struct apiprof_shm_header *mh = (const void *)s->map;
+	uint64_t beat0 = s->hdr.heartbeat_tick;
+	struct timespec ts = {0, 5000000};
+
+	if (s->waited || s->hdr.pid <= 0 || (kill(s->hdr.pid, 0) != 0 && errno != EPERM))
+		return false;
+	s->waited = true;
+	for (; wait_steps_left > 0; wait_steps_left--) {
+		if (__atomic_load_n(&mh->heartbeat_tick, __ATOMIC_ACQUIRE) != beat0)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
 }
 
 /* One pass over a mapped segment; every access to the mapping is here. */
@@ -544,7 +571,10 @@ int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen
 	if (sigsetjmp(bus_jmp, 1))
 		return fail(err, errlen, "segment shrank under the reader (SIGBUS)");
 	bus_arm();
+	s->woken = false;
 	rc = read_pass(s, p, err, errlen);
+	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s))
+		rc = read_pass(s, p, err, errlen);
 	bus_disarm();
 	return rc;
 }

@@ -36,6 +36,8 @@ struct top_seg {
 	struct top_func *funcs;        /* scratch for the function table */
 	uint32_t funcs_cap;
 	bool writable; /* opened read-write: can say that it watches */
+	bool woken;    /* this read woke the flusher */
+	bool waited;   /* for a woken flusher's first snapshot, once */
 };
 
 struct top_segname {

@@ -6,18 +6,19 @@
 
 topprog makes its calls and waits.  With no reader its flusher waits in
 the kernel (flusher_idle 1) and has written no record at all (head 0).  A
-viewer's first look wakes it: the totals since the start arrive, exactly.
-Once the viewer is gone and its promise to look again has run out, the
-flusher waits again.  Every wait is on a condition, bounded by the test's
-timeout; none is on time.
+one-shot `apiprof-top -n 1` wakes it and waits for its first snapshot: the
+one refresh it prints has the totals since the start, exactly.  Once its
+promise to look again has run out, the flusher waits again.  Every wait is
+on a condition, bounded by the test's timeout; none is on time.
 """
 import glob
+import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import Viewer, fail, start_topprog  # noqa: E402
+from test_batch_real import counts, fail, start_topprog  # noqa: E402
 
 
 def peek(shmpeek, path):
@@ -46,9 +47,11 @@ def main():
     if h["head"] != 0 or h["tick_hz"] != 0:
         fail("the flusher wrote before any reader looked: %r" % h)
 
-    v = Viewer(top, p.pid)
-    v.wait_for(want)
-    v.stop()
+    out = subprocess.run([top, "-b", "--json", "-n", "1", "-p", str(p.pid)],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    procs = [q for q in json.loads(out)["processes"] if q["pid"] == p.pid]
+    if not procs or counts(procs[0])[0] != want:
+        fail("one look: %r, want %r" % (procs and counts(procs[0])[0], want))
     h = peek(shmpeek, segs[0])
     if h is None or h["head"] == 0:
         fail("a reader looked, yet no record: %r" % h)
@@ -57,7 +60,8 @@ def main():
     p.stdin.close()
     if p.wait() != 0:
         fail("topprog failed")
-    print("ok: no reader, no flush; a reader's look wakes the flusher, which then waits again")
+    print("ok: no reader, no flush; one look wakes the flusher and shows the exact totals;"
+          " then it waits again")
 
 
 if __name__ == "__main__":
