@@ -148,11 +148,12 @@ static bool reader_watching(struct apiprof_shm_header *h)
 }
 
 /* Sleeps in the kernel until a reader looks: a program nobody watches has
- * no thread waking up in it, which costs it at least a context switch
- * and cache misses per interval.  flusher_idle is stored before reader_until_ns is checked again,
- * and a reader stores reader_until_ns before it checks flusher_idle: one of the two sees the other
- * (seq_cst on both sides; a reader's store is a pwrite(2)).  A wake between the load of reader_gen
- * and the wait makes the wait return at once. */
+ * no thread waking up in it, which would cost it a context switch and
+ * cache misses every interval.  flusher_idle is stored before
+ * reader_until_ns is checked again, and a reader stores reader_until_ns
+ * before it checks flusher_idle: one of the two sees the other (seq_cst
+ * on both sides; a reader's store is a pwrite(2)).  A wake between the
+ * load of reader_gen and the wait makes the wait return at once. */
 static void wait_for_reader(struct apiprof_shm_header *h)
 {
 	uint32_t gen = __atomic_load_n(&h->reader_gen, __ATOMIC_ACQUIRE);

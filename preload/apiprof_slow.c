@@ -78,7 +78,7 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 
 	/* Nothing touches the thread's state before it has a home; the first
 	 * call may be the one that starts the runtime. */
-	if (!apiprof_tls_ok() && (!apiprof_ready() || !apiprof_tls_ok()))
+	if (!apiprof_ready() || !apiprof_tls_ok())
 		return APIPROF_CALL_FORWARD;
 	t = apiprof_tls_self();
 	if ((t->nest & APIPROF_NEST_BUSY) ||

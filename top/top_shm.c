@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "top_clock.h"
 #include "top_shm.h"
 
 #define MAX_RING_ORDER 24u
@@ -465,14 +466,6 @@ void top_shm_watch_delay(double delay_s)
 	watch_ns = ns > 5e9 ? (uint64_t)ns : 5000000000ull;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Tells the runtime that a reader watches (apiprof_abi.h): the flusher
  * runs only then.  The fields are written with pwrite, so the mapping
  * stays read-only; reader_until_ns is stored before flusher_idle is
@@ -480,7 +473,7 @@ static uint64_t mono_ns(void)
  * other.  Only for a segment of our version: the offsets are its. */
 static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 {
-	uint64_t until = mono_ns() + watch_ns;
+	uint64_t until = top_now_ns(CLOCK_MONOTONIC) + watch_ns;
 	uint32_t gen;
 
 	if (!s->writable || s->hdr.magic != APIPROF_SHM_MAGIC ||
