@@ -29,12 +29,12 @@ int main(int argc, char **argv)
 	printf("tls_per_thread %zu\n", sizeof(struct apiprof_tls));
 	printf("entry_per_thread %zu\n", line_up(sizeof(struct apiprof_thread)));
 	/* A function, in each thread that calls anything of its api: its
-	 * statistics and the flusher's shadow count. */
-	printf("stat_per_func_thread %zu\n", sizeof(struct apiprof_fstat) + sizeof(uint64_t));
+	 * cold row, its call count, and the flusher's shadow count. */
+	printf("stat_per_func_thread %zu\n", sizeof(struct apiprof_cold) + 2 * sizeof(uint64_t));
 	/* A function, once per process: the exited threads' folded totals and
 	 * its entry in the shared function table. */
 	printf("per_func_process %zu\n",
-	       sizeof(struct apiprof_fstat) + sizeof(struct apiprof_shm_func));
+	       sizeof(struct apiprof_cold) + sizeof(uint64_t) + sizeof(struct apiprof_shm_func));
 	printf("rec_size %zu\n", sizeof(struct apiprof_shm_rec));
 	printf("ring_records %u\n", 1u << g.ring_order);
 	printf("func_cap %u\n", cap);

@@ -10,7 +10,7 @@
 #include "apiprof_internal.h"
 
 static struct apiprof_api *apis[APIPROF_MAX_APIS];
-static struct apiprof_fstat *folded[APIPROF_MAX_APIS];
+static struct apiprof_tab *folded[APIPROF_MAX_APIS];
 static uint32_t next_id = 1;
 static uint32_t too_many_warned;
 
@@ -28,68 +28,68 @@ uint32_t apiprof_api_count(void)
 	return n < APIPROF_MAX_APIS ? n - 1 : APIPROF_MAX_APIS - 1;
 }
 
-struct apiprof_fstat *apiprof_api_folded(uint32_t id)
+struct apiprof_tab *apiprof_api_folded(uint32_t id)
 {
 	return id < APIPROF_MAX_APIS ? folded[id] : NULL;
 }
 
-/* Word by word with relaxed stores, not memset: when an entry is reset
- * for a new thread the flusher may be reading it (and will discard what it
- * read, seeing the generation change). */
-static void apiprof_fstat_init(struct apiprof_fstat *s, uint32_t n)
+/* A table of n rows (see struct apiprof_tab), zeroed word by word with
+ * relaxed stores, not memset: when an entry is reset for a new thread the
+ * flusher may be reading it (and will discard what it read, seeing the
+ * generation change). */
+void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 {
+	apiprof_store(&tab->sink, 0);
+	__atomic_store_n(&tab->due, 0, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t *w = (uint64_t *)&s[i];
+		uint64_t *w = (uint64_t *)apiprof_tab_cold(tab, i);
 
-		for (size_t k = 0; k < sizeof(s[i]) / sizeof(uint64_t); k++)
+		apiprof_store(&tab->calls[i], 0);
+		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
 			apiprof_store(&w[k], 0);
-		apiprof_store(&s[i].min_ticks, UINT64_MAX);
+		apiprof_store(&apiprof_tab_cold(tab, i)->min_ticks, UINT64_MAX);
 	}
 }
 
-static struct apiprof_tab_head *tab_head(const struct apiprof_fstat *tab)
+/* The cold rows, then the head and the counts.  The arena's blocks are
+ * 64-byte aligned and a cold row is 9 lines, so the head starts a line. */
+struct apiprof_tab *apiprof_tab_alloc(uint32_t n)
 {
-	return (struct apiprof_tab_head *)tab - 1;
-}
+	size_t cold = (size_t)n * sizeof(struct apiprof_cold);
+	char *p = apiprof_arena_alloc(cold + sizeof(struct apiprof_tab) +
+	                              (size_t)n * sizeof(uint64_t));
+	struct apiprof_tab *tab = (struct apiprof_tab *)(p + cold);
 
-/* A table of n rows behind its head (see struct apiprof_tab_head). */
-void apiprof_tab_init(struct apiprof_fstat *tab, uint32_t n)
-{
-	apiprof_store(&tab_head(tab)->due, 0);
-	apiprof_store(&tab_head(tab)->sink, 0);
-	apiprof_fstat_init(tab, n);
-}
-
-struct apiprof_fstat *apiprof_tab_alloc(uint32_t n)
-{
-	struct apiprof_tab_head *h =
-	        apiprof_arena_alloc(sizeof(*h) + (size_t)n * sizeof(struct apiprof_fstat));
-	struct apiprof_fstat *tab = (struct apiprof_fstat *)(h + 1);
-
-	if (h == NULL)
+	_Static_assert(sizeof(struct apiprof_cold) % 64 == 0, "cold rows keep the head aligned");
+	if (p == NULL)
 		return NULL;
 	apiprof_tab_init(tab, n);
 	return tab;
 }
 
 /* A consistent-enough copy of row i of a table another thread may be
- * updating: every field is read whole (relaxed), fields may be one call
- * apart, and the next snapshot catches up.  The bucket the owner has
- * noted but not yet counted is counted here. */
-void apiprof_tab_read(struct apiprof_fstat *dst, const struct apiprof_fstat *tab, uint32_t i)
+ * updating: every field is read whole (relaxed), calls first (see
+ * apiprof_leave), fields may be one call apart, and the next snapshot
+ * catches up.  The bucket the owner has noted but not yet counted is
+ * counted here. */
+void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32_t i)
 {
-	const uint64_t *s = (const uint64_t *)&tab[i];
-	uint64_t *d = (uint64_t *)dst;
-	uint64_t w = apiprof_load(&tab_head(tab)->due) - APIPROF_HEAD_WORDS;
+	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
+	int64_t w = due + (int64_t)(i + 1) * (int64_t)APIPROF_COLD_WORDS; /* into row i */
 
-	for (size_t k = 0; k < APIPROF_ROW_WORDS; k++)
-		d[k] = apiprof_load(&s[k]);
+	dst->calls = apiprof_load(&tab->calls[i]);
+	dst->ticks = apiprof_load(&c->ticks);
+	dst->min_ticks = apiprof_load(&c->min_ticks);
+	dst->max_ticks = apiprof_load(&c->max_ticks);
 	dst->timed = 0;
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		dst->hist[b] = apiprof_load(&c->hist[b]);
 		dst->timed += dst->hist[b];
-	/* due is 0 (w wraps to huge) or a word of the table */
-	if (w / APIPROF_ROW_WORDS == i && w % APIPROF_ROW_WORDS >= APIPROF_HIST_WORD0) {
-		dst->hist[w % APIPROF_ROW_WORDS - APIPROF_HIST_WORD0]++;
+	}
+	/* due is 0 (the sink) or a bucket of some row */
+	if (due != 0 && w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS) {
+		dst->hist[w - (int64_t)APIPROF_HIST_WORD0]++;
 		dst->timed++;
 	}
 }
@@ -112,15 +112,17 @@ static void atomic_max(uint64_t *p, uint64_t v)
 		;
 }
 
-/* Adds src into dst; several exiting threads may fold at once. */
-void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *src)
+/* Adds src into row i of dst; several exiting threads may fold at once. */
+void apiprof_tab_fold(struct apiprof_tab *dst, uint32_t i, const struct apiprof_fstat *src)
 {
-	__atomic_fetch_add(&dst->calls, src->calls, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&dst->ticks, src->ticks, __ATOMIC_RELAXED);
-	atomic_min(&dst->min_ticks, src->min_ticks);
-	atomic_max(&dst->max_ticks, src->max_ticks);
+	struct apiprof_cold *c = apiprof_tab_cold(dst, i);
+
+	__atomic_fetch_add(&dst->calls[i], src->calls, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->ticks, src->ticks, __ATOMIC_RELAXED);
+	atomic_min(&c->min_ticks, src->min_ticks);
+	atomic_max(&c->max_ticks, src->max_ticks);
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
-		__atomic_fetch_add(&dst->hist[b], src->hist[b], __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c->hist[b], src->hist[b], __ATOMIC_RELAXED);
 }
 
 /* A shim generated for another runtime version: its struct may not even
@@ -152,7 +154,7 @@ void apiprof_register(struct apiprof_api *api)
 {
 	uint64_t busy;
 	uint32_t id, zero = 0;
-	struct apiprof_fstat *fold;
+	struct apiprof_tab *fold;
 
 	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) != 0 || !apiprof_ready() ||
 	    !apiprof_tls_ok())
@@ -284,6 +286,6 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 
 	if (idx >= api->nfuncs || apiprof_enter(api, &c) == APIPROF_CALL_FORWARD)
 		return;
-	apiprof_add(&c.tab[idx].calls, 1);
+	apiprof_add(&c.tab->calls[idx], 1);
 	apiprof_tls_self()->nest &= ~c.bit;
 }

@@ -54,7 +54,7 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	char comm[APIPROF_COMM_MAX];
 	uint32_t tid = apiprof_thread_identity(th, comm);
 	struct apiprof_api *api = apiprof_api_get(id);
-	struct apiprof_fstat *tab = __atomic_load_n(&th->tab[id], __ATOMIC_ACQUIRE);
+	struct apiprof_tab *tab = __atomic_load_n(&th->tab[id], __ATOMIC_ACQUIRE);
 	struct apiprof_fstat s;
 
 	if (api == NULL || tab == NULL)
@@ -101,7 +101,7 @@ void apiprof_flush_folded(void)
 		return;
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
-		struct apiprof_fstat *tab = apiprof_api_folded(id);
+		struct apiprof_tab *tab = apiprof_api_folded(id);
 
 		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
 			apiprof_tab_read(&s, tab, i);

@@ -52,13 +52,14 @@ APIPROF_HIDDEN void *apiprof_arena_alloc(size_t size);
 /* --- apis (apiprof_api.c) --------------------------------------------- */
 APIPROF_HIDDEN struct apiprof_api *apiprof_api_get(uint32_t id);
 APIPROF_HIDDEN uint32_t apiprof_api_count(void); /* ids are 1..count */
-APIPROF_HIDDEN struct apiprof_fstat *apiprof_api_folded(uint32_t id);
-/* Tables: a struct apiprof_tab_head, then n rows (apiprof_shim.h). */
-APIPROF_HIDDEN struct apiprof_fstat *apiprof_tab_alloc(uint32_t n);
-APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_fstat *tab, uint32_t n);
-APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, const struct apiprof_fstat *tab,
+APIPROF_HIDDEN struct apiprof_tab *apiprof_api_folded(uint32_t id);
+/* Tables of n rows (struct apiprof_tab, apiprof_shim.h). */
+APIPROF_HIDDEN struct apiprof_tab *apiprof_tab_alloc(uint32_t n);
+APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n);
+APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab,
                                      uint32_t i);
-APIPROF_HIDDEN void apiprof_fstat_fold(struct apiprof_fstat *dst, const struct apiprof_fstat *src);
+APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, uint32_t i,
+                                     const struct apiprof_fstat *src);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
@@ -87,7 +88,7 @@ struct apiprof_thread {
 	};
 	uint64_t start_tick;
 	uint64_t exit_tick;
-	struct apiprof_fstat *tab[APIPROF_MAX_APIS];
+	struct apiprof_tab *tab[APIPROF_MAX_APIS];
 	uint64_t *shadow[APIPROF_MAX_APIS]; /* calls at the flusher's last snapshot */
 };
 

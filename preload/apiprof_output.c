@@ -89,7 +89,7 @@ static uint64_t total_ticks(const struct apiprof_fstat *s)
 typedef void (*each_fn)(struct out *o, struct apiprof_api *api, uint32_t i,
                         const struct apiprof_fstat *s, int *n);
 
-static void each_func(struct out *o, struct apiprof_fstat *const *tabs, each_fn fn)
+static void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn)
 {
 	struct apiprof_fstat s;
 	int n = 0;
@@ -124,7 +124,7 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 }
 
 static void json_thread(struct out *o, uint32_t tid, const char *name, const char *state,
-                        struct apiprof_fstat *const *tabs, int *n)
+                        struct apiprof_tab *const *tabs, int *n)
 {
 	out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", tid);
 	out_jstr(o, name, APIPROF_COMM_MAX);
@@ -133,19 +133,19 @@ static void json_thread(struct out *o, uint32_t tid, const char *name, const cha
 	out_printf(o, "]}");
 }
 
-static void folded_tabs(struct apiprof_fstat **tabs)
+static void folded_tabs(struct apiprof_tab **tabs)
 {
 	for (uint32_t id = 0; id < APIPROF_MAX_APIS; id++)
 		tabs[id] = apiprof_api_folded(id);
 }
 
-static bool any_calls(struct apiprof_fstat *const *tabs)
+static bool any_calls(struct apiprof_tab *const *tabs)
 {
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 
 		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++)
-			if (apiprof_load(&tabs[id][i].calls) != 0)
+			if (apiprof_load(&tabs[id]->calls[i]) != 0)
 				return true;
 	}
 	return false;
@@ -153,7 +153,7 @@ static bool any_calls(struct apiprof_fstat *const *tabs)
 
 static void json_threads(struct out *o)
 {
-	struct apiprof_fstat *folded[APIPROF_MAX_APIS];
+	struct apiprof_tab *folded[APIPROF_MAX_APIS];
 	int n = 0;
 
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
@@ -265,7 +265,7 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	           apiprof_ticks_to_ns(s->max_ticks), api->name, api->display[i]);
 }
 
-static void sum_api_line(struct out *o, struct apiprof_fstat *tab, struct apiprof_api *api,
+static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_api *api,
                          double wall_ns)
 {
 	uint64_t calls = 0, ticks = 0;
@@ -288,7 +288,7 @@ static void sum_api_line(struct out *o, struct apiprof_fstat *tab, struct apipro
 }
 
 static void sum_thread(struct out *o, uint32_t tid, const char *name, double wall_ns,
-                       struct apiprof_fstat *const *tabs)
+                       struct apiprof_tab *const *tabs)
 {
 	if (!any_calls(tabs))
 		return;
@@ -303,7 +303,7 @@ static void sum_thread(struct out *o, uint32_t tid, const char *name, double wal
 
 void apiprof_output_summary(int fd)
 {
-	struct apiprof_fstat *folded[APIPROF_MAX_APIS];
+	struct apiprof_tab *folded[APIPROF_MAX_APIS];
 	char comm[APIPROF_COMM_MAX];
 	struct out o = {.fd = fd, .len = 0};
 	uint64_t now = apiprof_now();

@@ -58,34 +58,60 @@
 #define apiprof_likely(x)   __builtin_expect(!!(x), 1)
 #define apiprof_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Per thread, per function statistics.  Only the owning thread writes them;
- * the runtime's flusher reads them with relaxed loads, which is why the
- * writer uses relaxed stores (plain movs on x86-64, no lock prefix) instead
- * of plain assignments: the values are never torn and the program is free of
- * data races in the C11 sense. */
+/* Per thread, per function statistics, as a reader sees them (a copy made
+ * by apiprof_tab_read).  In memory a table is laid out differently, for
+ * the hot path (struct apiprof_tab). */
 struct apiprof_fstat {
 	uint64_t calls;
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	uint64_t timed; /* not kept by the hot path: the sum of hist, filled in on reading */
+	uint64_t timed; /* the sum of hist */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
 
 /* Every statistics table (a thread's for one api, or an api's folded
- * totals) is a head followed by one struct apiprof_fstat per function.
- * The head holds the histogram bucket of the thread's latest timed call,
- * which is counted only on the next one (see apiprof_hist_defer): `due`
- * is a word index from the start of the head, 0 (the sink) when none is
- * pending.  Readers add the pending bucket themselves (apiprof_tab_read). */
-struct apiprof_tab_head {
+ * totals) keeps the call counts of all its functions side by side, and the
+ * rest of each function's numbers (struct apiprof_cold) before them:
+ *
+ *	[cold n-1] ... [cold 1] [cold 0] [sink due calls[0] calls[1] ...]
+ *	                                 ^ struct apiprof_tab, 64-byte aligned
+ *
+ * A counted call (sampled mode) then touches one word of a line it shares
+ * with the counts of the api's other functions, instead of a line of its
+ * own; that line also holds `due`, which a timed call writes anyway.  Only
+ * the owning thread writes a table; the runtime reads it with relaxed
+ * loads, which is why the writer uses relaxed stores (plain movs on
+ * x86-64, no lock prefix) instead of plain assignments: the values are
+ * never torn and the program is free of data races in the C11 sense.
+ *
+ * `due` is the histogram bucket of the thread's latest timed call, which
+ * is counted only on the next one (see apiprof_hist_defer): a word offset
+ * from `sink`, negative into a cold row, and 0 (the sink) when none is
+ * pending.  Readers add the pending bucket themselves. */
+struct apiprof_tab {
 	uint64_t sink;
-	uint64_t due;
+	int64_t due;
+	uint64_t calls[];
 };
 
-#define APIPROF_ROW_WORDS  (sizeof(struct apiprof_fstat) / sizeof(uint64_t))
-#define APIPROF_HIST_WORD0 (offsetof(struct apiprof_fstat, hist) / sizeof(uint64_t))
-#define APIPROF_HEAD_WORDS (sizeof(struct apiprof_tab_head) / sizeof(uint64_t))
+/* 9 cache lines: the times in the first, the histogram in the other 8. */
+struct apiprof_cold {
+	uint64_t ticks;
+	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
+	uint64_t max_ticks;
+	uint64_t pad[5];
+	uint64_t hist[APIPROF_HIST_BUCKETS];
+};
+
+#define APIPROF_COLD_WORDS (sizeof(struct apiprof_cold) / sizeof(uint64_t))
+#define APIPROF_HIST_WORD0 (offsetof(struct apiprof_cold, hist) / sizeof(uint64_t))
+
+/* Row i's cold part: the i+1-th before the table's head. */
+static inline struct apiprof_cold *apiprof_tab_cold(struct apiprof_tab *tab, uint32_t i)
+{
+	return (struct apiprof_cold *)tab - (i + 1);
+}
 
 /* The per-thread hot state: at a fixed offset from the thread pointer in
  * every thread (static TLS), so one %fs-relative access reaches it. */
@@ -99,8 +125,8 @@ struct apiprof_tls {
 	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t reserved;
 	struct apiprof_tls_api {
-		struct apiprof_fstat *tab; /* this thread's table; api[0].tab stays NULL */
-		uintptr_t frame;           /* stack address of the outermost call in progress */
+		struct apiprof_tab *tab; /* this thread's table; api[0].tab stays NULL */
+		uintptr_t frame;         /* stack address of the outermost call in progress */
 	} api[APIPROF_MAX_APIS];
 };
 
@@ -140,7 +166,7 @@ struct apiprof_api {
 	uint64_t tls;
 };
 
-#define APIPROF_SHIM_ABI 6u
+#define APIPROF_SHIM_ABI 7u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -162,14 +188,14 @@ enum apiprof_how {
 
 /* The state a wrapper carries across the real call. */
 struct apiprof_call {
-	struct apiprof_fstat *tab;
+	struct apiprof_tab *tab;
 	uint64_t bit; /* the api's nest bit */
 	uint64_t t0;  /* the start; 0 for a counted call in slow mode */
 };
 
 /* Runtime entry points (exported by libapiprof.so). */
 typedef void *(*apiprof_lookup_fn)(const char *symbol, const char *version);
-APIPROF_EXPORT struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api);
+APIPROF_EXPORT struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api);
 APIPROF_EXPORT void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx,
                                           apiprof_lookup_fn next);
 APIPROF_EXPORT void apiprof_missing(struct apiprof_api *api, uint32_t idx);
@@ -250,7 +276,7 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
  * apiprof_how; apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
 APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
                                            uintptr_t sp);
-APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0,
+APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_tab *tab, uint64_t bit, uint64_t t0,
                                        uint32_t idx);
 
 /* Loads and stores of the calling thread's state, at an offset from %fs.
@@ -324,7 +350,7 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 	uint64_t off = nest & ~ignore;
 	uintptr_t slot = t + APIPROF_TLS_API + __atomic_load_n(&api->slot, __ATOMIC_RELAXED);
 
-	c->tab = (struct apiprof_fstat *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
+	c->tab = (struct apiprof_tab *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
 	c->bit = apiprof_load(&api->nest_bit);
 	if (apiprof_likely(off == 0 && c->tab != NULL)) {
 		apiprof_nest_in(t, nest, c->bit, slot);
@@ -354,20 +380,19 @@ APIPROF_INLINE void apiprof_start(struct apiprof_call *c)
  * bucket is only noted, and the one noted by the previous timed call is
  * incremented instead: its address comes from a load that is ready long
  * before. */
-APIPROF_INLINE void apiprof_hist_defer(struct apiprof_fstat *tab, uint32_t idx, uint64_t d)
+APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, uint32_t idx, uint64_t d)
 {
-	struct apiprof_tab_head *h = (struct apiprof_tab_head *)tab - 1;
+	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
 
-	apiprof_add((uint64_t *)h + apiprof_load(&h->due), 1);
-	apiprof_store(&h->due, APIPROF_HEAD_WORDS + idx * APIPROF_ROW_WORDS + APIPROF_HIST_WORD0 +
-	                               apiprof_hist_bucket(d));
+	apiprof_add(&tab->sink + due, 1);
+	__atomic_store_n(&tab->due,
+	                 (int64_t)(APIPROF_HIST_WORD0 + apiprof_hist_bucket(d)) -
+	                         (int64_t)(idx + 1) * (int64_t)APIPROF_COLD_WORDS,
+	                 __ATOMIC_RELAXED);
 }
 
-/* The rest of a timed call's record.  `calls` is added last (the adds are
- * volatile asm, so they stay in order, and x86 keeps stores in order): the
- * flusher reads calls first, so a snapshot never has more calls than timed
- * ones. */
-APIPROF_INLINE void apiprof_record_time(struct apiprof_fstat *s, uint64_t d)
+/* The rest of a timed call's record. */
+APIPROF_INLINE void apiprof_record_time(struct apiprof_cold *s, uint64_t d)
 {
 	apiprof_add(&s->ticks, d);
 	if (apiprof_unlikely(d < apiprof_load(&s->min_ticks)))
@@ -376,16 +401,18 @@ APIPROF_INLINE void apiprof_record_time(struct apiprof_fstat *s, uint64_t d)
 		apiprof_store(&s->max_ticks, d);
 }
 
-/* Ends an APIPROF_CALL_TIMED call of row idx of api. */
+/* Ends an APIPROF_CALL_TIMED call of row idx of api.  `calls` is added
+ * last (the adds are volatile asm, so they stay in order, and x86 keeps
+ * stores in order): the runtime reads calls first, so a snapshot never has
+ * more calls than timed ones. */
 APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct apiprof_call *c,
                                   uint32_t idx)
 {
-	struct apiprof_fstat *s = &c->tab[idx];
 	uint64_t d = __rdtsc() - c->t0;
 
 	apiprof_hist_defer(c->tab, idx, d);
-	apiprof_record_time(s, d);
-	apiprof_add(&s->calls, 1);
+	apiprof_record_time(apiprof_tab_cold(c->tab, idx), d);
+	apiprof_add(&c->tab->calls[idx], 1);
 	apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
 }
 
@@ -394,7 +421,7 @@ APIPROF_INLINE void apiprof_leave_other(const struct apiprof_api *api, const str
                                         unsigned how, uint32_t idx)
 {
 	if (how == APIPROF_CALL_COUNTED) {
-		apiprof_add(&c->tab[idx].calls, 1);
+		apiprof_add(&c->tab->calls[idx], 1);
 		apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
 	} else if (how == APIPROF_CALL_SLOW) {
 		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);

@@ -97,17 +97,16 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	return how_of(t, c);
 }
 
-void apiprof_leave_slow(struct apiprof_fstat *tab, uint64_t bit, uint64_t t0, uint32_t idx)
+void apiprof_leave_slow(struct apiprof_tab *tab, uint64_t bit, uint64_t t0, uint32_t idx)
 {
 	struct apiprof_tls *t = apiprof_tls_self();
-	struct apiprof_fstat *s = &tab[idx];
 
 	if (t0 != 0) {
 		uint64_t d = tick(t) - t0;
 
 		apiprof_hist_defer(tab, idx, d);
-		apiprof_record_time(s, d);
+		apiprof_record_time(apiprof_tab_cold(tab, idx), d);
 	}
-	apiprof_add(&s->calls, 1);
+	apiprof_add(&tab->calls[idx], 1);
 	t->nest &= ~bit;
 }

@@ -110,7 +110,7 @@ static void entry_fold(struct apiprof_thread *th)
 {
 	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
-		struct apiprof_fstat *dst = apiprof_api_folded(id);
+		struct apiprof_tab *dst = apiprof_api_folded(id);
 
 		if (api == NULL || dst == NULL || th->tab[id] == NULL)
 			continue;
@@ -119,7 +119,7 @@ static void entry_fold(struct apiprof_thread *th)
 
 			apiprof_tab_read(&s, th->tab[id], i);
 			if (s.calls != 0)
-				apiprof_fstat_fold(&dst[i], &s);
+				apiprof_tab_fold(dst, i, &s);
 		}
 	}
 }
@@ -210,9 +210,9 @@ static struct apiprof_thread *thread_self(void)
 	return th;
 }
 
-static struct apiprof_fstat *thread_table(struct apiprof_thread *th, uint32_t id, uint32_t n)
+static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id, uint32_t n)
 {
-	struct apiprof_fstat *tab = th->tab[id];
+	struct apiprof_tab *tab = th->tab[id];
 
 	if (tab == NULL) {
 		tab = apiprof_tab_alloc(n);
@@ -225,11 +225,11 @@ static struct apiprof_fstat *thread_table(struct apiprof_thread *th, uint32_t id
 }
 
 /* The slow path of apiprof_enter: the first call of an api on a thread. */
-struct apiprof_fstat *apiprof_thread_attach(struct apiprof_api *api)
+struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 {
 	uint64_t busy = apiprof_busy_enter();
 	int saved = errno;
-	struct apiprof_fstat *tab = NULL;
+	struct apiprof_tab *tab = NULL;
 	struct apiprof_thread *th;
 	uint32_t id;
 
