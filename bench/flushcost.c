@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 		names[i] = namebuf[i];
 	}
 	touch_all(); /* registers the api and this thread */
-	if (apiprof_segment() == NULL) {
+	/* as a reader's first look makes the flusher do */
+	if (apiprof_segment() == NULL || !apiprof_segment_ring_reserve()) {
 		fprintf(stderr, "flushcost: no segment (is /dev/shm writable?)\n");
 		return 1;
 	}

@@ -75,7 +75,7 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 
 void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
 {
-	struct apiprof_shm_header *h = apiprof_segment();
+	struct apiprof_shm_header *h = apiprof_segment_ring();
 	uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
 	struct apiprof_shm_rec r;
 
@@ -92,7 +92,7 @@ void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool al
 /* The numbers of threads folded away, as one record per function, tid 0. */
 void apiprof_flush_folded(void)
 {
-	struct apiprof_shm_header *h = apiprof_segment();
+	struct apiprof_shm_header *h = apiprof_segment_ring();
 	static const char name[APIPROF_COMM_MAX] = "(exited)";
 	struct apiprof_shm_rec r;
 	struct apiprof_fstat s;
@@ -116,14 +116,8 @@ void apiprof_flush_folded(void)
 	}
 }
 
-/* One pass over every thread.  A keyframe also repeats the exited threads
- * and the folded totals, so that a reader attaching late gets everything. */
-void apiprof_flush_all(bool keyframe)
+static void flush_records(struct apiprof_shm_header *h, bool keyframe)
 {
-	struct apiprof_shm_header *h = apiprof_segment();
-
-	if (h == NULL)
-		return;
 	__atomic_store_n(&h->tick_hz, apiprof_clock_hz(), __ATOMIC_RELAXED);
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
@@ -136,6 +130,20 @@ void apiprof_flush_all(bool keyframe)
 	}
 	if (keyframe)
 		apiprof_flush_folded();
+}
+
+/* One pass over every thread.  A keyframe also repeats the exited threads
+ * and the folded totals, so that a reader attaching late gets everything.
+ * Without a ring only the heartbeat moves, which ends a waking reader's
+ * wait. */
+void apiprof_flush_all(bool keyframe)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	if (h == NULL)
+		return;
+	if (apiprof_segment_ring() != NULL)
+		flush_records(h, keyframe);
 	__atomic_store_n(&h->heartbeat_tick, apiprof_now(), __ATOMIC_RELEASE);
 }
 
@@ -145,6 +153,18 @@ void apiprof_flush_all(bool keyframe)
 static bool reader_watching(struct apiprof_shm_header *h)
 {
 	return apiprof_clock_mono() < __atomic_load_n(&h->reader_until_ns, __ATOMIC_RELAXED);
+}
+
+/* The last snapshot, at the end of the process image.  It goes into the
+ * ring only for a reader that can still read it: one watching now, or one
+ * coming after exit to a segment kept by APIPROF_KEEP_SHM. */
+void apiprof_flush_final(void)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	if (h != NULL && (apiprof_cfg.keep_shm || reader_watching(h)))
+		apiprof_segment_ring_reserve();
+	apiprof_flush_all(true);
 }
 
 /* Sleeps in the kernel until a reader looks: a program nobody watches has
@@ -175,7 +195,8 @@ static void *flusher_main(void *arg)
 	for (;;) {
 		if (!reader_watching(h)) {
 			wait_for_reader(h);
-			apiprof_flush_all(true); /* what a new reader needs first */
+			apiprof_segment_ring_reserve(); /* at the first reader */
+			apiprof_flush_all(true);        /* what a new reader needs first */
 			n = 0;
 			continue;
 		}
@@ -183,6 +204,7 @@ static void *flusher_main(void *arg)
 		ts.tv_nsec = (long)(apiprof_cfg.interval_ms % 1000) * 1000000L;
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 			;
+		apiprof_segment_ring_reserve(); /* for a reader that came before this thread */
 		apiprof_flush_all(++n % apiprof_cfg.keyframe == 0);
 	}
 	return NULL;

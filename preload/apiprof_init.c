@@ -112,7 +112,7 @@ uint64_t apiprof_finish(enum apiprof_end how)
 	    !apiprof_tls_ok())
 		return APIPROF_NEST_BUSY;
 	busy = apiprof_busy_enter();
-	apiprof_flush_all(true);
+	apiprof_flush_final();
 	apiprof_segment_close(how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm);
 	if (apiprof_cfg.output[0])
 		apiprof_output_json(apiprof_cfg.output, how == APIPROF_END_EXEC);

@@ -103,6 +103,7 @@ struct apiprof_ring_geom {
 	uint32_t ring_order;
 };
 APIPROF_HIDDEN size_t apiprof_ring_size(const struct apiprof_ring_geom *g);
+APIPROF_HIDDEN size_t apiprof_ring_offset(const struct apiprof_ring_geom *g); /* page-aligned */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
 APIPROF_HIDDEN int apiprof_ring_write(struct apiprof_shm_header *h,
                                       const struct apiprof_shm_rec *r);
@@ -113,6 +114,9 @@ APIPROF_HIDDEN void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uin
 
 /* --- the process segment (apiprof_segment.c) -------------------------- */
 APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment(void);
+/* The segment if its ring has its pages, else NULL; see ring_reserve. */
+APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment_ring(void);
+APIPROF_HIDDEN bool apiprof_segment_ring_reserve(void);
 APIPROF_HIDDEN void apiprof_segment_open(void);
 APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
 APIPROF_HIDDEN void apiprof_segment_forget(void);
@@ -124,6 +128,7 @@ APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
 APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);
 APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
+APIPROF_HIDDEN void apiprof_flush_final(void); /* at exit: for a reader that can still read */
 APIPROF_HIDDEN void apiprof_flusher_start(void);
 
 /* --- outputs at exit (apiprof_output.c) ------------------------------- */

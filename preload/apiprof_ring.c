@@ -56,7 +56,7 @@ static size_t func_off(void)
 	return APIPROF_SHM_HEADER_SIZE;
 }
 
-static size_t ring_off(const struct apiprof_ring_geom *g)
+size_t apiprof_ring_offset(const struct apiprof_ring_geom *g)
 {
 	return align_up(func_off() + (size_t)g->func_cap * sizeof(struct apiprof_shm_func), 4096);
 }
@@ -65,7 +65,7 @@ size_t apiprof_ring_size(const struct apiprof_ring_geom *g)
 {
 	size_t recs = ((size_t)1 << g->ring_order) * sizeof(struct apiprof_shm_rec);
 
-	return align_up(ring_off(g) + recs, 4096);
+	return align_up(apiprof_ring_offset(g) + recs, 4096);
 }
 
 /* Fills in a zeroed segment's layout.  The caller sets the process fields
@@ -81,7 +81,7 @@ void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom 
 	h->func_size = sizeof(struct apiprof_shm_func);
 	h->func_cap = g->func_cap;
 	h->func_count = 0;
-	h->ring_off = ring_off(g);
+	h->ring_off = apiprof_ring_offset(g);
 	h->rec_size = sizeof(struct apiprof_shm_rec);
 	h->ring_order = g->ring_order;
 }

@@ -3,10 +3,15 @@
  * apiprof_segment.c - the process's shared-memory segment.
  *
  * Created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600 set again with
- * fchmod so the umask cannot widen or narrow it), sized with posix_fallocate
- * so that a full /dev/shm is an error now and not a SIGBUS in the middle of
- * the program later.  Any failure leaves the live view off with one warning;
- * profiling and APIPROF_OUTPUT go on regardless.
+ * fchmod so the umask cannot widen or narrow it).  Every page is reserved
+ * with posix_fallocate before it is written, so that a full /dev/shm is an
+ * error and never a SIGBUS in the middle of the program: the header and the
+ * function table at once, the ring (most of the segment) only when it is
+ * first needed, which is when a reader first watches or at exit with
+ * APIPROF_KEEP_SHM.  A program nobody watches then never pays for the
+ * ring's pages: reserving and freeing them took about 1.7 ms a process.
+ * Any failure leaves the live view off with one warning; profiling and
+ * APIPROF_OUTPUT go on regardless.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +27,11 @@
 
 static struct apiprof_shm_header *seg;
 static size_t seg_size;
+static size_t seg_ring_off;
+static dev_t seg_dev; /* the file we made, to know it again by name */
+static ino_t seg_ino;
+enum { RING_NONE, RING_BUSY, RING_READY, RING_FAILED };
+static int ring_state;
 static char seg_name[96];
 static uint32_t func_next;
 static uint32_t proc_mode; /* enum apiprof_proc_mode, kept for a fork child's segment */
@@ -144,7 +154,23 @@ static bool reclaim_own_segment(void)
 	return ours && shm_unlink(seg_name) == 0;
 }
 
-static int create_fd(size_t size)
+/* Reserves [0, reserve) and makes the file size bytes long. */
+static int size_fd(int fd, size_t reserve, size_t size)
+{
+	struct stat st;
+	int err;
+
+	if (fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0)
+		return errno;
+	seg_dev = st.st_dev;
+	seg_ino = st.st_ino;
+	err = posix_fallocate(fd, 0, (off_t)reserve);
+	if (err == 0 && ftruncate(fd, (off_t)size) != 0)
+		err = errno;
+	return err;
+}
+
+static int create_fd(size_t reserve, size_t size)
 {
 	int fd, err;
 	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
@@ -159,10 +185,10 @@ static int create_fd(size_t size)
 		             strerror(errno));
 		return -1;
 	}
-	err = fchmod(fd, 0600) != 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+	err = size_fd(fd, reserve, size);
 	if (err != 0) {
-		apiprof_warn("cannot size /dev/shm%s to %zu bytes (%s): live view off", seg_name,
-		             size, strerror(err));
+		apiprof_warn("cannot reserve %zu bytes for /dev/shm%s (%s): live view off", reserve,
+		             seg_name, strerror(err));
 		shm_unlink(seg_name);
 		close(fd);
 		return -1;
@@ -177,7 +203,9 @@ void apiprof_segment_open(void)
 	struct apiprof_shm_header *h;
 	int fd;
 
-	if (!apiprof_cfg.shm || (fd = create_fd(size)) < 0)
+	__atomic_store_n(&ring_state, RING_NONE, __ATOMIC_RELAXED);
+	seg_ring_off = apiprof_ring_offset(&g);
+	if (!apiprof_cfg.shm || (fd = create_fd(seg_ring_off, size)) < 0)
 		return;
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
@@ -198,6 +226,56 @@ void apiprof_segment_open(void)
 	__atomic_store_n(&h->magic, APIPROF_SHM_MAGIC, __ATOMIC_RELEASE);
 	seg_size = size;
 	__atomic_store_n(&seg, h, __ATOMIC_RELEASE);
+}
+
+/* Reopened by name, since the program may have closed or reused any fd we
+ * kept; the file must still be the one we made. */
+static int ring_fallocate(void)
+{
+	int fd = shm_open(seg_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st) != 0)
+		err = errno;
+	else if (st.st_dev != seg_dev || st.st_ino != seg_ino)
+		err = ESTALE;
+	else
+		err = posix_fallocate(fd, (off_t)seg_ring_off, (off_t)(seg_size - seg_ring_off));
+	close(fd);
+	return err;
+}
+
+/* Gives the ring its pages, once per segment: true when it has them.  A
+ * caller that finds another one at it gets false and writes nothing now;
+ * the next keyframe repeats whatever it would have written. */
+bool apiprof_segment_ring_reserve(void)
+{
+	int st = RING_NONE;
+	int err;
+
+	if (apiprof_segment() == NULL)
+		return false;
+	if (!__atomic_compare_exchange_n(&ring_state, &st, RING_BUSY, false, __ATOMIC_ACQUIRE,
+	                                 __ATOMIC_ACQUIRE))
+		return st == RING_READY;
+	err = ring_fallocate();
+	if (err != 0)
+		apiprof_warn("cannot reserve the ring of /dev/shm%s (%s): live view off", seg_name,
+		             strerror(err));
+	/* Pairs with the acquire in apiprof_segment_ring: a writer that sees
+	 * READY writes to pages that exist. */
+	__atomic_store_n(&ring_state, err ? RING_FAILED : RING_READY, __ATOMIC_RELEASE);
+	return err == 0;
+}
+
+struct apiprof_shm_header *apiprof_segment_ring(void)
+{
+	if (__atomic_load_n(&ring_state, __ATOMIC_ACQUIRE) != RING_READY)
+		return NULL;
+	return apiprof_segment();
 }
 
 /* At exit: readers see the process ended with its final numbers.  The

@@ -1,9 +1,10 @@
 #!/bin/sh
 # shm.sh SHIM CALLS SHMPRE - a hostile /dev/shm: the segment's name taken
 # by someone else's file or by a symlink, /dev/shm full, /dev/shm
-# read-only.  Each time the program runs unchanged, exactly one warning
-# says the live view is off, nothing is written through a foreign name,
-# and APIPROF_OUTPUT is exact.
+# read-only, /dev/shm with room for all but the ring.  Each time the
+# program runs unchanged, exactly one warning says the live view is off
+# (none where the ring is never needed), nothing is written through a
+# foreign name, and APIPROF_OUTPUT is exact.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
@@ -48,3 +49,26 @@ for opts in size=64k ro; do
 	echo $? >"$tmp/$opts.st"
 	check "$opts"
 done
+
+# Room for the header and the function table (about 220 kB) but not for
+# the ring (megabytes).  The ring's pages are taken only when a reader
+# first watches, or at exit with APIPROF_KEEP_SHM=1, so a program nobody
+# watches runs without a word; one that must keep its segment says once
+# that the live view is off.
+mnt='mount -t tmpfs -o size=1m tmpfs /dev/shm && exec env LD_PRELOAD="$@"'
+wd unshare -m sh -c "$mnt" sh "$pl" "$prog" $n >"$tmp/lazy.out" 2>"$tmp/lazy.err"
+st=$?
+[ $st -eq 0 ] || fail "1m, nobody watching: status $st: $(cat "$tmp/lazy.err")"
+cmp -s "$tmp/bare.out" "$tmp/lazy.out" || fail "1m, nobody watching: output differs"
+[ ! -s "$tmp/lazy.err" ] || fail "1m, nobody watching: want no warning, got: $(cat "$tmp/lazy.err")"
+got=$(calls "$tmp/out.json" testlib.tl_add)
+[ "$got" -eq $n ] || fail "1m, nobody watching: $got calls counted, $n made"
+rm -f "$tmp/out.json"
+echo "ok: 1m, nobody watching: unchanged, no warning"
+
+APIPROF_KEEP_SHM=1 wd unshare -m sh -c "$mnt" sh "$pl" "$prog" $n \
+	>"$tmp/keep1m.out" 2>"$tmp/keep1m.err"
+echo $? >"$tmp/keep1m.st"
+check keep1m
+grep -q 'cannot reserve the ring of /dev/shm/apiprof-' "$tmp/keep1m.err" ||
+	fail "keep1m: the warning does not name the ring: $(cat "$tmp/keep1m.err")"
