@@ -22,6 +22,8 @@
 # - Instructions per call come from valgrind --tool=callgrind: the total of
 #   a run of 2N calls minus that of N calls, over N, so start-up and exit
 #   cancel out.  They are deterministic and catch hot-path regressions.
+# - Data-cache misses per call in the malloc workload come from valgrind
+#   --tool=cachegrind --cache-sim=yes, one run per mode: deterministic too.
 # - ltrace and uftrace are used where installed; they are never required.
 set -eu
 
@@ -333,6 +335,50 @@ if [ $HAVE_VALGRIND = 1 ]; then
 	done
 fi
 
+# --- cachegrind: the malloc workload's data-cache misses -----------------------
+# The whole-program ratios below scatter by a few per cent; the cache lines
+# a profiled call touches are one cause of what they show, and cachegrind
+# counts them exactly (on its simulated caches).  As with callgrind, a run
+# of 2N rounds minus one of N, so that loading and starting cancel out; the
+# hash seed is fixed so that python does the same work each time.
+CC_ROUNDS=20000
+# cc MODE ROUNDS: "instructions D1-misses" of one run.
+cc() {
+	m=$1 n=$2
+	case $m in
+	bare) set -- ;;
+	full) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 LD_PRELOAD="$BUILD/specs/libapiprof-malloc.so" ;;
+	sampled) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 APIPROF_SAMPLE=64 \
+		LD_PRELOAD="$BUILD/specs/libapiprof-malloc.so" ;;
+	esac
+	"$@" env PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=yes \
+		--cachegrind-out-file="$TMP/cc.$m.$n.out" "$PY" "$SRC/bench/wl_malloc.py" "$n" \
+		>/dev/null 2>"$TMP/cc.$m.$n.err" </dev/null || {
+		echo "NA NA"
+		return
+	}
+	# events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+	awk '$1 == "summary:" { print $2, $6 + $9 }' "$TMP/cc.$m.$n.out"
+}
+# cc_calls ROUNDS: the calls the malloc shim intercepts in a run.
+cc_calls() {
+	env APIPROF_OUTPUT="$TMP/cc.json" APIPROF_SHM=0 LD_PRELOAD="$BUILD/specs/libapiprof-malloc.so" \
+		PYTHONHASHSEED=0 "$PY" "$SRC/bench/wl_malloc.py" "$1" >/dev/null
+	py 'sum(f["calls"] for f in fs)' "$TMP/cc.json"
+}
+CC_MODES=
+if [ $HAVE_VALGRIND = 1 ] && [ -x "$PY" ] && [ -f "$BUILD/specs/libapiprof-malloc.so" ]; then
+	CC_MODES="bare full sampled"
+	for m in $CC_MODES; do
+		say "== cachegrind, malloc workload, $m"
+		cc "$m" "$CC_ROUNDS" >"$TMP/r/cc.$m.1" &
+		cc "$m" $((2 * CC_ROUNDS)) >"$TMP/r/cc.$m.2" &
+		wait
+	done
+	awk -v a="$(cc_calls "$CC_ROUNDS")" -v b="$(cc_calls $((2 * CC_ROUNDS)))" \
+		'BEGIN { print (a == "NA" || b == "NA") ? "NA" : b - a }' >"$TMP/r/cc.calls"
+fi
+
 # --- flush cost and memory -----------------------------------------------------
 say "== flush cost, memory"
 "$B/bench_flushcost" 2000 >"$TMP/flush" 2>>"$TMP/stderr" || echo "flush_us NA keyframe_us NA" >"$TMP/flush"
@@ -531,6 +577,42 @@ if [ $HAVE_VALGRIND = 1 ]; then
 	done
 else
 	out "valgrind: not installed"
+fi
+out ""
+
+out "### Data-cache misses per intercepted call (cachegrind), malloc workload"
+out ""
+# ccd MODE FIELD: that field of the 2N run minus the N run.
+ccd() {
+	awk -v f="$2" 'NR == FNR { a = $f; next } { b = $f }
+		END { print (a == "NA" || b == "NA" || a == "" || b == "") ? "NA" : b - a }' \
+		"$V/cc.$1.1" "$V/cc.$1.2"
+}
+if [ -n "$CC_MODES" ]; then
+	calls=$(cat "$V/cc.calls")
+	out "\`PYTHONHASHSEED=0 python3 bench/wl_malloc.py\` under \`valgrind --tool=cachegrind --cache-sim=yes\`"
+	out "(its simulated L1 data cache): a run of $((2 * CC_ROUNDS)) rounds minus one of $CC_ROUNDS, which makes"
+	out "$(fmt %.0f "$calls") more calls; added = minus bare's difference, over those calls."
+	out "The counts repeat exactly for a given environment, but moving the stack (a longer environment)"
+	out "moves the added misses by up to about 0.5 a call: compare modes within one run."
+	out ""
+	out "| mode | instructions | D1 misses | added instructions/call | added D1 misses/call |"
+	out "|---|--:|--:|--:|--:|"
+	cib=$(ccd bare 1) cdb=$(ccd bare 2)
+	for m in $CC_MODES; do
+		ci=$(ccd "$m" 1) cd=$(ccd "$m" 2)
+		if [ "$m" = bare ]; then
+			out "| bare | $ci | $cd | | |"
+			continue
+		fi
+		ai=$(awk -v a="$ci" -v b="$cib" -v n="$calls" 'BEGIN {
+			print (a == "NA" || b == "NA" || n == "NA" || n == 0) ? "NA" : (a - b) / n }')
+		ad=$(awk -v a="$cd" -v b="$cdb" -v n="$calls" 'BEGIN {
+			print (a == "NA" || b == "NA" || n == "NA" || n == 0) ? "NA" : (a - b) / n }')
+		out "| $m | $ci | $cd | $(fmt %.1f "$ai") | $(fmt %.2f "$ad") |"
+	done
+else
+	out "valgrind or the malloc shim: not available"
 fi
 out ""
 
