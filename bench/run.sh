@@ -761,6 +761,8 @@ TOPBATCH=$(topshare batch -p $TOPLOAD)
 TOPAGG=$(topshare agg -a -p $TOPLOAD)
 kill $TOPLOAD 2>/dev/null || :
 wait $TOPLOAD 2>/dev/null || : # killed: its status is not ours
+# SIGTERM ran no exit path, so its segment is still there.
+"$BUILD/top/apiprof-top" --clean >/dev/null 2>>"$TMP/stderr" || :
 out "| view | 12 refreshes: wall s | CPU s | share of one core | refreshes 3-12 only |"
 out "|---|--:|--:|--:|--:|"
 for v in live batch agg; do
