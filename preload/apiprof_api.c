@@ -42,12 +42,13 @@ void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 	apiprof_store(&tab->sink, 0);
 	__atomic_store_n(&tab->due, 0, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t *w = (uint64_t *)apiprof_tab_cold(tab, i);
+		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+		uint64_t *w = (uint64_t *)c;
 
 		apiprof_store(&tab->calls[i], 0);
 		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
 			apiprof_store(&w[k], 0);
-		apiprof_store(&apiprof_tab_cold(tab, i)->min_ticks, UINT64_MAX);
+		apiprof_store(&c->min_ticks, UINT64_MAX);
 	}
 }
 
@@ -87,8 +88,8 @@ void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32
 		dst->hist[b] = apiprof_load(&c->hist[b]);
 		dst->timed += dst->hist[b];
 	}
-	/* due is 0 (the sink) or a bucket of some row */
-	if (due != 0 && w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS) {
+	/* due is a bucket of some row, or 0 (the sink), which puts w past row i */
+	if (w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS) {
 		dst->hist[w - (int64_t)APIPROF_HIST_WORD0]++;
 		dst->timed++;
 	}

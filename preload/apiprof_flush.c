@@ -184,28 +184,35 @@ static void wait_for_reader(struct apiprof_shm_header *h)
 	__atomic_store_n(&h->flusher_idle, 0, __ATOMIC_RELAXED);
 }
 
+/* Sleeps one interval. */
+static void interval_sleep(void)
+{
+	struct timespec ts = {apiprof_cfg.interval_ms / 1000,
+	                      (long)(apiprof_cfg.interval_ms % 1000) * 1000000L};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+/* A flush every interval while a reader watches; a keyframe at once when
+ * one wakes this thread, and every APIPROF_KEYFRAME-th flush after. */
 static void *flusher_main(void *arg)
 {
 	struct apiprof_shm_header *h = arg;
-	struct timespec ts;
 	uint32_t n = 0;
 
 	apiprof_busy_enter(); /* for good: this thread is all runtime */
 	pthread_setname_np(pthread_self(), "apiprof-flush");
 	for (;;) {
-		if (!reader_watching(h)) {
+		bool woken = !reader_watching(h);
+
+		if (woken)
 			wait_for_reader(h);
-			apiprof_segment_ring_reserve(); /* at the first reader */
-			apiprof_flush_all(true);        /* what a new reader needs first */
-			n = 0;
-			continue;
-		}
-		ts.tv_sec = apiprof_cfg.interval_ms / 1000;
-		ts.tv_nsec = (long)(apiprof_cfg.interval_ms % 1000) * 1000000L;
-		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-			;
-		apiprof_segment_ring_reserve(); /* for a reader that came before this thread */
-		apiprof_flush_all(++n % apiprof_cfg.keyframe == 0);
+		else
+			interval_sleep();
+		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
+		n = woken ? 0 : n + 1;
+		apiprof_flush_all(woken || n % apiprof_cfg.keyframe == 0);
 	}
 	return NULL;
 }

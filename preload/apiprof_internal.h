@@ -190,12 +190,14 @@ APIPROF_HIDDEN uint32_t apiprof_gettid(void);
  * leave() restores what enter() found. */
 static inline uint64_t apiprof_busy_enter(void)
 {
+	struct apiprof_tls *t;
 	uint64_t old;
 
 	if (!apiprof_tls_ok())
 		return APIPROF_NEST_BUSY; /* nothing is counted anyway */
-	old = apiprof_tls_self()->nest & APIPROF_NEST_BUSY;
-	apiprof_tls_self()->nest |= APIPROF_NEST_BUSY;
+	t = apiprof_tls_self();
+	old = t->nest & APIPROF_NEST_BUSY;
+	t->nest |= APIPROF_NEST_BUSY;
 	return old;
 }
 
