@@ -56,7 +56,11 @@
  *    that names it is written;
  *  - with the TSC clock, tick_hz is 0 until the first flush has calibrated
  *    it (the one a reader's first look wakes): such a segment is not ready
- *    yet, not bad.
+ *    yet, not bad;
+ *  - the ring's pages are taken when a reader first looks.  When /dev/shm
+ *    has no room for them, the runtime sets APIPROF_SHM_NO_RING in flags
+ *    before that flush moves heartbeat_tick (release): the process stays
+ *    visible, without numbers, and its stderr says why.
  *
  * Statistics in a record: calls counts every call; ticks, min, max and hist
  * cover only the timed calls (`timed` of them).  Unless sampling
@@ -100,6 +104,9 @@ enum apiprof_proc_mode {
 	APIPROF_PROC_MODE_DYNAMIC = 1, /* libffi dynamic mode (libapiprof-dyn.so) */
 };
 
+/* The header's `flags`. */
+#define APIPROF_SHM_NO_RING 0x1u /* the ring could not get its pages: no record will come */
+
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */
 #define APIPROF_FUNC_MISSING  0x2u /* the real symbol could not be resolved */
@@ -132,7 +139,7 @@ struct apiprof_shm_header {
 	uint64_t mono0_ns;       /* CLOCK_MONOTONIC at runtime start */
 	uint64_t heartbeat_tick; /* tick of the latest flush: a reader sees liveness */
 	uint32_t sample;         /* 0 or 1: every call timed; N: about one call in N timed */
-	uint32_t reserved0;
+	uint32_t flags;          /* APIPROF_SHM_*; was a reserved 0, so older readers ignore it */
 
 	/* The function table. */
 	uint32_t func_off;

@@ -116,9 +116,8 @@ void apiprof_flush_folded(void)
 	}
 }
 
-static void flush_records(struct apiprof_shm_header *h, bool keyframe)
+static void flush_records(bool keyframe)
 {
-	__atomic_store_n(&h->tick_hz, apiprof_clock_hz(), __ATOMIC_RELAXED);
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
 
@@ -134,16 +133,18 @@ static void flush_records(struct apiprof_shm_header *h, bool keyframe)
 
 /* One pass over every thread.  A keyframe also repeats the exited threads
  * and the folded totals, so that a reader attaching late gets everything.
- * Without a ring only the heartbeat moves, which ends a waking reader's
- * wait. */
+ * Without a ring only the clock and the heartbeat move: a reader then has
+ * a ready segment to show (APIPROF_SHM_NO_RING says why it has no numbers),
+ * and a waking reader's wait ends. */
 void apiprof_flush_all(bool keyframe)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
 	if (h == NULL)
 		return;
+	__atomic_store_n(&h->tick_hz, apiprof_clock_hz(), __ATOMIC_RELAXED);
 	if (apiprof_segment_ring() != NULL)
-		flush_records(h, keyframe);
+		flush_records(keyframe);
 	__atomic_store_n(&h->heartbeat_tick, apiprof_now(), __ATOMIC_RELEASE);
 }
 

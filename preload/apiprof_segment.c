@@ -262,9 +262,13 @@ bool apiprof_segment_ring_reserve(void)
 	                                 __ATOMIC_ACQUIRE))
 		return st == RING_READY;
 	err = ring_fallocate();
-	if (err != 0)
+	if (err != 0) {
 		apiprof_warn("cannot reserve the ring of /dev/shm%s (%s): live view off", seg_name,
 		             strerror(err));
+		/* A reader shows the process without numbers rather than not at
+		 * all; the heartbeat's release store publishes it. */
+		__atomic_or_fetch(&apiprof_segment()->flags, APIPROF_SHM_NO_RING, __ATOMIC_RELAXED);
+	}
 	/* Pairs with the acquire in apiprof_segment_ring: a writer that sees
 	 * READY writes to pages that exist. */
 	__atomic_store_n(&ring_state, err ? RING_FAILED : RING_READY, __ATOMIC_RELEASE);

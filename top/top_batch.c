@@ -49,10 +49,10 @@ static void text_proc(FILE *out, const struct top_proc *p, const struct top_view
 
 	top_fmt_uptime(up, sizeof(up),
 	               real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0);
-	fprintf(out, "\nPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu\n", p->pid,
+	fprintf(out, "\nPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu%s\n", p->pid,
 	        p->comm, up, top_state_name(p->state), top_mode_name(p->mode, mode, sizeof(mode)),
 	        top_clock_name(p->clock), p->sample > 1 ? "  sampled (~ = estimate)" : "",
-	        (unsigned long long)p->dropped, (unsigned long long)p->lost);
+	        (unsigned long long)p->dropped, (unsigned long long)p->lost, top_ring_note(p));
 	top_cols_header(line, sizeof(line), v->sort, v->reverse);
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < n; i++) {
@@ -130,10 +130,11 @@ static json_t *proc_json(const struct top_proc *p, uint64_t real_ns)
 	struct top_row *rows;
 	size_t n = top_rows_build(p, &v, &rows);
 	json_t *o = json_pack(
-	        "{s:i, s:s, s:s, s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "pid", p->pid, "comm",
-	        p->comm, "state", top_state_name(p->state), "mode", (json_int_t)p->mode, "clock",
-	        top_clock_name(p->clock), "sample", (json_int_t)p->sample, "dropped",
-	        u64_json(p->dropped), "lost", u64_json(p->lost), "uptime_ns",
+	        "{s:i, s:s, s:s, s:I, s:s, s:I, s:b, s:o, s:o, s:o, s:o, s:o}", "pid", p->pid,
+	        "comm", p->comm, "state", top_state_name(p->state), "mode", (json_int_t)p->mode,
+	        "clock", top_clock_name(p->clock), "sample", (json_int_t)p->sample, "ring",
+	        !p->no_ring, "dropped", u64_json(p->dropped), "lost", u64_json(p->lost),
+	        "uptime_ns",
 	        u64_json(real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0),
 	        "interval_wall_ns", u64_json(p->iv_wall_ns), "threads", threads_json(rows, n));
 

@@ -35,6 +35,11 @@ void top_proc_free(struct top_proc *p)
 	p->ncells = p->capcells = p->capindex = 0;
 }
 
+const char *top_ring_note(const struct top_proc *p)
+{
+	return p->no_ring ? "  no ring: no live numbers (the program's stderr says why)" : "";
+}
+
 const char *top_state_name(enum top_state s)
 {
 	switch (s) {

@@ -72,6 +72,7 @@ struct top_proc {
 	uint64_t tick_hz;
 	uint64_t start_realtime_ns;
 	enum top_state state;
+	bool no_ring;      /* the runtime could not give the ring its pages: no numbers */
 	uint64_t dropped;  /* producer side, from the header */
 	uint64_t lost;     /* reader side: slots overwritten or in flight */
 	uint64_t overflow; /* snapshots ignored because TOP_MAX_CELLS was reached */
@@ -146,6 +147,9 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns);
 void top_proc_reset(struct top_proc *p);
 bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linger_ns);
 const char *top_state_name(enum top_state s);
+/* What a process's title adds when its runtime has no ring: "" or a note
+ * starting with two spaces. */
+const char *top_ring_note(const struct top_proc *p);
 
 double top_ticks_ns(double ticks, uint64_t hz);
 double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max);

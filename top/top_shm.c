@@ -312,6 +312,7 @@ static void copy_header_fields(struct top_proc *p, const struct apiprof_shm_head
 	p->tick_hz = h->tick_hz;
 	p->start_realtime_ns = h->start_realtime_ns;
 	p->dropped = h->dropped;
+	p->no_ring = (h->flags & APIPROF_SHM_NO_RING) != 0;
 	if (h->state == APIPROF_PROC_EXITED)
 		p->state = TOP_ENDED;
 }

@@ -303,10 +303,10 @@ static void draw_proc_title(const struct top_proc *p)
 	attron(A_BOLD);
 	putf("PID %d  %s  up %s  %s", p->pid, p->comm, up, top_state_name(p->state));
 	attroff(A_BOLD);
-	putf("  %s  clock %s  dropped %llu  lost %llu%s",
+	putf("  %s  clock %s  dropped %llu  lost %llu%s%s",
 	     top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
 	     (unsigned long long)p->dropped, (unsigned long long)p->lost,
-	     p->sample > 1 ? "  sampled: ~ = estimate" : "");
+	     p->sample > 1 ? "  sampled: ~ = estimate" : "", top_ring_note(p));
 }
 
 static attr_t row_attr(const struct top_row *r)
