@@ -164,7 +164,7 @@ void apiprof_flush_final(void)
 	struct apiprof_shm_header *h = apiprof_segment();
 
 	if (h != NULL && (apiprof_cfg.keep_shm || reader_watching(h)))
-		apiprof_segment_ring_reserve();
+		apiprof_segment_ring_reserve_at_exit();
 	apiprof_flush_all(true);
 }
 

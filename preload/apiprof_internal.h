@@ -117,6 +117,7 @@ APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment(void);
 /* The segment if its ring has its pages, else NULL; see ring_reserve. */
 APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment_ring(void);
 APIPROF_HIDDEN bool apiprof_segment_ring_reserve(void);
+APIPROF_HIDDEN bool apiprof_segment_ring_reserve_at_exit(void);
 APIPROF_HIDDEN void apiprof_segment_open(void);
 APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
 APIPROF_HIDDEN void apiprof_segment_forget(void);

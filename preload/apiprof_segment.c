@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,25 @@ bool apiprof_segment_ring_reserve(void)
 	 * READY writes to pages that exist. */
 	__atomic_store_n(&ring_state, err ? RING_FAILED : RING_READY, __ATOMIC_RELEASE);
 	return err == 0;
+}
+
+/* How long the exit path waits for a reservation the flusher is making. */
+#define RING_SETTLE_NS 200000000ull
+
+/* At exit: a reader's first look may have the flusher reserving the ring at
+ * this very moment.  Waiting for it to finish keeps the final records; not
+ * waiting would lose them, since the ring may not be written until it has
+ * its pages.  It is one fallocate, and the flusher blocks every signal, so
+ * nothing stops it halfway; the wait is bounded all the same, for exit must
+ * never hang. */
+bool apiprof_segment_ring_reserve_at_exit(void)
+{
+	uint64_t until = apiprof_clock_mono() + RING_SETTLE_NS;
+
+	while (__atomic_load_n(&ring_state, __ATOMIC_ACQUIRE) == RING_BUSY &&
+	       apiprof_clock_mono() < until)
+		sched_yield();
+	return apiprof_segment_ring_reserve();
 }
 
 struct apiprof_shm_header *apiprof_segment_ring(void)

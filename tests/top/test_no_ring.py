@@ -37,12 +37,16 @@ def outer():
                             env=env).returncode)
 
 
-def start(shim, prog, out):
-    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_OUTPUT=out)
-    for k in ("APIPROF_SHM", "APIPROF_KEEP_SHM", "APIPROF_INTERVAL_MS"):
-        env.pop(k, None)
+def start(preload, prog, extra, pass_fds=()):
+    """topprog under preload, with the environment extra, once it printed
+    "ready"; its stderr is a pipe."""
+    env = dict(os.environ, LD_PRELOAD=preload, **extra)
+    for k in ("APIPROF_SHM", "APIPROF_KEEP_SHM", "APIPROF_INTERVAL_MS", "APIPROF_OUTPUT"):
+        if k not in extra:
+            env.pop(k, None)
     p = subprocess.Popen([prog, str(THREADS), str(CALLS)], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                         pass_fds=pass_fds)
     if p.stdout.readline() != "ready\n":
         p.kill()
         fail("topprog did not get ready")
@@ -85,7 +89,7 @@ def inner():
     top, shim, prog = sys.argv[1:4]
     fd, out = tempfile.mkstemp(prefix="apiprof-no-ring-", suffix=".json")
     os.close(fd)
-    p = start(shim, prog, out)
+    p = start(shim, prog, {"APIPROF_OUTPUT": out})
     try:
         check_views(top, p.pid)
         check_views(top, p.pid)  # a second viewer: the ring is not tried again
