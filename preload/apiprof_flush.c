@@ -218,24 +218,52 @@ static void *flusher_main(void *arg)
 	return NULL;
 }
 
+/* The flusher's stack is this library's own .bss, not a mapping of its
+ * own.  A thread whose stack glibc maps adds two mappings to the process
+ * (the stack and its guard page), and the kernel's tree of mappings
+ * changes shape with their number: in a program that shrinks and regrows
+ * its heap every few calls (CPython compressing with zlib), that was
+ * enough to send every brk() down the maple tree's dearer spanning-store
+ * path (see the README's benchmark).  Untouched .bss costs no memory.
+ * glibc puts the thread's static TLS at the top of the buffer, and refuses
+ * (EINVAL) a program whose static TLS leaves too little of it; that one
+ * gets a stack of glibc's, of the default size (the stack rlimit).  One
+ * flusher runs per process (the constructor's, or a fork child's, where
+ * the parent's does not exist), so the buffer is never shared.  There is
+ * no guard page: the flusher's deepest path, a warning formatted on the
+ * stack, needs a few kB. */
+#define FLUSHER_STACK (256u * 1024u)
+static char flusher_stack[FLUSHER_STACK] __attribute__((aligned(4096)));
+
+static int flusher_create(void *seg, bool own_stack)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (own_stack)
+		pthread_attr_setstack(&attr, flusher_stack, sizeof(flusher_stack));
+	err = pthread_create(&t, &attr, flusher_main, seg);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
 void apiprof_flusher_start(void)
 {
 	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t t;
 	int err;
 
 	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL)
 		return;
 	sigfillset(&all);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&t, &attr, flusher_main, apiprof_segment());
+	err = flusher_create(apiprof_segment(), true);
+	if (err == EINVAL) /* static TLS too large for the buffer */
+		err = flusher_create(apiprof_segment(), false);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 	if (err != 0)
 		apiprof_warn("cannot start the flusher thread (%s): live numbers only at exit",
 		             strerror(err));
