@@ -117,9 +117,10 @@ static inline struct apiprof_cold *apiprof_tab_cold(struct apiprof_tab *tab, uin
  * every thread (static TLS), so one %fs-relative access reaches it. */
 struct apiprof_tls {
 	uint64_t nest; /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
-	/* Sampled mode: calls until the next timed one.  The low half of an
-	 * aligned word (x86-64 is little-endian), which apiprof_enter loads
-	 * whole. */
+	/* Sampled mode: calls left up to and including the next timed one;
+	 * 0 after it, when the next call draws a new countdown out of line
+	 * (apiprof_slow.c says why there).  The low half of an aligned word
+	 * (x86-64 is little-endian), which apiprof_enter loads whole. */
 	uint32_t countdown;
 	uint32_t rng;  /* sampled mode: xorshift32 state, 0 until first used */
 	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
@@ -356,11 +357,14 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 		apiprof_nest_in(t, nest, c->bit, slot);
 		return APIPROF_CALL_TIMED;
 	}
-	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL &&
-	                   (uint32_t)apiprof_fs_load(t + APIPROF_TLS_COUNTDOWN) > 1)) {
-		apiprof_fs_dec32(t + APIPROF_TLS_COUNTDOWN);
-		apiprof_nest_in(t, nest, c->bit, slot);
-		return APIPROF_CALL_COUNTED;
+	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL)) {
+		uint32_t left = (uint32_t)apiprof_fs_load(t + APIPROF_TLS_COUNTDOWN);
+
+		if (apiprof_likely(left != 0)) {
+			apiprof_fs_dec32(t + APIPROF_TLS_COUNTDOWN);
+			apiprof_nest_in(t, nest, c->bit, slot);
+			return left > 1 ? APIPROF_CALL_COUNTED : APIPROF_CALL_TIMED;
+		}
 	}
 	return apiprof_enter_slow(api, c, apiprof_sp());
 }

@@ -19,11 +19,14 @@ static inline uint64_t tick(const struct apiprof_tls *t)
 	return apiprof_clock_mono();
 }
 
-/* Sampled mode: a new countdown drawn uniformly from [1, 2N-1] (mean N)
- * by a per-thread xorshift32, so that the timed calls cannot lock onto a
- * periodic pattern of the program's calls. */
+/* Sampled mode: a new countdown drawn uniformly from [1, 2N-2] by a
+ * per-thread xorshift32, so that the timed calls cannot lock onto a
+ * periodic pattern of the program's calls.  The draw takes a call of its
+ * own (below), so timed calls are 2 to 2N-1 calls apart, N + 1/2 on
+ * average. */
 void apiprof_sample_draw(struct apiprof_tls *t)
 {
+	uint32_t span = 2u * apiprof_sample - 2u; /* N >= 2 in sampled mode */
 	uint32_t x = t->rng;
 
 	if (x == 0)
@@ -32,19 +35,24 @@ void apiprof_sample_draw(struct apiprof_tls *t)
 	x ^= x >> 17;
 	x ^= x << 5;
 	t->rng = x;
-	t->countdown = 1u + x % (2u * apiprof_sample - 1u);
+	t->countdown = 1u + x % span;
 }
 
-/* Sampled mode: is this call one to time?  The countdown is 1 on the
- * call that is, and a new one is drawn for the next. */
+/* Sampled mode: is this call one to time?  The countdown counts down to
+ * the timed call, as apiprof_enter does inline.  The call after it finds
+ * 0, comes here, draws the next countdown and is only counted: the draw,
+ * a detour through this file, then never runs just before a timed call,
+ * where it would change what the first timestamp sees.  The TSC is read
+ * without waiting for earlier instructions, so what ran just before the
+ * window moves it: a timed call is preceded by the same inline code in
+ * sampled mode as in full timing, and its window measures the same. */
 static bool sample_due(struct apiprof_tls *t)
 {
-	if (t->countdown > 1) {
-		t->countdown--;
+	if (t->countdown == 0) {
+		apiprof_sample_draw(t);
 		return false;
 	}
-	apiprof_sample_draw(t);
-	return true;
+	return --t->countdown == 0;
 }
 
 /* The nesting bit of api id is set, so this call looks nested.  It really

@@ -244,7 +244,7 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 		t->mode = apiprof_mode;
 		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
 			t->nest |= APIPROF_NEST_SLOW;
-		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && t->countdown == 0) {
+		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && !(t->nest & APIPROF_NEST_SAMPLE)) {
 			apiprof_sample_draw(t);
 			t->nest |= APIPROF_NEST_SAMPLE;
 		}

@@ -1,19 +1,21 @@
 #!/bin/sh
-# e2e.sh SHIM TESTPROG OUTDUMP [CLOCK]
+# e2e.sh SHIM TESTPROG OUTDUMP [CLOCK [SAMPLE]]
 #
 # Runs testprog bare and under the generated testlib shim, and asserts:
 # identical output (results, out-parameters and errno checks are folded
 # into per-thread checksums), and exact per-thread call counts in
-# APIPROF_OUTPUT, with nested same-api calls not counted.
+# APIPROF_OUTPUT, with nested same-api calls not counted.  With SAMPLE
+# (APIPROF_SAMPLE), the counts must be just as exact, and about one call
+# in SAMPLE timed, with its row marked estimated (outdump -s).
 set -eu
 . "$(dirname "$0")/../lib.sh"
-shim=$1 prog=$2 outdump=$3 clock=${4:-auto}
+shim=$1 prog=$2 outdump=$3 clock=${4:-auto} sample=${5:-0}
 threads=8 iters=100000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$prog" $threads $iters >"$tmp/bare.txt"
-APIPROF_CLOCK=$clock APIPROF_OUTPUT="$tmp/out-%p.json" LD_PRELOAD="$(shim_preload "$shim")" \
+APIPROF_SAMPLE=$sample APIPROF_CLOCK=$clock APIPROF_OUTPUT="$tmp/out-%p.json" LD_PRELOAD="$(shim_preload "$shim")" \
 	"$prog" $threads $iters >"$tmp/shim.txt"
 cmp "$tmp/bare.txt" "$tmp/shim.txt" || { echo "FAIL: output differs under the shim"; diff "$tmp/bare.txt" "$tmp/shim.txt"; exit 1; }
 if grep -v 'errors 0' "$tmp/bare.txt" | grep -q errors; then
@@ -22,8 +24,11 @@ fi
 
 set -- "$tmp"/out-*.json
 [ $# -eq 1 ] && [ -f "$1" ] || { echo "FAIL: expected one APIPROF_OUTPUT file, got: $*"; exit 1; }
-# -x: and every call timed, its histogram bucket included
-"$outdump" -x "$1" >"$tmp/dump.txt" || { echo "FAIL: outdump -x rejected the output"; exit 1; }
+# -x: and every call timed, its histogram bucket included; -s: sampled
+check=-x
+[ "$sample" -le 1 ] || check="-s $sample"
+# shellcheck disable=SC2086
+"$outdump" $check "$1" >"$tmp/dump.txt" || { echo "FAIL: outdump $check rejected the output"; exit 1; }
 sort "$tmp/dump.txt" >"$tmp/got.txt"
 
 rare=$((iters / 100))
@@ -44,6 +49,10 @@ if ! cmp -s "$tmp/want.txt" "$tmp/got.txt"; then
 	echo "FAIL: per-thread counts differ (want vs got):"
 	diff "$tmp/want.txt" "$tmp/got.txt" || true
 	exit 1
+fi
+if [ "$sample" -gt 1 ]; then
+	echo "ok: sampled 1 in $sample: $threads threads x $iters calls counted exactly, about 1 in $sample timed and marked estimated, nested calls not counted"
+	exit 0
 fi
 echo "ok: $threads threads x $iters calls counted and timed exactly, nested calls not counted"
 

@@ -8,12 +8,17 @@
  * required field is present and of the right type.  Exit 1 on a malformed
  * document.
  *
- *   outdump [-t] [-x] OUT.json
+ *   outdump [-t] [-x | -s N] OUT.json
  *
  *   -t: print the tid before the name
  *   -x: also require every row's `timed` to equal its `calls`: a run of
  *       full timing that ended with no call in flight, where every call
  *       counted was timed and each timed call is in the histogram
+ *   -s: a run in sampled mode, APIPROF_SAMPLE=N: every row's `timed` is at
+ *       most its `calls`, `estimated` is true exactly where it is less, and
+ *       a row of 1000 N calls or more has about one timed in N + 1/2 (the
+ *       mean distance of sampled mode's draws), within 20%: many times the
+ *       spread of the countdown's random draws
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -27,7 +32,36 @@ static int fail(const char *what)
 	return 1;
 }
 
+#define USAGE "usage: outdump [-t] [-x | -s N] OUT.json"
+
 static int exact_timed;
+static long sample_n;
+
+static long long ival(json_t *f, const char *key)
+{
+	return json_integer_value(json_object_get(f, key));
+}
+
+/* -s: the sampled-mode checks of one row. */
+static int check_sampled(json_t *f)
+{
+	long long calls = ival(f, "calls"), timed = ival(f, "timed");
+	json_t *est = json_object_get(f, "estimated");
+	double per = (double)sample_n + 0.5;
+
+	if (timed > calls || !json_is_boolean(est) || json_is_true(est) != (timed < calls)) {
+		fprintf(stderr, "outdump: %s: timed %lld of %lld calls, estimated %s\n",
+		        json_string_value(json_object_get(f, "name")), timed, calls,
+		        json_is_true(est) ? "true" : "false or missing");
+		return -1;
+	}
+	if (calls >= 1000 * sample_n && (timed * per < 0.8 * calls || timed * per > 1.2 * calls)) {
+		fprintf(stderr, "outdump: %s: timed %lld of %lld calls, about %.0f expected\n",
+		        json_string_value(json_object_get(f, "name")), timed, calls, calls / per);
+		return -1;
+	}
+	return 0;
+}
 
 static int check_func(json_t *f)
 {
@@ -39,15 +73,13 @@ static int check_func(json_t *f)
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		if (!json_is_integer(json_object_get(f, ints[i])))
 			return -1;
-	if (exact_timed && json_integer_value(json_object_get(f, "timed")) !=
-	                           json_integer_value(json_object_get(f, "calls"))) {
+	if (exact_timed && ival(f, "timed") != ival(f, "calls")) {
 		fprintf(stderr, "outdump: %s: timed %lld of %lld calls\n",
-		        json_string_value(json_object_get(f, "name")),
-		        json_integer_value(json_object_get(f, "timed")),
-		        json_integer_value(json_object_get(f, "calls")));
+		        json_string_value(json_object_get(f, "name")), ival(f, "timed"),
+		        ival(f, "calls"));
 		return -1;
 	}
-	return 0;
+	return sample_n > 1 ? check_sampled(f) : 0;
 }
 
 static int dump_thread(json_t *t, int with_tid)
@@ -78,16 +110,18 @@ int main(int argc, char **argv)
 	int with_tid = 0, c;
 	size_t i;
 
-	while ((c = getopt(argc, argv, "tx")) != -1) {
+	while ((c = getopt(argc, argv, "txs:")) != -1) {
 		if (c == 't')
 			with_tid = 1;
 		else if (c == 'x')
 			exact_timed = 1;
+		else if (c == 's' && (sample_n = atol(optarg)) > 1)
+			continue;
 		else
-			return fail("usage: outdump [-t] [-x] OUT.json");
+			return fail(USAGE);
 	}
-	if (optind != argc - 1)
-		return fail("usage: outdump [-t] [-x] OUT.json");
+	if (optind != argc - 1 || (exact_timed && sample_n))
+		return fail(USAGE);
 	doc = json_load_file(argv[optind], JSON_REJECT_DUPLICATES, &err);
 	if (!doc) {
 		fprintf(stderr, "outdump: %s:%d:%d: %s\n", argv[optind], err.line, err.column,

@@ -97,13 +97,14 @@ def check_rows(proc):
             fail("min <= p50 <= p99 <= max violated for %r: %r" % (key, q))
 
 
-def start_topprog(shim, prog):
+def start_topprog(shim, prog, sample=0):
     """topprog under the shim, once it printed "ready" (exit 77 without
     /dev/shm), and the calls it has made by then."""
     if not os.access("/dev/shm", os.W_OK):
         print("skip: /dev/shm not writable")
         sys.exit(77)
-    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="50")
+    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="50",
+               APIPROF_SAMPLE=str(sample))
     env.pop("APIPROF_SHM", None)
     p = subprocess.Popen([prog, str(THREADS), str(CALLS)], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, env=env, text=True)
@@ -152,6 +153,32 @@ def main():
         if v.iv_sums.get(key) != f["calls"]:
             fail("intervals of %r sum to %r, not to the total %r" % (key, v.iv_sums.get(key), f["calls"]))
     print("ok: totals since start, interval sums and the end seen exactly")
+    sampled(top, shim, prog)
+
+
+def sampled(top, shim, prog):
+    """APIPROF_SAMPLE=16: exact counts, the mode shown, times marked
+    estimated where some calls were not timed."""
+    p, want = start_topprog(shim, prog, 16)
+    v = Viewer(top, p.pid)
+    proc = v.wait_for(want)
+    v.stop()
+    if proc["sample"] != 16:
+        fail("sampled mode not shown: sample %r" % proc["sample"])
+    _, rows = counts(proc)
+    work = [f for (_, name), f in rows.items() if name == "tt_work"]
+    for f in work:
+        if not f["estimated"] or f["total_ns"] is None or f["p50_ns"] is None:
+            fail("sampled tt_work row: %r" % f)
+    text = subprocess.run([top, "-b", "-n", "1", "-p", str(p.pid)], stdout=subprocess.PIPE,
+                          text=True, check=True).stdout
+    work_lines = [l for l in text.splitlines() if "tt_work" in l]
+    if "sampled (~ = estimate)" not in text or not work_lines or \
+            not all("~" in l for l in work_lines):
+        fail("plain batch output does not mark sampled mode:\n" + text)
+    p.stdin.close()
+    p.wait()
+    print("ok: sampled mode: exact counts, \"sample\": 16, tt_work rows estimated, marked ~")
 
 
 if __name__ == "__main__":
