@@ -39,5 +39,7 @@ int main(int argc, char **argv)
 	printf("ring_records %u\n", 1u << g.ring_order);
 	printf("func_cap %u\n", cap);
 	printf("segment_bytes %zu\n", apiprof_ring_size(&g));
+	/* Once per process: the flusher's stack, untouched pages cost nothing. */
+	printf("flusher_stack %u\n", APIPROF_FLUSHER_STACK);
 	return 0;
 }

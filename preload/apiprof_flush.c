@@ -13,6 +13,7 @@
  * and the process writes everything once more at exit.
  */
 #include <errno.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -225,15 +226,42 @@ static void *flusher_main(void *arg)
  * its heap every few calls (CPython compressing with zlib), that was
  * enough to send every brk() down the maple tree's dearer spanning-store
  * path (see the README's benchmark).  Untouched .bss costs no memory.
- * glibc puts the thread's static TLS at the top of the buffer, and refuses
- * (EINVAL) a program whose static TLS leaves too little of it; that one
- * gets a stack of glibc's, of the default size (the stack rlimit).  One
+ * glibc puts the thread's static TLS at the top of the buffer, so a
+ * program whose static TLS would leave less than FLUSHER_ROOM of it (one
+ * under a sanitizer, whose runtime keeps most of a megabyte of TLS per
+ * thread) gets a stack of glibc's instead, of the default size (the stack
+ * rlimit); glibc's EINVAL for a buffer too small is the last resort.  One
  * flusher runs per process (the constructor's, or a fork child's, where
  * the parent's does not exist), so the buffer is never shared.  There is
  * no guard page: the flusher's deepest path, a warning formatted on the
  * stack, needs a few kB. */
-#define FLUSHER_STACK (256u * 1024u)
-static char flusher_stack[FLUSHER_STACK] __attribute__((aligned(4096)));
+#define FLUSHER_ROOM (64u * 1024u)
+static char flusher_stack[APIPROF_FLUSHER_STACK] __attribute__((aligned(4096)));
+
+static int tls_add(struct dl_phdr_info *info, size_t size, void *sum)
+{
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			*(size_t *)sum += info->dlpi_phdr[i].p_memsz + info->dlpi_phdr[i].p_align;
+	return 0;
+}
+
+/* Whether the buffer has room for the flusher beside the static TLS of
+ * every object loaded now (more than glibc reserves, never less).  Taken
+ * once, in the constructor: a fork child reuses the answer instead of
+ * walking the loader's list from an atfork handler. */
+static bool own_stack_fits(void)
+{
+	static int fits = -1;
+	size_t tls = 0;
+
+	if (fits < 0) {
+		dl_iterate_phdr(tls_add, &tls);
+		fits = tls + FLUSHER_ROOM <= sizeof(flusher_stack);
+	}
+	return fits;
+}
 
 static int flusher_create(void *seg, bool own_stack)
 {
@@ -260,7 +288,9 @@ void apiprof_flusher_start(void)
 	sigfillset(&all);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = flusher_create(apiprof_segment(), true);
+	err = EINVAL;
+	if (own_stack_fits())
+		err = flusher_create(apiprof_segment(), true);
 	if (err == EINVAL) /* static TLS too large for the buffer */
 		err = flusher_create(apiprof_segment(), false);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -131,6 +131,8 @@ APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
 APIPROF_HIDDEN void apiprof_flush_final(void); /* at exit: for a reader that can still read */
 APIPROF_HIDDEN void apiprof_flusher_start(void);
+/* The flusher thread's stack, in the runtime's .bss (apiprof_flush.c). */
+#define APIPROF_FLUSHER_STACK (256u * 1024u)
 
 /* --- outputs at exit (apiprof_output.c) ------------------------------- */
 APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
