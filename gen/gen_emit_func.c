@@ -8,7 +8,14 @@
  *	static apiprof_fn_NAME apiprof_real_NAME;   resolved lazily, once
  *	apiprof_missing_NAME()                      stands in when it does not exist
  *	apiprof_get_NAME()                          resolves on first use
+ *	apiprof_slow_NAME(ARGS, sp)                 the calls the fast path leaves
  *	RET NAME(PARAMS)                            the exported wrapper
+ *
+ * The wrapper keeps only the fast path (a call timed in full, or counted in
+ * sampled mode) and hands every other call to apiprof_slow_NAME: with no
+ * call to make before the real one, it needs to keep nothing across it but
+ * the call state, so it saves fewer registers and keeps the arguments where
+ * they arrived.  That is about a tenth of what a timed call adds.
  *
  * The wrapper's own locals are named apiprof_* because spec identifiers
  * may not use that prefix, so they can never shadow a parameter.  The
@@ -28,6 +35,7 @@ struct gen_fn {
 	struct gen_buf real;   /* of the real function (the v-twin's) */
 	struct gen_buf args;   /* what the wrapper passes on */
 	struct gen_buf last;   /* the last named parameter, for va_start */
+	struct gen_buf slow;   /* of apiprof_slow_NAME: what `args` names */
 	bool returns;          /* non-void */
 	bool ret_typedef;      /* RET is spelled through apiprof_ret_NAME */
 };
@@ -41,6 +49,30 @@ static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct g
 		gen_buf_printf(out, "apiprof_ret_%s %s", e->f->cname, declarator);
 	else
 		gen_ctype_format(e->f->ret, declarator, out);
+}
+
+/* apiprof_slow_NAME's parameters: the named ones, the va_list or the
+ * extra arguments the wrapper read, and the wrapper's stack pointer. */
+static void gen_fn_slow_params(struct gen_fn *e)
+{
+	const struct gen_func *f = e->f;
+	struct gen_buf d;
+	size_t i;
+
+	for (i = 0; i < f->nparams; i++) {
+		gen_buf_puts(&e->slow, i ? ", " : "");
+		gen_ctype_format(f->params[i].type, f->params[i].name, &e->slow);
+	}
+	if (f->vtwin)
+		gen_buf_puts(&e->slow, ", va_list apiprof_ap");
+	for (i = 0; i < f->nextra; i++) {
+		gen_buf_init(&d);
+		gen_buf_printf(&d, "apiprof_x%zu", i);
+		gen_buf_puts(&e->slow, ", ");
+		gen_ctype_format(f->extra[i], gen_buf_str(&d), &e->slow);
+		gen_buf_free(&d);
+	}
+	gen_buf_printf(&e->slow, "%suintptr_t apiprof_sp", f->nparams ? ", " : "");
 }
 
 static void gen_fn_lists(struct gen_fn *e)
@@ -70,6 +102,7 @@ static void gen_fn_lists(struct gen_fn *e)
 	}
 	for (i = 0; i < f->nextra; i++)
 		gen_buf_printf(&e->args, ", apiprof_x%zu", i);
+	gen_fn_slow_params(e);
 }
 
 static void gen_fn_init(struct gen_fn *e, const struct gen_spec *s, const struct gen_func *f,
@@ -90,6 +123,7 @@ static void gen_fn_fini(struct gen_fn *e)
 	gen_buf_free(&e->real);
 	gen_buf_free(&e->args);
 	gen_buf_free(&e->last);
+	gen_buf_free(&e->slow);
 }
 
 static void gen_emit_origin(const struct gen_fn *e)
@@ -262,16 +296,22 @@ static void gen_emit_symver(const struct gen_fn *e)
 	               f->symbol, f->symver == GEN_SYMVER_DEFAULT ? "@@" : "@", f->version);
 }
 
-/* `[RET apiprof_r = ]apiprof_f(ARGS);` */
-static void gen_emit_call(const struct gen_fn *e, const char *indent)
+/* `[RET apiprof_r = ]apiprof_f(ARGS);`, or with `slow`,
+ * `[RET apiprof_r = ]apiprof_slow_NAME(ARGS, apiprof_sp());` */
+static void gen_emit_call(const struct gen_fn *e, const char *indent, bool slow)
 {
 	struct gen_buf b;
 
 	gen_buf_init(&b);
 	if (e->returns)
 		gen_fn_decl(e, "apiprof_r = ", &b);
-	gen_out_printf(e->o, "%s%sapiprof_f(%s);\n", indent, gen_buf_str(&b),
-	               gen_buf_str(&e->args));
+	if (slow)
+		gen_out_printf(e->o, "%s%sapiprof_slow_%s(%s%sapiprof_sp());\n", indent,
+		               gen_buf_str(&b), e->f->cname, gen_buf_str(&e->args),
+		               e->args.len ? ", " : "");
+	else
+		gen_out_printf(e->o, "%s%sapiprof_f(%s);\n", indent, gen_buf_str(&b),
+		               gen_buf_str(&e->args));
 	gen_buf_free(&b);
 }
 
@@ -320,31 +360,66 @@ static void gen_emit_noreturn_body(const struct gen_fn *e)
 	gen_out_puts(e->o, "\t__builtin_unreachable();\n}\n");
 }
 
-static void gen_emit_return(const struct gen_fn *e, const char *indent)
+/* The end of a path: va_end in the wrapper (`va`) of a function with a
+ * v-twin, and the return; an explicit one for void, inside a block. */
+static void gen_emit_return(const struct gen_fn *e, bool va, bool block)
 {
-	if (e->f->vtwin)
+	const char *indent = block ? "\t\t" : "\t";
+
+	if (va && e->f->vtwin)
 		gen_out_printf(e->o, "%sva_end(apiprof_ap);\n", indent);
 	if (e->returns)
 		gen_out_printf(e->o, "%sreturn apiprof_r;\n", indent);
+	else if (block)
+		gen_out_printf(e->o, "%sreturn;\n", indent);
 }
 
-/* The common case, a call timed in full: the clock is started after the
- * last branch on the way in, and the call returns from inside the block. */
-static void gen_emit_timed(const struct gen_fn *e)
+/* A call timed in full, in `how`: the clock is started after the last
+ * branch on the way in, and the call returns from inside the block. */
+static void gen_emit_timed(const struct gen_fn *e, bool va)
 {
-	gen_out_puts(e->o, "\tapiprof_how = apiprof_enter(&apiprof_self, &apiprof_c);\n"
-	                   "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
+	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
 	                   "\t\tapiprof_start(&apiprof_c);\n");
-	gen_emit_call(e, "\t\t");
+	gen_emit_call(e, "\t\t", false);
 	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_self, &apiprof_c, %zu);\n", e->f->row);
-	gen_emit_return(e, "\t\t");
-	if (!e->returns)
-		gen_out_puts(e->o, "\t\treturn;\n");
+	gen_emit_return(e, va, true);
 	gen_out_puts(e->o, "\t}\n");
 }
 
-/* Everything else: forwarded (nested, runtime busy, no table), counted
- * only (sampled mode), or timed out of line (the monotonic clock). */
+/* Everything the fast path leaves: forwarded (nested, runtime busy, no
+ * table yet), sampled mode's draws, the monotonic clock.  Out of line,
+ * with the wrapper's stack pointer: a longjmp is told from nesting by the
+ * frames of the wrappers. */
+static void gen_emit_slow(const struct gen_fn *e)
+{
+	const char *n = e->f->cname;
+	struct gen_buf d, b;
+
+	gen_buf_init(&d);
+	gen_buf_init(&b);
+	gen_buf_printf(&d, "apiprof_slow_%s(%s)", n, gen_buf_str(&e->slow));
+	gen_buf_puts(&b, "static __attribute__((noinline)) ");
+	gen_fn_decl(e, gen_buf_str(&d), &b);
+	gen_buf_putc(&b, '\n');
+	gen_emit_at_spec(e, gen_buf_str(&b));
+	gen_out_printf(e->o,
+	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
+	               "\tstruct apiprof_call apiprof_c;\n"
+	               "\tunsigned apiprof_how = apiprof_enter_slow(&apiprof_self, &apiprof_c, "
+	               "apiprof_sp);\n\n",
+	               n, n);
+	gen_emit_timed(e, false);
+	gen_emit_call(e, "\t", false);
+	gen_out_printf(e->o,
+	               "\tapiprof_leave_other(&apiprof_self, &apiprof_c, apiprof_how, %zu);\n",
+	               e->f->row);
+	gen_emit_return(e, false, false);
+	gen_out_puts(e->o, "}\n\n");
+	gen_buf_free(&d);
+	gen_buf_free(&b);
+}
+
+/* The fast path inline: timed, or counted in sampled mode. */
 static void gen_emit_wrapper_body(const struct gen_fn *e)
 {
 	gen_emit_prelude(e);
@@ -352,12 +427,16 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		gen_emit_noreturn_body(e);
 		return;
 	}
-	gen_emit_timed(e);
-	gen_emit_call(e, "\t");
-	gen_out_printf(e->o,
-	               "\tapiprof_leave_other(&apiprof_self, &apiprof_c, apiprof_how, %zu);\n",
+	gen_out_puts(e->o, "\tapiprof_how = apiprof_enter(&apiprof_self, &apiprof_c);\n");
+	gen_emit_timed(e, true);
+	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
+	gen_emit_call(e, "\t\t", false);
+	gen_out_printf(e->o, "\t\tapiprof_leave_counted(&apiprof_self, &apiprof_c, %zu);\n",
 	               e->f->row);
-	gen_emit_return(e, "\t");
+	gen_emit_return(e, true, true);
+	gen_out_puts(e->o, "\t}\n");
+	gen_emit_call(e, "\t", true);
+	gen_emit_return(e, true, false);
 	gen_out_puts(e->o, "}\n");
 }
 
@@ -371,6 +450,8 @@ void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct ge
 	gen_emit_types(&e);
 	gen_emit_missing(&e);
 	gen_emit_getter(&e);
+	if (!f->noreturn)
+		gen_emit_slow(&e);
 	gen_emit_signature(&e);
 	gen_emit_wrapper_body(&e);
 	gen_emit_symver(&e);

@@ -184,7 +184,9 @@ void apiprof_register(struct apiprof_api *api)
 		 * own block (tls) sees its slot and bit, and one that sees
 		 * nest_ignore sees everything. */
 		__atomic_store_n(&api->nest_bit, 1ull << id, __ATOMIC_RELEASE);
-		__atomic_store_n(&api->slot, id * (uint32_t)sizeof(struct apiprof_tls_api),
+		__atomic_store_n(&api->slot,
+		                 (uint64_t)apiprof_tls_off + APIPROF_TLS_API +
+		                         id * sizeof(struct apiprof_tls_api),
 		                 __ATOMIC_RELEASE);
 		__atomic_store_n(&api->tls, (uint64_t)apiprof_tls_off, __ATOMIC_RELEASE);
 		__atomic_store_n(&api->nest_ignore,
@@ -285,7 +287,7 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 {
 	struct apiprof_call c;
 
-	if (idx >= api->nfuncs || apiprof_enter(api, &c) == APIPROF_CALL_FORWARD)
+	if (idx >= api->nfuncs || apiprof_enter_any(api, &c) == APIPROF_CALL_FORWARD)
 		return;
 	apiprof_add(&c.tab->calls[idx], 1);
 	apiprof_tls_self()->nest &= ~c.bit;

@@ -15,17 +15,22 @@
  *			apiprof_leave(&api, &c, IDX);    // no libc call: errno untouched
  *			return r;
  *		}
- *		RET r = real_fn(ARGS);                   // nested, runtime busy, no table,
- *		apiprof_leave_other(&api, &c, how, IDX); //   sampled, or the monotonic clock
- *		return r;
+ *		if (apiprof_likely(how == APIPROF_CALL_COUNTED)) {
+ *			RET r = real_fn(ARGS);           // sampled mode between timed calls
+ *			apiprof_leave_counted(&api, &c, IDX);
+ *			return r;
+ *		}
+ *		return slow_fn(ARGS, apiprof_sp());      // everything else, out of line
  *	}
  *
- * The timed path and sampled mode's untimed calls are inline here and touch
- * only the calling thread's own memory: no lock, no syscall, no allocation,
- * no atomic read-modify-write.  The first call of an api on a thread takes
- * the slow path (apiprof_thread_attach), which registers the thread and
- * allocates its table; nested calls, sampled mode's timed calls and the
- * monotonic clock go out of line too (apiprof_slow.c).
+ * where slow_fn, a static function of the shim, does the same with
+ * apiprof_enter_slow and apiprof_leave_other.  The timed path and sampled
+ * mode's untimed calls are inline here and touch only the calling thread's
+ * own memory: no lock, no syscall, no allocation, no atomic
+ * read-modify-write.  The first call of an api on a thread goes out of
+ * line (apiprof_thread_attach), which registers the thread and allocates
+ * its table; so do nested calls, sampled mode's draws and the monotonic
+ * clock (apiprof_slow.c).
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
@@ -152,22 +157,23 @@ struct apiprof_api {
 	uint32_t nsyms;
 	/* Filled in by the runtime with the id, for the hot path: the api's
 	 * nest bit, the bits of the nest word that do NOT keep a call off the
-	 * fast path (all but the nest bit, busy and the modes), the byte
-	 * offset of its slot in apiprof_tls.api[], and the offset of the
-	 * thread's struct apiprof_tls from the thread pointer.
+	 * fast path (all but the nest bit, busy and the modes), the offset of
+	 * the thread's struct apiprof_tls from the thread pointer, and that of
+	 * its slot for this api (apiprof_tls.api[id]), so that the hot path
+	 * adds nothing to either.
 	 *
 	 * All 0 until registered, which is safe as it stands: offset 0 from
 	 * the thread pointer is the TCB's pointer to itself (the x86-64 TLS
 	 * ABI), never 0, and with no bit ignored it sends every call out of
 	 * line.  nest_ignore is stored last and loaded first (release and
 	 * acquire), so a call that sees it set sees the rest too. */
-	uint32_t slot;
 	uint64_t nest_bit;
 	uint64_t nest_ignore;
 	uint64_t tls;
+	uint64_t slot;
 };
 
-#define APIPROF_SHIM_ABI 7u
+#define APIPROF_SHIM_ABI 8u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -185,6 +191,7 @@ enum apiprof_how {
 	APIPROF_CALL_TIMED,   /* apiprof_start, the call, apiprof_leave */
 	APIPROF_CALL_COUNTED, /* sampled mode between two timed calls */
 	APIPROF_CALL_SLOW,    /* the monotonic clock: timed out of line */
+	APIPROF_CALL_OUT,     /* apiprof_enter only: ask apiprof_enter_slow */
 };
 
 /* The state a wrapper carries across the real call. */
@@ -334,27 +341,20 @@ _Static_assert(APIPROF_TLS_COUNTDOWN % 8 == 0, "countdown starts an aligned word
 APIPROF_INLINE void apiprof_nest_in(uintptr_t t, uint64_t nest, uint64_t bit, uintptr_t slot)
 {
 	apiprof_fs_store(t + APIPROF_TLS_NEST, nest | bit);
-	apiprof_fs_store(slot + APIPROF_SLOT_FRAME, apiprof_sp());
+	/* The stack pointer straight into the slot: one instruction. */
+	__asm__ volatile("movq %%rsp, %%fs:%c1(%0)"
+	                 :
+	                 : "r"(slot), "i"(APIPROF_SLOT_FRAME)
+	                 : "memory");
 }
 
-/* The slow path fills in a copy of the call state, not the wrapper's own:
- * were the address of that one passed out of line, the compiler would keep
- * it in memory, and store and reload it around every step of the fast
- * path.  This way it lives in registers (about 5% of a timed call). */
-APIPROF_INLINE unsigned apiprof_enter_slow_copy(struct apiprof_api *api, struct apiprof_call *c)
-{
-	struct apiprof_call tmp;
-	unsigned how = apiprof_enter_slow(api, &tmp, apiprof_sp());
-
-	*c = tmp;
-	return how;
-}
-
-/* Decides what this call is (enum apiprof_how) and fills in *c.  The
- * common case, a thread with its table that is not already inside the api,
- * in the default mode, costs one test of the nest word against the api's
- * mask; sampled mode's untimed calls stay inline as well.  Everything else
- * goes out of line.  nest_ignore is loaded first, with acquire: it pairs
+/* Decides what this call is (enum apiprof_how) as far as the inline fast
+ * path can, and fills in *c for it.  The common case, a thread with its
+ * table that is not already inside the api, in the default mode, costs
+ * one test of the nest word against the api's mask; sampled mode's
+ * untimed calls, and the timed call its countdown comes down to, stay
+ * inline as well.  Anything else is APIPROF_CALL_OUT, for
+ * apiprof_enter_slow.  nest_ignore is loaded first, with acquire: it pairs
  * with the release that stores it last in apiprof_register. */
 APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
@@ -362,7 +362,7 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 	uintptr_t t = apiprof_tls_of(api);
 	uint64_t nest = apiprof_fs_load(t + APIPROF_TLS_NEST);
 	uint64_t off = nest & ~ignore;
-	uintptr_t slot = t + APIPROF_TLS_API + __atomic_load_n(&api->slot, __ATOMIC_RELAXED);
+	uintptr_t slot = (uintptr_t)__atomic_load_n(&api->slot, __ATOMIC_RELAXED);
 
 	c->tab = (struct apiprof_tab *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
 	c->bit = apiprof_load(&api->nest_bit);
@@ -379,7 +379,23 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 			return left > 1 ? APIPROF_CALL_COUNTED : APIPROF_CALL_TIMED;
 		}
 	}
-	return apiprof_enter_slow_copy(api, c);
+	return APIPROF_CALL_OUT;
+}
+
+/* apiprof_enter, then apiprof_enter_slow where it cannot decide: for a
+ * caller with a single body (dynamic mode's handlers).  The slow path fills
+ * in a copy of the call state: were the address of the caller's own passed
+ * out of line, the compiler would keep it in memory. */
+APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apiprof_call *c)
+{
+	struct apiprof_call tmp;
+	unsigned how = apiprof_enter(api, c);
+
+	if (apiprof_likely(how != APIPROF_CALL_OUT))
+		return how;
+	how = apiprof_enter_slow(api, &tmp, apiprof_sp());
+	*c = tmp;
+	return how;
 }
 
 /* The first timestamp of an APIPROF_CALL_TIMED call, read in the wrapper
@@ -433,16 +449,22 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 	apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
 }
 
+/* Ends an APIPROF_CALL_COUNTED call of row idx of api. */
+APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
+                                          const struct apiprof_call *c, uint32_t idx)
+{
+	apiprof_add(&c->tab->calls[idx], 1);
+	apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
+}
+
 /* Ends any other call of row idx of api. */
 APIPROF_INLINE void apiprof_leave_other(const struct apiprof_api *api, const struct apiprof_call *c,
                                         unsigned how, uint32_t idx)
 {
-	if (how == APIPROF_CALL_COUNTED) {
-		apiprof_add(&c->tab->calls[idx], 1);
-		apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
-	} else if (how == APIPROF_CALL_SLOW) {
+	if (how == APIPROF_CALL_COUNTED)
+		apiprof_leave_counted(api, c, idx);
+	else if (how == APIPROF_CALL_SLOW)
 		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
-	}
 }
 
 #endif /* APIPROF_SHIM_H */

@@ -9,7 +9,7 @@
  * function's result is written straight into the closure's return buffer
  * (both sides widen small integers to ffi_arg the same way).
  *
- * The handler is the generated wrapper's body: apiprof_enter decides
+ * The handler is the generated wrapper's body: apiprof_enter_any decides
  * whether this call is counted and, when sampling, whether it is timed;
  * errno is whatever the real function left, as nothing after it touches
  * errno.
@@ -41,7 +41,7 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	unsigned how;
 
 	(void)cif;
-	how = apiprof_enter(f->api, &c);
+	how = apiprof_enter_any(f->api, &c);
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		f->fwd(f, ret, args);
@@ -74,7 +74,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	how = apiprof_enter(f->api, &c);
+	how = apiprof_enter_any(f->api, &c);
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		ffi_call(&f->twin_cif, fn, ret, targs);
