@@ -51,18 +51,15 @@ static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct g
 		gen_ctype_format(e->f->ret, declarator, out);
 }
 
-/* apiprof_slow_NAME's parameters: the named ones, the va_list or the
- * extra arguments the wrapper read, and the wrapper's stack pointer. */
+/* apiprof_slow_NAME's parameters: after the named ones (in `slow`
+ * already), the va_list or the extra arguments the wrapper read, and the
+ * wrapper's stack pointer. */
 static void gen_fn_slow_params(struct gen_fn *e)
 {
 	const struct gen_func *f = e->f;
 	struct gen_buf d;
 	size_t i;
 
-	for (i = 0; i < f->nparams; i++) {
-		gen_buf_puts(&e->slow, i ? ", " : "");
-		gen_ctype_format(f->params[i].type, f->params[i].name, &e->slow);
-	}
 	if (f->vtwin)
 		gen_buf_puts(&e->slow, ", va_list apiprof_ap");
 	for (i = 0; i < f->nextra; i++) {
@@ -87,6 +84,7 @@ static void gen_fn_lists(struct gen_fn *e)
 		gen_ctype_format(f->params[i].type, f->params[i].name, &e->params);
 		gen_buf_printf(&e->args, "%s%s", sep, f->params[i].name);
 	}
+	gen_buf_puts(&e->slow, gen_buf_str(&e->params));
 	if (f->nparams == 0)
 		gen_buf_puts(&e->params, "void");
 	else
