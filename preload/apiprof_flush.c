@@ -288,9 +288,7 @@ void apiprof_flusher_start(void)
 	sigfillset(&all);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = EINVAL;
-	if (own_stack_fits())
-		err = flusher_create(apiprof_segment(), true);
+	err = own_stack_fits() ? flusher_create(apiprof_segment(), true) : EINVAL;
 	if (err == EINVAL) /* static TLS too large for the buffer */
 		err = flusher_create(apiprof_segment(), false);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -84,8 +84,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Every refresh builds and frees arrays of a few MB (rows, sort keys),
-	 * which glibc would map and unmap afresh each time: with them kept in
-	 * the heap, a refresh takes no page faults. */
+	 * which glibc would map, fault in and unmap afresh each time; kept in
+	 * the heap, they reuse the same pages. */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	watch_setup(&w, &o);

@@ -177,7 +177,8 @@ def sampled(top, shim, prog):
             not all("~" in l for l in work_lines):
         fail("plain batch output does not mark sampled mode:\n" + text)
     p.stdin.close()
-    p.wait()
+    if p.wait() != 0:
+        fail("topprog failed in sampled mode")
     print("ok: sampled mode: exact counts, \"sample\": 16, tt_work rows estimated, marked ~")
 
 
