@@ -139,11 +139,16 @@ APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
 APIPROF_HIDDEN void apiprof_output_summary(int fd);
 
 /* --- per-thread state (apiprof_tls.c) --------------------------------- */
-/* A thread's block: the hot state first, then the runtime's own. */
+/* A thread's block: the hot state first, then the runtime's own.  Aligned
+ * to a cache line, so that the hot state's first line is one line (see
+ * struct apiprof_tls); the whole block is 1024 bytes, which still fits the
+ * surplus glibc keeps for libapiprof-tls.so's initial-exec copy. */
 struct apiprof_tls_block {
 	struct apiprof_tls hot;
 	struct apiprof_thread *self; /* NULL, the thread's entry, or retired */
-};
+} __attribute__((aligned(64)));
+_Static_assert(offsetof(struct apiprof_tls, api[3]) == 64, "apis 1 and 2 share the first line");
+_Static_assert(sizeof(struct apiprof_tls_block) == 1024, "the block stays 1024 bytes");
 
 APIPROF_HIDDEN extern int apiprof_tls_state;     /* 0 undecided, 1 usable, -1 none */
 APIPROF_HIDDEN extern intptr_t apiprof_tls_off;  /* of every thread's block from its %fs */

@@ -119,7 +119,11 @@ static inline struct apiprof_cold *apiprof_tab_cold(struct apiprof_tab *tab, uin
 }
 
 /* The per-thread hot state: at a fixed offset from the thread pointer in
- * every thread (static TLS), so one %fs-relative access reaches it. */
+ * every thread (static TLS), so one %fs-relative access reaches it.  The
+ * runtime places it on a cache line of its own (apiprof_internal.h), and
+ * the words every call touches come first: the nest word, the countdown,
+ * and the slots of apis 1 and 2 share that line, so that a call of a
+ * process's first two apis touches one line of TLS, not two. */
 struct apiprof_tls {
 	uint64_t nest; /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
 	/* Sampled mode: calls left up to and including the next timed one;
@@ -127,13 +131,13 @@ struct apiprof_tls {
 	 * (apiprof_slow.c says why there).  The low half of an aligned word
 	 * (x86-64 is little-endian), which apiprof_enter loads whole. */
 	uint32_t countdown;
-	uint32_t rng;  /* sampled mode: xorshift32 state, 0 until first used */
-	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
-	uint32_t reserved;
+	uint32_t rng; /* sampled mode: xorshift32 state, 0 until first used */
 	struct apiprof_tls_api {
 		struct apiprof_tab *tab; /* this thread's table; api[0].tab stays NULL */
 		uintptr_t frame;         /* stack address of the outermost call in progress */
 	} api[APIPROF_MAX_APIS];
+	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
+	uint32_t reserved;
 };
 
 /* One per generated shim (per spec).  Static storage in the shim; the
