@@ -31,7 +31,7 @@ stack() {
 	esac
 	rm -f "$tmp/out.json"
 	# The "bare" run of compare has the other preload alone.
-	LD_PRELOAD=$other compare "$name-$order" "$pl" "$@"
+	bare_preload=$other compare "$name-$order" "$pl" "$@"
 	n=$(calls "$tmp/out.json" malloc.malloc)
 	[ "$n" -ge "$min" ] || fail "$name $order: $n malloc calls counted, want >= $min"
 	echo "ok: $name, $order: '$(cat "$tmp/$name-$order.shim.out")', $n malloc calls counted"

@@ -23,10 +23,15 @@ wd() {
 # compare TAG PRELOAD CMD...: runs CMD bare into $tmp/TAG.bare.{out,err,st}
 # and with LD_PRELOAD=PRELOAD (and whatever APIPROF_* the caller exported)
 # into $tmp/TAG.shim.*; fails unless stdout and exit status are identical.
+# The "bare" run has LD_PRELOAD=$bare_preload when that is set.  It is
+# given to CMD alone: a preload exported to env or timeout too would be
+# loaded into them as well, and libfaketime, which makes a shared-memory
+# segment in every process, leaves it in /dev/shm when the process execs.
 compare() {
 	tag=$1 pl=$2
 	shift 2
-	env -u APIPROF_OUTPUT "$@" >"$tmp/$tag.bare.out" 2>"$tmp/$tag.bare.err" </dev/null
+	env -u APIPROF_OUTPUT ${bare_preload:+LD_PRELOAD="$bare_preload"} "$@" \
+		>"$tmp/$tag.bare.out" 2>"$tmp/$tag.bare.err" </dev/null
 	echo $? >"$tmp/$tag.bare.st"
 	wd env LD_PRELOAD="$pl" "$@" >"$tmp/$tag.shim.out" 2>"$tmp/$tag.shim.err" </dev/null
 	echo $? >"$tmp/$tag.shim.st"
