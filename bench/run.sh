@@ -440,27 +440,50 @@ wl() {
 	case $m in
 	bare | bare2) set -- env "$@" ;;
 	empty) set -- env LD_PRELOAD="$B/libbench_empty.so" "$@" ;;
+	floor) set -- env LD_PRELOAD="$B/libbench_ref_malloc.so" "$@" ;;
 	full) set -- env LD_PRELOAD="$shim" "$@" ;;
 	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$shim" "$@" ;;
 	count) set -- env APIPROF_OUTPUT="$TMP/wl.json" LD_PRELOAD="$shim" "$@" ;;
 	esac
+	set -- env BENCH_PAD="$PAD" "$@"
 	"$TIMECMD" -i "$in" -- "$@" 2>>"$TMP/stderr" | awk '$1 == "wall_s" { v = $4 }
 		END { print v == "" ? "NA" : v }' || echo NA
 }
 # bare2 is bare once more: bare2 / bare is what the same program measures
 # against itself, the noise floor of the other ratios.  empty preloads a
 # library that does nothing (bench/empty.c): what loading any library costs
-# the program before a call is intercepted.  Each round starts one mode
-# further on, so that no mode always runs right after another.
-WMODES="bare empty full sampled bare2"
+# the program before a call is intercepted.  floor, on the malloc workload
+# only, preloads a hand-written shim that counts calls and does nothing
+# else (bench/ref_malloc.c): what sampled mode is measured against.  Each
+# round starts one mode further on, so that no mode always runs right
+# after another.
+#
+# Each round also gives every run the same environment variable BENCH_PAD,
+# of a length drawn anew for the round (0-4095 bytes).  The size of the
+# environment moves the initial stack and, as the program copies it, where
+# its heap blocks fall, and with them which of its hot lines share a cache
+# set; a mode whose own variables (LD_PRELOAD=..., APIPROF_SAMPLE=64) fell
+# on a bad layout would otherwise carry it in every round, a bias no number
+# of rounds removes.  Drawn per round, it averages out like the rest.
+PAD=
+# pad SEED: a string of 0-4095 bytes, its length drawn from the number SEED.
+pad() {
+	awk -v s="$1" 'BEGIN { srand(s); n = int(rand() * 4096)
+		p = sprintf("%*s", n, ""); gsub(/ /, "p", p); print p }'
+}
+wi=0
 for w in $WORKLOADS; do
 	say "== workload $w"
+	wi=$((wi + 1))
+	WMODES="bare empty full sampled bare2"
+	[ "$w" = malloc ] && WMODES="bare empty floor full sampled bare2"
 	# One extra run, not timed, counts the intercepted calls.
 	rm -f "$TMP/wl.json"
 	wl "$w" count >/dev/null
 	py 'sum(f["calls"] for f in fs)' "$TMP/wl.json" >"$TMP/r/wl.$w.calls"
 	r=1
 	while [ "$r" -le "$WROUNDS" ]; do
+		PAD=$(pad $((r * 8 + wi)))
 		set -- $WMODES
 		k=$((r % $#))
 		while [ "$k" -gt 0 ]; do
@@ -714,11 +737,15 @@ out ""
 out "### Whole programs"
 out ""
 out "CPU time (user + system, all threads) under the shim over that of the bare run in the same round:"
-out "median of $WROUNDS rounds of bare / empty preload / full / sampled / bare again (each round starting one"
-out "mode further on), [quartiles of the rounds' ratios], and \"pred.\": 1 + calls × the added ns/call of the"
+out "median of $WROUNDS rounds of bare / empty preload / full / sampled / bare again, and the floor shim below on"
+out "the malloc workload (each round starting one mode further on), [quartiles of the rounds' ratios], and"
+out "\"pred.\": 1 + calls × the added ns/call of the"
 out "T=1 table / the bare run's CPU time.  \"bare again\" is the program against itself: the noise floor of the"
 out "other ratios.  \"empty preload\" is a library that does nothing (bench/empty.c): what preloading any"
-out "library costs the program before a single call is intercepted."
+out "library costs the program before a single call is intercepted.  Every run of a round has the same"
+out "environment variable BENCH_PAD, 0-4095 bytes long, drawn anew for each round: the size of the"
+out "environment moves where the program's stack and heap blocks fall in the caches, and each mode"
+out "would otherwise keep the one layout its own variables give it."
 out ""
 out "| workload | calls intercepted | bare CPU s | bare again | empty preload | full timing | full pred. | sampled (N=64) | sampled pred. |"
 out "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
@@ -744,9 +771,18 @@ for w in zlib zlibkeep malloc sqlite3; do
 	s=$(quotmed "$V/wl.$w.sampled" "$V/wl.$w.bare")
 	sp=$(predict "$calls" "$ADD_SAMPLED" "$bare")
 	eval "WL_$w=\$f WLP_$w=\$fp WLS_$w=\$s WLSP_$w=\$sp WLA_$w=\$aa WLE_$w=\$e"
+	[ -f "$V/wl.$w.floor" ] && WLF_FLOOR=$(quotmed "$V/wl.$w.floor" "$V/wl.$w.bare") &&
+		WLF_QUART=$(quartiles "$V/wl.$w.floor" "$V/wl.$w.bare")
 	out "| $desc | $calls | $(fmt %.3f "$bare") | $(fmt %.3f× "$aa") $(quartiles "$V/wl.$w.bare2" "$V/wl.$w.bare") | $(fmt %.3f× "$e") $(quartiles "$V/wl.$w.empty" "$V/wl.$w.bare") | $(fmt %.3f× "$f") $(quartiles "$V/wl.$w.full" "$V/wl.$w.bare") | $(fmt %.3f× "$fp") | $(fmt %.3f× "$s") $(quartiles "$V/wl.$w.sampled" "$V/wl.$w.bare") | $(fmt %.3f× "$sp") |"
 done
 out ""
+if [ -n "${WLF_FLOOR:-}" ]; then
+	out "On the malloc workload, a hand-written shim that counts every call of malloc, calloc, realloc and"
+	out "free and does nothing else (bench/ref_malloc.c: one TLS increment, then a jump to the real function)"
+	out "ran in the same rounds: $(fmt %.3f× "$WLF_FLOOR") $WLF_QUART.  It is the floor under sampled mode's"
+	out "figure: what any shim that counts those calls costs this program."
+	out ""
+fi
 
 out "#### The zlib workload and the kernel's tree of mappings"
 out ""
