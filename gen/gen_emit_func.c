@@ -338,7 +338,16 @@ static void gen_emit_prelude(const struct gen_fn *e)
 {
 	const char *n = e->f->cname;
 
-	gen_out_printf(e->o, "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n", n, n);
+	/* Not yet resolved, a call goes out of line and is resolved there: the
+	 * wrapper then never calls out with its arguments live, so it needs
+	 * no stack frame to keep them in. */
+	if (e->f->noreturn)
+		gen_out_printf(e->o, "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n", n, n);
+	else
+		gen_out_printf(e->o,
+		               "{\n\tapiprof_fn_%s apiprof_f = "
+		               "__atomic_load_n(&apiprof_real_%s, __ATOMIC_RELAXED);\n",
+		               n, n);
 	if (!e->f->noreturn)
 		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_how;\n");
 	if (e->f->variadic)
@@ -425,7 +434,9 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		gen_emit_noreturn_body(e);
 		return;
 	}
-	gen_out_puts(e->o, "\tapiprof_how = apiprof_enter(&apiprof_self, &apiprof_c);\n");
+	gen_out_puts(e->o, "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
+	                   "\t\t\t      ? apiprof_enter(&apiprof_self, &apiprof_c)\n"
+	                   "\t\t\t      : APIPROF_CALL_OUT;\n");
 	gen_emit_timed(e, true);
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);

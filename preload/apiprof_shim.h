@@ -128,8 +128,9 @@ struct apiprof_tls {
 	uint64_t nest; /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
 	/* Sampled mode: calls left up to and including the next timed one;
 	 * 0 after it, when the next call draws a new countdown out of line
-	 * (apiprof_slow.c says why there).  The low half of an aligned word
-	 * (x86-64 is little-endian), which apiprof_enter loads whole. */
+	 * (apiprof_slow.c says why there).  apiprof_enter decrements it
+	 * first and looks at the result, so the call that goes out of line
+	 * to draw finds UINT32_MAX here, which means the same as 0. */
 	uint32_t countdown;
 	uint32_t rng; /* sampled mode: xorshift32 state, 0 until first used */
 	struct apiprof_tls_api {
@@ -177,7 +178,7 @@ struct apiprof_api {
 	uint64_t slot;
 };
 
-#define APIPROF_SHIM_ABI 8u
+#define APIPROF_SHIM_ABI 9u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -310,10 +311,12 @@ APIPROF_INLINE void apiprof_fs_store(uintptr_t off, uint64_t v)
 	__asm__ volatile("movq %1, %%fs:(%0)" : : "r"(off), "r"(v) : "memory");
 }
 
-/* The 32-bit word at off, less one. */
-APIPROF_INLINE void apiprof_fs_dec32(uintptr_t off)
+/* The 32-bit word at off+8, less one; *zero and *neg tell whether the
+ * result is 0 or, taken as signed, negative (the flags of the one
+ * instruction, so nothing is loaded or compared again). */
+APIPROF_INLINE void apiprof_fs_dec32_8(uintptr_t off, _Bool *zero, _Bool *neg)
 {
-	__asm__ volatile("decl %%fs:(%0)" : : "r"(off) : "memory");
+	__asm__ volatile("decl %%fs:8(%2)" : "=@ccz"(*zero), "=@ccs"(*neg) : "r"(off) : "memory");
 }
 
 APIPROF_INLINE void apiprof_fs_clear(uintptr_t off, uint64_t bits)
@@ -330,7 +333,7 @@ APIPROF_INLINE uintptr_t apiprof_tls_of(const struct apiprof_api *api)
 
 #define APIPROF_TLS_NEST      offsetof(struct apiprof_tls, nest)
 #define APIPROF_TLS_COUNTDOWN offsetof(struct apiprof_tls, countdown)
-_Static_assert(APIPROF_TLS_COUNTDOWN % 8 == 0, "countdown starts an aligned word");
+_Static_assert(APIPROF_TLS_COUNTDOWN == 8, "apiprof_fs_dec32_8 finds the countdown at +8");
 #define APIPROF_TLS_API    offsetof(struct apiprof_tls, api)
 #define APIPROF_SLOT_TAB   offsetof(struct apiprof_tls_api, tab)
 #define APIPROF_SLOT_FRAME offsetof(struct apiprof_tls_api, frame)
@@ -375,12 +378,13 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 		return APIPROF_CALL_TIMED;
 	}
 	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL)) {
-		uint32_t left = (uint32_t)apiprof_fs_load(t + APIPROF_TLS_COUNTDOWN);
+		_Bool timed, draw;
 
-		if (apiprof_likely(left != 0)) {
-			apiprof_fs_dec32(t + APIPROF_TLS_COUNTDOWN);
+		/* Countdowns are at most 2N-2 < 2^31: only 0 comes out negative */
+		apiprof_fs_dec32_8(t, &timed, &draw);
+		if (apiprof_likely(!draw)) {
 			apiprof_nest_in(t, nest, c->bit, slot);
-			return left > 1 ? APIPROF_CALL_COUNTED : APIPROF_CALL_TIMED;
+			return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
 		}
 	}
 	return APIPROF_CALL_OUT;

@@ -48,7 +48,9 @@ void apiprof_sample_draw(struct apiprof_tls *t)
  * sampled mode as in full timing, and its window measures the same. */
 static bool sample_due(struct apiprof_tls *t)
 {
-	if (t->countdown == 0) {
+	/* UINT32_MAX: apiprof_enter has decremented a 0 before sending the
+	 * call here */
+	if (t->countdown == 0 || t->countdown == UINT32_MAX) {
 		apiprof_sample_draw(t);
 		return false;
 	}
