@@ -311,14 +311,6 @@ APIPROF_INLINE void apiprof_fs_store(uintptr_t off, uint64_t v)
 	__asm__ volatile("movq %1, %%fs:(%0)" : : "r"(off), "r"(v) : "memory");
 }
 
-/* The 32-bit word at off+8, less one; *zero and *neg tell whether the
- * result is 0 or, taken as signed, negative (the flags of the one
- * instruction, so nothing is loaded or compared again). */
-APIPROF_INLINE void apiprof_fs_dec32_8(uintptr_t off, _Bool *zero, _Bool *neg)
-{
-	__asm__ volatile("decl %%fs:8(%2)" : "=@ccz"(*zero), "=@ccs"(*neg) : "r"(off) : "memory");
-}
-
 APIPROF_INLINE void apiprof_fs_clear(uintptr_t off, uint64_t bits)
 {
 	__asm__ volatile("andq %1, %%fs:(%0)" : : "r"(off), "r"(~bits) : "memory");
@@ -333,10 +325,20 @@ APIPROF_INLINE uintptr_t apiprof_tls_of(const struct apiprof_api *api)
 
 #define APIPROF_TLS_NEST      offsetof(struct apiprof_tls, nest)
 #define APIPROF_TLS_COUNTDOWN offsetof(struct apiprof_tls, countdown)
-_Static_assert(APIPROF_TLS_COUNTDOWN == 8, "apiprof_fs_dec32_8 finds the countdown at +8");
-#define APIPROF_TLS_API    offsetof(struct apiprof_tls, api)
-#define APIPROF_SLOT_TAB   offsetof(struct apiprof_tls_api, tab)
-#define APIPROF_SLOT_FRAME offsetof(struct apiprof_tls_api, frame)
+#define APIPROF_TLS_API       offsetof(struct apiprof_tls, api)
+#define APIPROF_SLOT_TAB      offsetof(struct apiprof_tls_api, tab)
+#define APIPROF_SLOT_FRAME    offsetof(struct apiprof_tls_api, frame)
+
+/* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
+ * *neg tell whether the result is 0 or, taken as signed, negative: the
+ * flags of the one instruction, so nothing is loaded or compared again. */
+APIPROF_INLINE void apiprof_countdown_dec(uintptr_t t, _Bool *zero, _Bool *neg)
+{
+	__asm__ volatile("decl %%fs:%c3(%2)"
+	                 : "=@ccz"(*zero), "=@ccs"(*neg)
+	                 : "r"(t), "i"(APIPROF_TLS_COUNTDOWN)
+	                 : "memory");
+}
 
 /* Marks the call as being inside the api: only its outermost call counts.
  * Plain read-modify-write of our own TLS word: a signal handler that
@@ -381,7 +383,7 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 		_Bool timed, draw;
 
 		/* Countdowns are at most 2N-2 < 2^31: only 0 comes out negative */
-		apiprof_fs_dec32_8(t, &timed, &draw);
+		apiprof_countdown_dec(t, &timed, &draw);
 		if (apiprof_likely(!draw)) {
 			apiprof_nest_in(t, nest, c->bit, slot);
 			return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
