@@ -149,6 +149,24 @@ static void abi_mismatch(const struct apiprof_api *api)
 	             api->abi, APIPROF_SHIM_ABI);
 }
 
+/* The hot path's shortcuts to api's id; until they are set it takes the
+ * slow path, which reads the id itself.  In the order the hot path needs
+ * them (apiprof_enter): a call that sees the thread's own block (tls) sees
+ * its slot.  Every thread stores them before its first call of the api
+ * goes on (apiprof_thread_attach), as the way out of a call loads the slot
+ * again: the values are the same for all, and a thread that lost the race
+ * to register the api does not depend on the winner having got this far. */
+void apiprof_api_publish(struct apiprof_api *api, uint32_t id)
+{
+	if (__atomic_load_n(&api->tls, __ATOMIC_ACQUIRE) != 0)
+		return;
+	__atomic_store_n(&api->slot,
+	                 (uint64_t)apiprof_tls_off + APIPROF_TLS_API +
+	                         id * sizeof(struct apiprof_tls_api),
+	                 __ATOMIC_RELEASE);
+	__atomic_store_n(&api->tls, (uint64_t)apiprof_tls_off, __ATOMIC_RELEASE);
+}
+
 /* Gives api a dense id.  Two threads may race here on first use; the loser
  * of the compare-and-swap simply leaves its id unused. */
 void apiprof_register(struct apiprof_api *api)
@@ -178,21 +196,7 @@ void apiprof_register(struct apiprof_api *api)
 	folded[id] = fold;
 	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_ACQUIRE)) {
-		/* The hot path's shortcuts to the id; until they are set it takes
-		 * the slow path, which reads the id itself.  In the order the hot
-		 * path needs them (apiprof_enter): a call that sees the thread's
-		 * own block (tls) sees its slot and bit, and one that sees
-		 * nest_ignore sees everything. */
-		__atomic_store_n(&api->nest_bit, 1ull << id, __ATOMIC_RELEASE);
-		__atomic_store_n(&api->slot,
-		                 (uint64_t)apiprof_tls_off + APIPROF_TLS_API +
-		                         id * sizeof(struct apiprof_tls_api),
-		                 __ATOMIC_RELEASE);
-		__atomic_store_n(&api->tls, (uint64_t)apiprof_tls_off, __ATOMIC_RELEASE);
-		__atomic_store_n(&api->nest_ignore,
-		                 ~((1ull << id) | APIPROF_NEST_BUSY | APIPROF_NEST_SAMPLE |
-		                   APIPROF_NEST_SLOW),
-		                 __ATOMIC_RELEASE);
+		apiprof_api_publish(api, id);
 		__atomic_store_n(&apis[id], api, __ATOMIC_RELEASE);
 		apiprof_segment_add_api(api);
 	}
@@ -289,6 +293,5 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 
 	if (idx >= api->nfuncs || apiprof_enter_any(api, &c) == APIPROF_CALL_FORWARD)
 		return;
-	apiprof_add(&c.tab->calls[idx], 1);
-	apiprof_tls_self()->nest &= ~c.bit;
+	apiprof_leave_counted(api, &c, idx);
 }

@@ -110,7 +110,7 @@ uint64_t apiprof_finish(enum apiprof_end how)
 
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != self_pid ||
 	    !apiprof_tls_ok())
-		return APIPROF_NEST_BUSY;
+		return APIPROF_GUARD_BUSY;
 	busy = apiprof_busy_enter();
 	apiprof_flush_final();
 	apiprof_segment_close(how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm);

@@ -53,6 +53,7 @@ APIPROF_HIDDEN void *apiprof_arena_alloc(size_t size);
 APIPROF_HIDDEN struct apiprof_api *apiprof_api_get(uint32_t id);
 APIPROF_HIDDEN uint32_t apiprof_api_count(void); /* ids are 1..count */
 APIPROF_HIDDEN struct apiprof_tab *apiprof_api_folded(uint32_t id);
+APIPROF_HIDDEN void apiprof_api_publish(struct apiprof_api *api, uint32_t id);
 /* Tables of n rows (struct apiprof_tab, apiprof_shim.h). */
 APIPROF_HIDDEN struct apiprof_tab *apiprof_tab_alloc(uint32_t n);
 APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n);
@@ -202,23 +203,23 @@ static inline uint64_t apiprof_busy_enter(void)
 	uint64_t old;
 
 	if (!apiprof_tls_ok())
-		return APIPROF_NEST_BUSY; /* nothing is counted anyway */
+		return APIPROF_GUARD_BUSY; /* nothing is counted anyway */
 	t = apiprof_tls_self();
-	old = t->nest & APIPROF_NEST_BUSY;
-	t->nest |= APIPROF_NEST_BUSY;
+	old = t->guard & APIPROF_GUARD_BUSY;
+	t->guard |= APIPROF_GUARD_BUSY;
 	return old;
 }
 
 static inline void apiprof_busy_leave(uint64_t old)
 {
 	if (!old)
-		apiprof_tls_self()->nest &= ~APIPROF_NEST_BUSY;
+		apiprof_tls_self()->guard &= ~APIPROF_GUARD_BUSY;
 }
 
 /* True when this thread's calls are not the program's to count. */
 static inline bool apiprof_busy(void)
 {
-	return !apiprof_tls_ok() || (apiprof_tls_self()->nest & APIPROF_NEST_BUSY);
+	return !apiprof_tls_ok() || (apiprof_tls_self()->guard & APIPROF_GUARD_BUSY);
 }
 
 #endif /* APIPROF_INTERNAL_H */

@@ -27,10 +27,13 @@
  * apiprof_enter_slow and apiprof_leave_other.  The timed path and sampled
  * mode's untimed calls are inline here and touch only the calling thread's
  * own memory: no lock, no syscall, no allocation, no atomic
- * read-modify-write.  The first call of an api on a thread goes out of
- * line (apiprof_thread_attach), which registers the thread and allocates
- * its table; so do nested calls, sampled mode's draws and the monotonic
- * clock (apiprof_slow.c).
+ * read-modify-write.  Nothing the wrapper works out on the way in is kept
+ * across the real call but the first timestamp: the way out loads what it
+ * needs again, from lines the way in has just brought to the cache, so a
+ * counted call needs no saved register and a timed call one.  The first
+ * call of an api on a thread goes out of line (apiprof_thread_attach),
+ * which registers the thread and allocates its table; so do nested calls,
+ * sampled mode's draws and the monotonic clock (apiprof_slow.c).
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
@@ -47,17 +50,23 @@
 
 #include "apiprof_abi.h"
 
-/* api ids are 1..61: bit 0 of the nest word is "runtime busy", bits 62
- * and 63 the thread's mode */
-#define APIPROF_MAX_APIS  62
-#define APIPROF_NEST_BUSY 1ull
-/* Set in a thread's nest word in sampled mode: the one test of the fast
- * path fails, and the wrapper takes sampled mode's own inline path. */
-#define APIPROF_NEST_SAMPLE (1ull << 62)
-/* Set in a thread's nest word when its calls are not TSC-timed (the
- * monotonic clock): every call then goes out of line, and the fast path
- * never has to look at the clock. */
-#define APIPROF_NEST_SLOW (1ull << 63)
+/* api ids are 1..61 */
+#define APIPROF_MAX_APIS 62
+/* The bits of a thread's guard word.  A call stays on the full-timing
+ * fast path only while the word is 0, which one compare with an
+ * immediate tells. */
+#define APIPROF_GUARD_BUSY 1ull /* the runtime runs on this thread: forward */
+/* Sampled mode: the fast path's compare fails, and the wrapper takes
+ * sampled mode's own inline path, which compares with this value. */
+#define APIPROF_GUARD_SAMPLE 2ull
+/* The thread's calls are not TSC-timed (the monotonic clock): every call
+ * then goes out of line, and the fast path never looks at the clock. */
+#define APIPROF_GUARD_SLOW 4ull
+
+/* A thread's frame word for an api (struct apiprof_tls_api) when it has
+ * its table and is not inside a call of the api.  0 means no table yet,
+ * anything else the stack address of the outermost call in progress. */
+#define APIPROF_FRAME_IDLE 1u
 
 #define APIPROF_EXPORT      __attribute__((visibility("default")))
 #define apiprof_likely(x)   __builtin_expect(!!(x), 1)
@@ -121,11 +130,11 @@ static inline struct apiprof_cold *apiprof_tab_cold(struct apiprof_tab *tab, uin
 /* The per-thread hot state: at a fixed offset from the thread pointer in
  * every thread (static TLS), so one %fs-relative access reaches it.  The
  * runtime places it on a cache line of its own (apiprof_internal.h), and
- * the words every call touches come first: the nest word, the countdown,
+ * the words every call touches come first: the guard word, the countdown,
  * and the slots of apis 1 and 2 share that line, so that a call of a
  * process's first two apis touches one line of TLS, not two. */
 struct apiprof_tls {
-	uint64_t nest; /* bit 0: busy; bit i: inside a call of api i; 62, 63: modes */
+	uint64_t guard; /* APIPROF_GUARD_*: busy and the thread's mode */
 	/* Sampled mode: calls left up to and including the next timed one;
 	 * 0 after it, when the next call draws a new countdown out of line
 	 * (apiprof_slow.c says why there).  apiprof_enter decrements it
@@ -133,9 +142,18 @@ struct apiprof_tls {
 	 * to draw finds UINT32_MAX here, which means the same as 0. */
 	uint32_t countdown;
 	uint32_t rng; /* sampled mode: xorshift32 state, 0 until first used */
+	/* Only the outermost call of an api counts (a library function that
+	 * calls another of its own api is one call), which the frame word
+	 * tells: 0 before the thread has its table, APIPROF_FRAME_IDLE
+	 * between calls, and the stack pointer of the outermost call while
+	 * one is in progress.  A
+	 * deeper call is nested in it; one at or above it finds a frame that
+	 * a longjmp (or a C++ exception) left behind, and takes its place.
+	 * So one compare with IDLE tells both "has a table" and "not
+	 * nested", and entering and leaving are one store each. */
 	struct apiprof_tls_api {
 		struct apiprof_tab *tab; /* this thread's table; api[0].tab stays NULL */
-		uintptr_t frame;         /* stack address of the outermost call in progress */
+		uintptr_t frame;         /* 0, APIPROF_FRAME_IDLE or a stack address */
 	} api[APIPROF_MAX_APIS];
 	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t reserved;
@@ -160,25 +178,24 @@ struct apiprof_api {
 	 * row i's own; the ones after it are aliases (open64, __read_chk)
 	 * whose wrappers count into the row of the function they alias. */
 	uint32_t nsyms;
-	/* Filled in by the runtime with the id, for the hot path: the api's
-	 * nest bit, the bits of the nest word that do NOT keep a call off the
-	 * fast path (all but the nest bit, busy and the modes), the offset of
-	 * the thread's struct apiprof_tls from the thread pointer, and that of
-	 * its slot for this api (apiprof_tls.api[id]), so that the hot path
+	/* Filled in by the runtime with the id, for the hot path: the offset
+	 * of the thread's struct apiprof_tls from the thread pointer, and that
+	 * of its slot for this api (apiprof_tls.api[id]), so that the hot path
 	 * adds nothing to either.
 	 *
-	 * All 0 until registered, which is safe as it stands: offset 0 from
+	 * Both 0 until registered, which is safe as it stands: offset 0 from
 	 * the thread pointer is the TCB's pointer to itself (the x86-64 TLS
-	 * ABI), never 0, and with no bit ignored it sends every call out of
-	 * line.  nest_ignore is stored last and loaded first (release and
-	 * acquire), so a call that sees it set sees the rest too. */
-	uint64_t nest_bit;
-	uint64_t nest_ignore;
+	 * ABI), which is neither 0 nor APIPROF_GUARD_SAMPLE as a guard word,
+	 * so every call goes out of line.  slot is stored first and tls last
+	 * (release), and the hot path loads tls first (acquire): a call that
+	 * sees tls set sees slot too.  Every thread that attaches stores the
+	 * same two values again before its first call goes on, so none of
+	 * them waits on the one that registered the api. */
 	uint64_t tls;
 	uint64_t slot;
 };
 
-#define APIPROF_SHIM_ABI 9u
+#define APIPROF_SHIM_ABI 10u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -199,11 +216,9 @@ enum apiprof_how {
 	APIPROF_CALL_OUT,     /* apiprof_enter only: ask apiprof_enter_slow */
 };
 
-/* The state a wrapper carries across the real call. */
+/* The state a wrapper carries across the real call: only the start. */
 struct apiprof_call {
-	struct apiprof_tab *tab;
-	uint64_t bit; /* the api's nest bit */
-	uint64_t t0;  /* the start; 0 for a counted call in slow mode */
+	uint64_t t0; /* 0 for a counted call in slow mode */
 };
 
 /* Runtime entry points (exported by libapiprof.so). */
@@ -289,15 +304,15 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
  * apiprof_how; apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
 APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
                                            uintptr_t sp);
-APIPROF_EXPORT void apiprof_leave_slow(struct apiprof_tab *tab, uint64_t bit, uint64_t t0,
-                                       uint32_t idx);
+APIPROF_EXPORT void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx);
 
-/* Loads and stores of the calling thread's state, at an offset from %fs.
- * Inline asm rather than GCC's __seg_fs: the sanitizers would check such an
- * access as if the offset were an ordinary address.  volatile keeps them in
- * program order, among themselves and with apiprof_add; the stores that mark
- * a call in or out of an api also clobber memory, so the runtime's own view
- * of the block (a plain pointer, apiprof_internal.h) is never stale. */
+/* Loads, stores and compares of the calling thread's state, at an offset
+ * from %fs.  Inline asm rather than GCC's __seg_fs: the sanitizers would
+ * check such an access as if the offset were an ordinary address.
+ * volatile keeps them in program order, among themselves and with
+ * apiprof_add; the stores that mark a call in or out of an api also
+ * clobber memory, so the runtime's own view of the block (a plain
+ * pointer, apiprof_internal.h) is never stale. */
 APIPROF_INLINE uint64_t apiprof_fs_load(uintptr_t off)
 {
 	uint64_t v;
@@ -306,28 +321,78 @@ APIPROF_INLINE uint64_t apiprof_fs_load(uintptr_t off)
 	return v;
 }
 
-APIPROF_INLINE void apiprof_fs_store(uintptr_t off, uint64_t v)
-{
-	__asm__ volatile("movq %1, %%fs:(%0)" : : "r"(off), "r"(v) : "memory");
-}
-
-APIPROF_INLINE void apiprof_fs_clear(uintptr_t off, uint64_t bits)
-{
-	__asm__ volatile("andq %1, %%fs:(%0)" : : "r"(off), "r"(~bits) : "memory");
-}
-
 /* Where the calling thread's struct apiprof_tls is, from %fs, for a
- * registered api (see tls above); its fields are at offsetof from there. */
+ * registered api (see tls above); its fields are at offsetof from there.
+ * Acquire: pairs with the release that stores tls last (apiprof_api.c). */
 APIPROF_INLINE uintptr_t apiprof_tls_of(const struct apiprof_api *api)
 {
 	return (uintptr_t)__atomic_load_n(&api->tls, __ATOMIC_ACQUIRE);
 }
 
-#define APIPROF_TLS_NEST      offsetof(struct apiprof_tls, nest)
+/* Where the calling thread's slot for api is, from %fs.  Loaded again on
+ * the way out rather than kept: the line is hot, and a register kept
+ * across the real call would be one more to save. */
+APIPROF_INLINE uintptr_t apiprof_slot_of(const struct apiprof_api *api)
+{
+	return (uintptr_t)__atomic_load_n(&api->slot, __ATOMIC_RELAXED);
+}
+
+#define APIPROF_TLS_GUARD     offsetof(struct apiprof_tls, guard)
 #define APIPROF_TLS_COUNTDOWN offsetof(struct apiprof_tls, countdown)
 #define APIPROF_TLS_API       offsetof(struct apiprof_tls, api)
 #define APIPROF_SLOT_TAB      offsetof(struct apiprof_tls_api, tab)
 #define APIPROF_SLOT_FRAME    offsetof(struct apiprof_tls_api, frame)
+
+/* Whether the thread's guard word (t: its struct apiprof_tls) is v: one
+ * compare with the word in memory, v an immediate once inlined. */
+APIPROF_INLINE _Bool apiprof_guard_is(uintptr_t t, uint64_t v)
+{
+	_Bool eq;
+
+	__asm__ volatile("cmpq %2, %%fs:%c3(%1)"
+	                 : "=@ccz"(eq)
+	                 : "r"(t), "er"(v), "i"(APIPROF_TLS_GUARD));
+	return eq;
+}
+
+/* Whether the thread's frame word for an api (slot: its slot) is idle:
+ * the thread has its table, and no call of the api is in progress. */
+APIPROF_INLINE _Bool apiprof_frame_idle(uintptr_t slot)
+{
+	_Bool eq;
+
+	__asm__ volatile("cmpq %2, %%fs:%c3(%1)"
+	                 : "=@ccz"(eq)
+	                 : "r"(slot), "er"((uint64_t)APIPROF_FRAME_IDLE), "i"(APIPROF_SLOT_FRAME));
+	return eq;
+}
+
+/* Marks the call as being inside the api: the stack pointer straight into
+ * the frame word, one instruction.  A signal handler that interrupts the
+ * way in finds the word idle, makes its own call and leaves it idle
+ * again, so nothing is lost by not reading it again here. */
+APIPROF_INLINE void apiprof_frame_enter(uintptr_t slot)
+{
+	__asm__ volatile("movq %%rsp, %%fs:%c1(%0)"
+	                 :
+	                 : "r"(slot), "i"(APIPROF_SLOT_FRAME)
+	                 : "memory");
+}
+
+/* Marks the outermost call as done. */
+APIPROF_INLINE void apiprof_frame_leave(uintptr_t slot)
+{
+	__asm__ volatile("movq %1, %%fs:%c2(%0)"
+	                 :
+	                 : "r"(slot), "i"((uint64_t)APIPROF_FRAME_IDLE), "i"(APIPROF_SLOT_FRAME)
+	                 : "memory");
+}
+
+/* The thread's table for an api, from its slot. */
+APIPROF_INLINE struct apiprof_tab *apiprof_tab_at(uintptr_t slot)
+{
+	return (struct apiprof_tab *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
+}
 
 /* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
  * *neg tell whether the result is 0 or, taken as signed, negative: the
@@ -340,52 +405,32 @@ APIPROF_INLINE void apiprof_countdown_dec(uintptr_t t, _Bool *zero, _Bool *neg)
 	                 : "memory");
 }
 
-/* Marks the call as being inside the api: only its outermost call counts.
- * Plain read-modify-write of our own TLS word: a signal handler that
- * interrupts it sets and clears its own bit before returning, so the word
- * is the same again when we store it.  The frame is where this call is on
- * the stack: if a longjmp skips our leave, the next call finds the bit set
- * but its own frame at or above this one, and knows the outer call is
- * gone. */
-APIPROF_INLINE void apiprof_nest_in(uintptr_t t, uint64_t nest, uint64_t bit, uintptr_t slot)
-{
-	apiprof_fs_store(t + APIPROF_TLS_NEST, nest | bit);
-	/* The stack pointer straight into the slot: one instruction. */
-	__asm__ volatile("movq %%rsp, %%fs:%c1(%0)"
-	                 :
-	                 : "r"(slot), "i"(APIPROF_SLOT_FRAME)
-	                 : "memory");
-}
-
 /* Decides what this call is (enum apiprof_how) as far as the inline fast
- * path can, and fills in *c for it.  The common case, a thread with its
- * table that is not already inside the api, in the default mode, costs
- * one test of the nest word against the api's mask; sampled mode's
- * untimed calls, and the timed call its countdown comes down to, stay
- * inline as well.  Anything else is APIPROF_CALL_OUT, for
- * apiprof_enter_slow.  nest_ignore is loaded first, with acquire: it pairs
- * with the release that stores it last in apiprof_register. */
+ * path can.  The common case, a thread in the default mode with its table
+ * and not already inside the api, costs two compares: the guard word
+ * with 0 and the api's frame word with IDLE.  Sampled mode's untimed
+ * calls, and the timed call its countdown comes down to, stay inline as
+ * well.  Anything else is APIPROF_CALL_OUT, for apiprof_enter_slow.  *c is
+ * the caller's to fill in (apiprof_start). */
 APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
 {
-	uint64_t ignore = __atomic_load_n(&api->nest_ignore, __ATOMIC_ACQUIRE);
 	uintptr_t t = apiprof_tls_of(api);
-	uint64_t nest = apiprof_fs_load(t + APIPROF_TLS_NEST);
-	uint64_t off = nest & ~ignore;
-	uintptr_t slot = (uintptr_t)__atomic_load_n(&api->slot, __ATOMIC_RELAXED);
+	uintptr_t slot = apiprof_slot_of(api);
 
-	c->tab = (struct apiprof_tab *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
-	c->bit = apiprof_load(&api->nest_bit);
-	if (apiprof_likely(off == 0 && c->tab != NULL)) {
-		apiprof_nest_in(t, nest, c->bit, slot);
+	(void)c;
+	if (apiprof_likely(apiprof_guard_is(t, 0))) {
+		if (apiprof_unlikely(!apiprof_frame_idle(slot)))
+			return APIPROF_CALL_OUT;
+		apiprof_frame_enter(slot);
 		return APIPROF_CALL_TIMED;
 	}
-	if (apiprof_likely(off == APIPROF_NEST_SAMPLE && c->tab != NULL)) {
+	if (apiprof_likely(apiprof_guard_is(t, APIPROF_GUARD_SAMPLE) && apiprof_frame_idle(slot))) {
 		_Bool timed, draw;
 
 		/* Countdowns are at most 2N-2 < 2^31: only 0 comes out negative */
 		apiprof_countdown_dec(t, &timed, &draw);
 		if (apiprof_likely(!draw)) {
-			apiprof_nest_in(t, nest, c->bit, slot);
+			apiprof_frame_enter(slot);
 			return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
 		}
 	}
@@ -452,19 +497,24 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
                                   uint32_t idx)
 {
 	uint64_t d = __rdtsc() - c->t0;
+	uintptr_t slot = apiprof_slot_of(api);
+	struct apiprof_tab *tab = apiprof_tab_at(slot);
 
-	apiprof_hist_defer(c->tab, idx, d);
-	apiprof_record_time(apiprof_tab_cold(c->tab, idx), d);
-	apiprof_add(&c->tab->calls[idx], 1);
-	apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
+	apiprof_hist_defer(tab, idx, d);
+	apiprof_record_time(apiprof_tab_cold(tab, idx), d);
+	apiprof_add(&tab->calls[idx], 1);
+	apiprof_frame_leave(slot);
 }
 
 /* Ends an APIPROF_CALL_COUNTED call of row idx of api. */
 APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
                                           const struct apiprof_call *c, uint32_t idx)
 {
-	apiprof_add(&c->tab->calls[idx], 1);
-	apiprof_fs_clear(apiprof_tls_of(api) + APIPROF_TLS_NEST, c->bit);
+	uintptr_t slot = apiprof_slot_of(api);
+
+	(void)c;
+	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
+	apiprof_frame_leave(slot);
 }
 
 /* Ends any other call of row idx of api. */
@@ -474,7 +524,7 @@ APIPROF_INLINE void apiprof_leave_other(const struct apiprof_api *api, const str
 	if (how == APIPROF_CALL_COUNTED)
 		apiprof_leave_counted(api, c, idx);
 	else if (how == APIPROF_CALL_SLOW)
-		apiprof_leave_slow(c->tab, c->bit, c->t0, idx);
+		apiprof_leave_slow(api, c->t0, idx);
 }
 
 #endif /* APIPROF_SHIM_H */

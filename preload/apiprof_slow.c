@@ -2,12 +2,12 @@
 /*
  * apiprof_slow.c - the out-of-line halves of the hot path.
  *
- * The inline apiprof_enter/apiprof_leave handle one case only: a thread
- * that already has its table, in the default mode (TSC, every call timed),
- * making an outermost call.  Everything else comes here: the runtime busy
- * on this thread, a nested call (or one that only looks nested after a
- * longjmp), the thread's first call of an api, the monotonic clock, and
- * sampled mode's draws.
+ * The inline apiprof_enter/apiprof_leave handle a thread that already has
+ * its table making an outermost call, in the default mode (TSC, every call
+ * timed) or between sampled mode's draws.  Everything else comes here: the
+ * runtime busy on this thread, a nested call (or one that only looks
+ * nested after a longjmp), the thread's first call of an api, the
+ * monotonic clock, and sampled mode's draws.
  */
 #include "apiprof_internal.h"
 
@@ -57,25 +57,25 @@ static bool sample_due(struct apiprof_tls *t)
 	return --t->countdown == 0;
 }
 
-/* The nesting bit of api id is set, so this call looks nested.  It really
- * is unless a longjmp (or a C++ exception) left the outer call without
- * passing its apiprof_leave: then this call's frame lies at or above the
- * one recorded (stacks grow down; a frame at the same address cannot be
- * nested in itself), and the stale bit is cleared. */
-static bool nest_stale(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
+/* A call of api id while the thread's frame word for it says a call is
+ * in progress.  It is nested in that call unless a longjmp (or a C++
+ * exception) left the outer call without passing its apiprof_leave: then
+ * this call's frame lies at or above the one recorded (stacks grow down; a
+ * frame at the same address cannot be nested in itself), and this call
+ * takes the stale one's place. */
+static bool nested(const struct apiprof_tls *t, uint32_t id, uintptr_t sp)
 {
-	if (sp < t->api[id].frame)
-		return false;
-	t->nest &= ~(1ull << id);
-	return true;
+	uintptr_t frame = t->api[id].frame;
+
+	return frame > APIPROF_FRAME_IDLE && sp < frame;
 }
 
 /* What a call that passed the guards is, by the thread's mode. */
 static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
 {
-	bool timed = !(t->nest & APIPROF_NEST_SAMPLE) || sample_due(t);
+	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
 
-	if (!(t->nest & APIPROF_NEST_SLOW))
+	if (!(t->guard & APIPROF_GUARD_SLOW))
 		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
 	return APIPROF_CALL_SLOW;
@@ -91,32 +91,28 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	if (!apiprof_ready() || !apiprof_tls_ok())
 		return APIPROF_CALL_FORWARD;
 	t = apiprof_tls_self();
-	if ((t->nest & APIPROF_NEST_BUSY) ||
-	    (id != 0 && (t->nest & (1ull << id)) && !nest_stale(t, id, sp)))
+	if ((t->guard & APIPROF_GUARD_BUSY) || (id != 0 && nested(t, id, sp)))
 		return APIPROF_CALL_FORWARD;
-	c->tab = id != 0 ? t->api[id].tab : NULL;
-	if (c->tab == NULL) {
-		c->tab = apiprof_thread_attach(api);
-		if (c->tab == NULL)
+	if (id == 0 || t->api[id].tab == NULL) {
+		if (apiprof_thread_attach(api) == NULL)
 			return APIPROF_CALL_FORWARD;
 		id = api->id;
 	}
-	c->bit = 1ull << id;
-	t->nest |= c->bit;
 	t->api[id].frame = sp;
 	return how_of(t, c);
 }
 
-void apiprof_leave_slow(struct apiprof_tab *tab, uint64_t bit, uint64_t t0, uint32_t idx)
+void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx)
 {
 	struct apiprof_tls *t = apiprof_tls_self();
+	struct apiprof_tls_api *s = &t->api[__atomic_load_n(&api->id, __ATOMIC_ACQUIRE)];
 
 	if (t0 != 0) {
 		uint64_t d = tick(t) - t0;
 
-		apiprof_hist_defer(tab, idx, d);
-		apiprof_record_time(apiprof_tab_cold(tab, idx), d);
+		apiprof_hist_defer(s->tab, idx, d);
+		apiprof_record_time(apiprof_tab_cold(s->tab, idx), d);
 	}
-	apiprof_add(&tab->calls[idx], 1);
-	t->nest &= ~bit;
+	apiprof_add(&s->tab->calls[idx], 1);
+	s->frame = APIPROF_FRAME_IDLE;
 }

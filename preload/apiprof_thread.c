@@ -241,14 +241,16 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	if (tab != NULL) {
 		struct apiprof_tls *t = apiprof_tls_self();
 
+		apiprof_api_publish(api, id);
 		t->mode = apiprof_mode;
 		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
-			t->nest |= APIPROF_NEST_SLOW;
-		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && !(t->nest & APIPROF_NEST_SAMPLE)) {
+			t->guard |= APIPROF_GUARD_SLOW;
+		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && !(t->guard & APIPROF_GUARD_SAMPLE)) {
 			apiprof_sample_draw(t);
-			t->nest |= APIPROF_NEST_SAMPLE;
+			t->guard |= APIPROF_GUARD_SAMPLE;
 		}
 		t->api[id].tab = tab;
+		t->api[id].frame = APIPROF_FRAME_IDLE;
 	}
 	errno = saved;
 	apiprof_busy_leave(busy);
@@ -264,8 +266,10 @@ static void thread_retire(struct apiprof_thread *th)
 	apiprof_store(&th->exit_tick, apiprof_now());
 	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
 	__atomic_store_n(&th->state, APIPROF_T_EXITED, __ATOMIC_RELEASE);
-	for (int id = 0; id < APIPROF_MAX_APIS; id++)
+	for (int id = 0; id < APIPROF_MAX_APIS; id++) {
 		apiprof_tls_self()->api[id].tab = NULL;
+		apiprof_tls_self()->api[id].frame = 0;
+	}
 	apiprof_tls_block()->self = SELF_DEAD;
 	entry_park(th);
 }
