@@ -159,14 +159,26 @@ static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
 	               s->nfuncs + s->naliases);
 }
 
+/* The api and, right after it, the pointers to the real functions, in the
+ * spec's order: a call reads tls and slot from the api's last line, which
+ * also holds the first six pointers (apiprof_shim.h), so the first six
+ * functions of a spec cost one line of the shim's data, not two. */
 static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
 {
 	struct gen_buf path;
+	size_t i;
 
 	gen_buf_init(&path);
 	gen_emit_cstr(&path, s->path);
+	gen_out_puts(o, "\nstatic struct {\n\tstruct apiprof_api api;\n");
+	for (i = 0; i < s->nfuncs; i++)
+		gen_out_printf(o, "\tapiprof_fn_%s real_%s;\n", s->funcs[i].cname,
+		               s->funcs[i].cname);
+	for (i = 0; i < s->naliases; i++)
+		gen_out_printf(o, "\tapiprof_fn_%s real_%s;\n", s->aliases[i].cname,
+		               s->aliases[i].cname);
 	gen_out_printf(o,
-	               "static struct apiprof_api apiprof_self = {\n"
+	               "} apiprof_self __attribute__((aligned(64))) = {.api = {\n"
 	               "\t.abi = APIPROF_SHIM_ABI,\n"
 	               "\t.name = \"%s\",\n"
 	               "\t.library = \"%s\",\n"
@@ -178,7 +190,7 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
 	               "\t.display = apiprof_display,\n"
 	               "\t.flags = apiprof_flags,\n"
 	               "\t.missing_warned = apiprof_missing_warned,\n"
-	               "};\n\n",
+	               "}};\n",
 	               s->api, s->library, gen_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
 	gen_buf_free(&path);
 }
@@ -195,7 +207,7 @@ static void gen_emit_ctor(const struct gen_spec *s, struct gen_out *o)
 	size_t i;
 
 	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
-	                "{\n\tapiprof_register(&apiprof_self);\n\tapiprof_prefetch(1);\n");
+	                "{\n\tapiprof_register(&apiprof_self.api);\n\tapiprof_prefetch(1);\n");
 	for (i = 0; i < s->nfuncs; i++)
 		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->funcs[i].cname);
 	for (i = 0; i < s->naliases; i++)
@@ -214,6 +226,10 @@ void gen_emit(const struct gen_spec *s, struct gen_out *o)
 	gen_emit_strings(s, o, "apiprof_versions", GEN_COL_VERSION);
 	gen_emit_strings(s, o, "apiprof_display", GEN_COL_DISPLAY);
 	gen_emit_flags(s, o);
+	for (i = 0; i < s->nfuncs; i++)
+		gen_emit_func_types(s, &s->funcs[i], o);
+	for (i = 0; i < s->naliases; i++)
+		gen_emit_func_types(s, &s->aliases[i], o);
 	gen_emit_api(s, o);
 	for (i = 0; i < s->nfuncs; i++)
 		gen_emit_func(s, &s->funcs[i], o);

@@ -18,6 +18,7 @@ void gen_emit(const struct gen_spec *s, struct gen_out *o);
 void gen_vscript(const struct gen_spec *s, struct gen_out *o);
 
 /* Internal to gen_emit*.c. */
+void gen_emit_func_types(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o);
 void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o);
 void gen_emit_cstr(struct gen_buf *b, const char *s);
 void gen_emit_comment_text(struct gen_buf *b, const char *s);

@@ -5,7 +5,7 @@
  * For a function NAME at index IDX:
  *
  *	typedef RET (*apiprof_fn_NAME)(PARAMS);     the real function's type
- *	static apiprof_fn_NAME apiprof_real_NAME;   resolved lazily, once
+ *	apiprof_self.real_NAME                      its pointer, resolved lazily, once
  *	apiprof_missing_NAME()                      stands in when it does not exist
  *	apiprof_get_NAME()                          resolves on first use
  *	apiprof_slow_NAME(ARGS, sp)                 the calls the fast path leaves
@@ -163,7 +163,7 @@ static void gen_emit_types(const struct gen_fn *e)
 	gen_fn_decl(e, gen_buf_str(&d), &b);
 	gen_buf_puts(&b, ";\n");
 	gen_emit_at_spec(e, gen_buf_str(&b));
-	gen_out_printf(e->o, "static apiprof_fn_%s apiprof_real_%s;\n\n", name, name);
+	gen_out_puts(e->o, "\n");
 	gen_buf_free(&b);
 	gen_buf_free(&d);
 }
@@ -223,7 +223,7 @@ static void gen_emit_missing(const struct gen_fn *e)
 		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
 	if (f->vtwin)
 		gen_out_puts(e->o, "\t(void)apiprof_ap;\n");
-	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self, %zu);\n", f->sym);
+	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self.api, %zu);\n", f->sym);
 	gen_emit_missing_return(e, k);
 	gen_out_puts(e->o, "}\n\n");
 	gen_buf_free(&d);
@@ -239,20 +239,21 @@ static void gen_emit_getter(const struct gen_fn *e)
 {
 	const char *n = e->f->cname;
 
-	gen_out_printf(e->o,
-	               "static apiprof_fn_%s apiprof_get_%s(void)\n"
-	               "{\n"
-	               "\tapiprof_fn_%s f = __atomic_load_n(&apiprof_real_%s, __ATOMIC_RELAXED);\n"
-	               "\tunion {\n\t\tvoid *p;\n\t\tapiprof_fn_%s f;\n\t} u;\n\n"
-	               "\tif (apiprof_unlikely(f == NULL)) {\n"
-	               "\t\tu.p = apiprof_resolve(&apiprof_self, %zu);\n"
-	               "\t\tf = u.p != NULL ? u.f : apiprof_missing_%s;\n"
-	               "\t\tif (u.p != NULL || !apiprof_resolving())\n"
-	               "\t\t\t__atomic_store_n(&apiprof_real_%s, f, __ATOMIC_RELAXED);\n"
-	               "\t}\n"
-	               "\treturn f;\n"
-	               "}\n\n",
-	               n, n, n, n, n, e->f->sym, n, n);
+	gen_out_printf(
+	        e->o,
+	        "static apiprof_fn_%s apiprof_get_%s(void)\n"
+	        "{\n"
+	        "\tapiprof_fn_%s f = __atomic_load_n(&apiprof_self.real_%s, __ATOMIC_RELAXED);\n"
+	        "\tunion {\n\t\tvoid *p;\n\t\tapiprof_fn_%s f;\n\t} u;\n\n"
+	        "\tif (apiprof_unlikely(f == NULL)) {\n"
+	        "\t\tu.p = apiprof_resolve(&apiprof_self.api, %zu);\n"
+	        "\t\tf = u.p != NULL ? u.f : apiprof_missing_%s;\n"
+	        "\t\tif (u.p != NULL || !apiprof_resolving())\n"
+	        "\t\t\t__atomic_store_n(&apiprof_self.real_%s, f, __ATOMIC_RELAXED);\n"
+	        "\t}\n"
+	        "\treturn f;\n"
+	        "}\n\n",
+	        n, n, n, n, n, e->f->sym, n, n);
 }
 
 /* The wrapper's name in C: the exported symbol itself when it is a plain
@@ -346,7 +347,7 @@ static void gen_emit_prelude(const struct gen_fn *e)
 	else
 		gen_out_printf(e->o,
 		               "{\n\tapiprof_fn_%s apiprof_f = "
-		               "__atomic_load_n(&apiprof_real_%s, __ATOMIC_RELAXED);\n",
+		               "__atomic_load_n(&apiprof_self.real_%s, __ATOMIC_RELAXED);\n",
 		               n, n);
 	if (!e->f->noreturn)
 		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_how;\n");
@@ -362,7 +363,7 @@ static void gen_emit_prelude(const struct gen_fn *e)
 /* Counted, never timed: there is no return to stop a clock at. */
 static void gen_emit_noreturn_body(const struct gen_fn *e)
 {
-	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self, %zu);\n", e->f->row);
+	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self.api, %zu);\n", e->f->row);
 	gen_out_printf(e->o, "\tapiprof_f(%s);\n", gen_buf_str(&e->args));
 	gen_out_puts(e->o, "\t__builtin_unreachable();\n}\n");
 }
@@ -388,7 +389,7 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
 	                   "\t\tapiprof_start(&apiprof_c);\n");
 	gen_emit_call(e, "\t\t", false);
-	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_self, &apiprof_c, %zu);\n", e->f->row);
+	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_self.api, &apiprof_c, %zu);\n", e->f->row);
 	gen_emit_return(e, va, true);
 	gen_out_puts(e->o, "\t}\n");
 }
@@ -412,13 +413,13 @@ static void gen_emit_slow(const struct gen_fn *e)
 	gen_out_printf(e->o,
 	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
 	               "\tstruct apiprof_call apiprof_c;\n"
-	               "\tunsigned apiprof_how = apiprof_enter_slow(&apiprof_self, &apiprof_c, "
+	               "\tunsigned apiprof_how = apiprof_enter_slow(&apiprof_self.api, &apiprof_c, "
 	               "apiprof_sp);\n\n",
 	               n, n);
 	gen_emit_timed(e, false);
 	gen_emit_call(e, "\t", false);
 	gen_out_printf(e->o,
-	               "\tapiprof_leave_other(&apiprof_self, &apiprof_c, apiprof_how, %zu);\n",
+	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_how, %zu);\n",
 	               e->f->row);
 	gen_emit_return(e, false, false);
 	gen_out_puts(e->o, "}\n\n");
@@ -435,18 +436,28 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		return;
 	}
 	gen_out_puts(e->o, "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
-	                   "\t\t\t      ? apiprof_enter(&apiprof_self, &apiprof_c)\n"
+	                   "\t\t\t      ? apiprof_enter(&apiprof_self.api, &apiprof_c)\n"
 	                   "\t\t\t      : APIPROF_CALL_OUT;\n");
 	gen_emit_timed(e, true);
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);
-	gen_out_printf(e->o, "\t\tapiprof_leave_counted(&apiprof_self, &apiprof_c, %zu);\n",
+	gen_out_printf(e->o, "\t\tapiprof_leave_counted(&apiprof_self.api, &apiprof_c, %zu);\n",
 	               e->f->row);
 	gen_emit_return(e, true, true);
 	gen_out_puts(e->o, "\t}\n");
 	gen_emit_call(e, "\t", true);
 	gen_emit_return(e, true, false);
 	gen_out_puts(e->o, "}\n");
+}
+
+void gen_emit_func_types(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o)
+{
+	struct gen_fn e;
+
+	gen_fn_init(&e, s, f, o);
+	gen_emit_origin(&e);
+	gen_emit_types(&e);
+	gen_fn_fini(&e);
 }
 
 void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o)
@@ -456,7 +467,6 @@ void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct ge
 	gen_fn_init(&e, s, f, o);
 	gen_out_puts(o, "\n");
 	gen_emit_origin(&e);
-	gen_emit_types(&e);
 	gen_emit_missing(&e);
 	gen_emit_getter(&e);
 	if (!f->noreturn)

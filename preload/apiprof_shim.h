@@ -178,6 +178,12 @@ struct apiprof_api {
 	 * row i's own; the ones after it are aliases (open64, __read_chk)
 	 * whose wrappers count into the row of the function they alias. */
 	uint32_t nsyms;
+	uint32_t reserved0;
+	/* Up to the line that starts with tls: a generated shim puts the
+	 * pointers to its real functions right after the api (gen_emit.c), so
+	 * that a call finds the first six of them on the line it reads tls
+	 * and slot from. */
+	uint64_t reserved[5];
 	/* Filled in by the runtime with the id, for the hot path: the offset
 	 * of the thread's struct apiprof_tls from the thread pointer, and that
 	 * of its slot for this api (apiprof_tls.api[id]), so that the hot path
@@ -195,7 +201,11 @@ struct apiprof_api {
 	uint64_t slot;
 };
 
-#define APIPROF_SHIM_ABI 10u
+_Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache line");
+_Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
+               "what follows an api shares the line of tls and slot");
+
+#define APIPROF_SHIM_ABI 11u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
