@@ -437,15 +437,16 @@ wl() {
 		set -- sqlite3 "$TMP/bench.db"
 		;;
 	esac
+	hp=$B/libbench_heappad.so
 	case $m in
-	bare | bare2) set -- env "$@" ;;
-	empty) set -- env LD_PRELOAD="$B/libbench_empty.so" "$@" ;;
-	floor) set -- env LD_PRELOAD="$B/libbench_ref_malloc.so" "$@" ;;
-	full) set -- env LD_PRELOAD="$shim" "$@" ;;
-	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$shim" "$@" ;;
-	count) set -- env APIPROF_OUTPUT="$TMP/wl.json" LD_PRELOAD="$shim" "$@" ;;
+	bare | bare2) set -- env LD_PRELOAD="$hp" "$@" ;;
+	empty) set -- env LD_PRELOAD="$hp $B/libbench_empty.so" "$@" ;;
+	floor) set -- env LD_PRELOAD="$hp $B/libbench_ref_malloc.so" "$@" ;;
+	full) set -- env LD_PRELOAD="$hp $shim" "$@" ;;
+	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$hp $shim" "$@" ;;
+	count) set -- env APIPROF_OUTPUT="$TMP/wl.json" LD_PRELOAD="$hp $shim" "$@" ;;
 	esac
-	set -- env BENCH_PAD="$PAD" "$@"
+	set -- env BENCH_PAD="$PAD" BENCH_HEAP_PAD="$HPAD" "$@"
 	"$TIMECMD" -i "$in" -- "$@" 2>>"$TMP/stderr" | awk '$1 == "wall_s" { v = $4 }
 		END { print v == "" ? "NA" : v }' || echo NA
 }
@@ -465,7 +466,14 @@ wl() {
 # set; a mode whose own variables (LD_PRELOAD=..., APIPROF_SAMPLE=64) fell
 # on a bad layout would otherwise carry it in every round, a bias no number
 # of rounds removes.  Drawn per round, it averages out like the rest.
-PAD=
+# BENCH_HEAP_PAD does the same for the heap: every run, the bare ones
+# included, preloads bench/heappad.c, which allocates that many bytes
+# (0-4095, drawn per round) before main, and so moves every later heap
+# block within its page.  The kernel randomises only the heap's first
+# page, and apiprof's runtime itself allocates a few hundred bytes at
+# start-up: without this, every apiprof run would have one heap layout
+# and every bare run another.
+PAD= HPAD=0
 # pad SEED: a string of 0-4095 bytes, its length drawn from the number SEED.
 pad() {
 	awk -v s="$1" 'BEGIN { srand(s); n = int(rand() * 4096)
@@ -484,6 +492,7 @@ for w in $WORKLOADS; do
 	r=1
 	while [ "$r" -le "$WROUNDS" ]; do
 		PAD=$(pad $((r * 8 + wi)))
+		HPAD=$(pad $((r * 8 + wi + 4096)) | awk '{ print length($0) }')
 		set -- $WMODES
 		k=$((r % $#))
 		while [ "$k" -gt 0 ]; do
@@ -745,7 +754,10 @@ out "other ratios.  \"empty preload\" is a library that does nothing (bench/empt
 out "library costs the program before a single call is intercepted.  Every run of a round has the same"
 out "environment variable BENCH_PAD, 0-4095 bytes long, drawn anew for each round: the size of the"
 out "environment moves where the program's stack and heap blocks fall in the caches, and each mode"
-out "would otherwise keep the one layout its own variables give it."
+out "would otherwise keep the one layout its own variables give it.  For the same reason every run,"
+out "bare ones included, preloads bench/heappad.c, which allocates BENCH_HEAP_PAD bytes (0-4095, drawn"
+out "per round) before main: apiprof's runtime allocates a few hundred bytes at start-up, which would"
+out "otherwise give every apiprof run one heap layout and every bare run another."
 out ""
 out "| workload | calls intercepted | bare CPU s | bare again | empty preload | full timing | full pred. | sampled (N=64) | sampled pred. |"
 out "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
