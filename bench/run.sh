@@ -474,10 +474,13 @@ wl() {
 # start-up: without this, every apiprof run would have one heap layout
 # and every bare run another.
 PAD= HPAD=0
-# pad SEED: a string of 0-4095 bytes, its length drawn from the number SEED.
+# padlen SEED: a length of 0-4095, drawn from the number SEED.
+padlen() {
+	awk -v s="$1" 'BEGIN { srand(s); print int(rand() * 4096) }'
+}
+# pad SEED: a string of padlen SEED bytes.
 pad() {
-	awk -v s="$1" 'BEGIN { srand(s); n = int(rand() * 4096)
-		p = sprintf("%*s", n, ""); gsub(/ /, "p", p); print p }'
+	awk -v n="$(padlen "$1")" 'BEGIN { p = sprintf("%*s", n, ""); gsub(/ /, "p", p); print p }'
 }
 wi=0
 for w in $WORKLOADS; do
@@ -492,7 +495,7 @@ for w in $WORKLOADS; do
 	r=1
 	while [ "$r" -le "$WROUNDS" ]; do
 		PAD=$(pad $((r * 8 + wi)))
-		HPAD=$(pad $((r * 8 + wi + 4096)) | awk '{ print length($0) }')
+		HPAD=$(padlen $((r * 8 + wi + 4096)))
 		set -- $WMODES
 		k=$((r % $#))
 		while [ "$k" -gt 0 ]; do

@@ -146,11 +146,11 @@ struct apiprof_tls {
 	 * calls another of its own api is one call), which the frame word
 	 * tells: 0 before the thread has its table, APIPROF_FRAME_IDLE
 	 * between calls, and the stack pointer of the outermost call while
-	 * one is in progress.  A
-	 * deeper call is nested in it; one at or above it finds a frame that
-	 * a longjmp (or a C++ exception) left behind, and takes its place.
-	 * So one compare with IDLE tells both "has a table" and "not
-	 * nested", and entering and leaving are one store each. */
+	 * one is in progress.  A deeper call is nested in it; one at or above
+	 * it finds a frame that a longjmp (or a C++ exception) left behind,
+	 * and takes its place.  So one compare with IDLE tells both "has a
+	 * table" and "not nested", and entering and leaving are one store
+	 * each. */
 	struct apiprof_tls_api {
 		struct apiprof_tab *tab; /* this thread's table; api[0].tab stays NULL */
 		uintptr_t frame;         /* 0, APIPROF_FRAME_IDLE or a stack address */
