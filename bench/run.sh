@@ -147,6 +147,20 @@ ratiomed() {
 	med "$TMP/x"
 }
 
+# growmed V BARE T: the median over rounds of what V adds at T threads over
+# what it adds at one, (V.T - BARE.T) / (V.1 - BARE.1), each round's pair
+# against itself.
+growmed() {
+	if [ ! -f "$1.$3" ] || [ ! -f "$2.$3" ] || [ ! -f "$1.1" ] || [ ! -f "$2.1" ]; then
+		echo NA
+		return
+	fi
+	paste "$1.$3" "$2.$3" "$1.1" "$2.1" |
+		awk '$1 != "NA" && $2 != "NA" && $3 != "NA" && $4 != "NA" && $3 != $4 {
+			print ($1 - $2) / ($3 - $4) }' >"$TMP/x"
+	med "$TMP/x"
+}
+
 # quotmed A B: the median over rounds of A / B.
 quotmed() {
 	if [ ! -f "$1" ] || [ ! -f "$2" ]; then
@@ -276,8 +290,11 @@ acc() {
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	say "== round $r/$ROUNDS"
-	for t in 1 2; do
-		for v in $VARIANTS; do
+	# Each variant at T=1 and then at T=2, back to back: the two runs
+	# "added vs T=1" compares are then seconds apart, not a round apart,
+	# and the host's clock speed has less time to change between them.
+	for v in $VARIANTS; do
+		for t in 1 2; do
 			rec "$v" "$t" "$(drv "$v" "$t" "$(calls_for "$v")" "$(reps_for "$v")" f)"
 		done
 	done
@@ -387,7 +404,8 @@ memv() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/mem"; }
 
 # --- whole programs ------------------------------------------------------------
 # Each round runs every mode once, back to back, and the figure is the
-# median of the per-round ratios.  Time is the process's CPU time (all
+# median of the per-round ratios, each over the geometric mean of the
+# round's two bare runs.  Time is the process's CPU time (all
 # threads, the flusher's included).  On this VM the same run of the same
 # program varies by 10-30% from run to run (the host's clock speed follows
 # its other tenants; there is no PMU, so no cycle or instruction counts),
@@ -609,16 +627,18 @@ RATIO2=$(ratiomed "$V/apiprof.2" "$V/ideal.2" "$V/bare.2")
 
 out "### How the cost grows"
 out ""
-out "| threads (2 cores) | ideal added ns | apiprof added ns | apiprof ÷ ideal | apiprof added vs T=1 |"
-out "|---|--:|--:|--:|--:|"
-A1=$(diffmed "$V/apiprof.1" "$V/bare.1")
+out "\"vs T=1\": the median over rounds of the added ns at T threads over that at T=1 in the same round."
+out ""
+out "| threads (2 cores) | ideal added ns | apiprof added ns | apiprof ÷ ideal | ideal added vs T=1 | apiprof added vs T=1 |"
+out "|---|--:|--:|--:|--:|--:|"
 for t in 1 2 16; do
 	ai=$(diffmed "$V/ideal.$t" "$V/bare.$t")
 	aa=$(diffmed "$V/apiprof.$t" "$V/bare.$t")
-	vs=$(awk -v a="$aa" -v b="$A1" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else print a / b }')
-	out "| T=$t | $(fmt %.1f "$ai") | $(fmt %.1f "$aa") | $(fmt %.2f "$(ratiomed "$V/apiprof.$t" "$V/ideal.$t" "$V/bare.$t")") | $(fmt %.2f× "$vs") |"
+	vi=$(growmed "$V/ideal" "$V/bare" "$t")
+	vs=$(growmed "$V/apiprof" "$V/bare" "$t")
+	out "| T=$t | $(fmt %.1f "$ai") | $(fmt %.1f "$aa") | $(fmt %.2f "$(ratiomed "$V/apiprof.$t" "$V/ideal.$t" "$V/bare.$t")") | $(fmt %.2f× "$vi") | $(fmt %.2f× "$vs") |"
 done
-T2VS1=$(awk -v a="$(diffmed "$V/apiprof.2" "$V/bare.2")" -v b="$A1" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else print a / b }')
+T2VS1=$(growmed "$V/apiprof" "$V/bare" 2)
 out ""
 S1=$(diffmed "$V/m1-apiprof.1" "$V/m1-bare.1")
 S1000=$(diffmed "$V/m1000-apiprof.1" "$V/m1000-bare.1")
@@ -748,7 +768,8 @@ out ""
 
 out "### Whole programs"
 out ""
-out "CPU time (user + system, all threads) under the shim over that of the bare run in the same round:"
+out "CPU time (user + system, all threads) under the shim over that of the bare runs in the same round (the"
+out "geometric mean of the round's two, \"bare\" and \"bare again\"):"
 out "median of $WROUNDS rounds of bare / empty preload / full / sampled / bare again, and the floor shim below on"
 out "the malloc workload (each round starting one mode further on), [quartiles of the rounds' ratios], and"
 out "\"pred.\": 1 + calls × the added ns/call of the"
@@ -779,16 +800,21 @@ for w in zlib zlibkeep malloc sqlite3; do
 	fi
 	calls=$(cat "$V/wl.$w.calls")
 	bare=$(med "$V/wl.$w.bare")
-	aa=$(quotmed "$V/wl.$w.bare2" "$V/wl.$w.bare")
-	e=$(quotmed "$V/wl.$w.empty" "$V/wl.$w.bare")
-	f=$(quotmed "$V/wl.$w.full" "$V/wl.$w.bare")
+	# The round's bare CPU time: the geometric mean of its two bare runs,
+	# whose own scatter then weighs half as much in every ratio.
+	paste "$V/wl.$w.bare" "$V/wl.$w.bare2" |
+		awk '{ print ($1 == "NA" || $2 == "NA") ? "NA" : sqrt($1 * $2) }' >"$V/wl.$w.barem"
+	W=$V/wl.$w
+	aa=$(quotmed "$W.bare2" "$W.bare")
+	e=$(quotmed "$W.empty" "$W.barem")
+	f=$(quotmed "$W.full" "$W.barem")
 	fp=$(predict "$calls" "$ADD_FULL" "$bare")
-	s=$(quotmed "$V/wl.$w.sampled" "$V/wl.$w.bare")
+	s=$(quotmed "$W.sampled" "$W.barem")
 	sp=$(predict "$calls" "$ADD_SAMPLED" "$bare")
 	eval "WL_$w=\$f WLP_$w=\$fp WLS_$w=\$s WLSP_$w=\$sp WLA_$w=\$aa WLE_$w=\$e"
-	[ -f "$V/wl.$w.floor" ] && WLF_FLOOR=$(quotmed "$V/wl.$w.floor" "$V/wl.$w.bare") &&
-		WLF_QUART=$(quartiles "$V/wl.$w.floor" "$V/wl.$w.bare")
-	out "| $desc | $calls | $(fmt %.3f "$bare") | $(fmt %.3f× "$aa") $(quartiles "$V/wl.$w.bare2" "$V/wl.$w.bare") | $(fmt %.3f× "$e") $(quartiles "$V/wl.$w.empty" "$V/wl.$w.bare") | $(fmt %.3f× "$f") $(quartiles "$V/wl.$w.full" "$V/wl.$w.bare") | $(fmt %.3f× "$fp") | $(fmt %.3f× "$s") $(quartiles "$V/wl.$w.sampled" "$V/wl.$w.bare") | $(fmt %.3f× "$sp") |"
+	[ -f "$W.floor" ] && WLF_FLOOR=$(quotmed "$W.floor" "$W.barem") &&
+		WLF_QUART=$(quartiles "$W.floor" "$W.barem")
+	out "| $desc | $calls | $(fmt %.3f "$bare") | $(fmt %.3f× "$aa") $(quartiles "$W.bare2" "$W.bare") | $(fmt %.3f× "$e") $(quartiles "$W.empty" "$W.barem") | $(fmt %.3f× "$f") $(quartiles "$W.full" "$W.barem") | $(fmt %.3f× "$fp") | $(fmt %.3f× "$s") $(quartiles "$W.sampled" "$W.barem") | $(fmt %.3f× "$sp") |"
 done
 out ""
 if [ -n "${WLF_FLOOR:-}" ]; then
