@@ -798,13 +798,13 @@ for w in zlib zlibkeep malloc sqlite3; do
 		out "| $desc | not available (python3, sqlite3 or the shim missing) | | | | | | | |"
 		continue
 	fi
-	calls=$(cat "$V/wl.$w.calls")
-	bare=$(med "$V/wl.$w.bare")
+	W=$V/wl.$w
+	calls=$(cat "$W.calls")
+	bare=$(med "$W.bare")
 	# The round's bare CPU time: the geometric mean of its two bare runs,
 	# whose own scatter then weighs half as much in every ratio.
-	paste "$V/wl.$w.bare" "$V/wl.$w.bare2" |
-		awk '{ print ($1 == "NA" || $2 == "NA") ? "NA" : sqrt($1 * $2) }' >"$V/wl.$w.barem"
-	W=$V/wl.$w
+	paste "$W.bare" "$W.bare2" |
+		awk '{ print ($1 == "NA" || $2 == "NA") ? "NA" : sqrt($1 * $2) }' >"$W.barem"
 	aa=$(quotmed "$W.bare2" "$W.bare")
 	e=$(quotmed "$W.empty" "$W.barem")
 	f=$(quotmed "$W.full" "$W.barem")
