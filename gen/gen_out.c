@@ -6,32 +6,27 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiprof_file.h"
 #include "gen_buf.h"
 #include "gen_out.h"
 
 int gen_out_open(struct gen_out *o, const char *path)
 {
-	mode_t mask = umask(0);
-	int fd;
-
-	umask(mask);
 	o->path = path;
 	o->line = 1;
-	o->tmp = gen_xmalloc(strlen(path) + 16);
-	/* Same directory, so the final rename cannot cross file systems. */
-	sprintf(o->tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0 || fchmod(fd, 0666 & ~mask) < 0 || (o->f = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "apiprof-gen: cannot create %s: %s\n", o->tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
-		}
-		free(o->tmp);
-		o->tmp = NULL;
+	o->err = 0;
+	o->file = gen_xmalloc(sizeof(*o->file));
+	if (apiprof_file_open(o->file, path, 0666) < 0 ||
+	    (o->f = fdopen(o->file->fd, "w")) == NULL) {
+		if (o->file->fd >= 0)
+			apiprof_file_failed(o->file, errno);
+		fprintf(stderr, "apiprof-gen: cannot write %s: %s\n", path,
+		        apiprof_file_why(o->file));
+		apiprof_file_close(o->file, false);
+		free(o->file);
+		o->file = NULL;
 		return -1;
 	}
 	return 0;
@@ -43,7 +38,8 @@ void gen_out_puts(struct gen_out *o, const char *s)
 
 	for (nl = s; (nl = strchr(nl, '\n')) != NULL; nl++)
 		o->line++;
-	fputs(s, o->f);
+	if (fputs(s, o->f) == EOF && o->err == 0)
+		o->err = errno ? errno : EIO;
 }
 
 void gen_out_printf(struct gen_out *o, const char *fmt, ...)
@@ -68,28 +64,39 @@ void gen_out_printf(struct gen_out *o, const char *fmt, ...)
 
 void gen_out_abort(struct gen_out *o)
 {
-	if (o->f != NULL)
+	if (o->f != NULL) {
 		fclose(o->f);
+		o->file->fd = -1;
+	}
 	o->f = NULL;
-	if (o->tmp != NULL)
-		unlink(o->tmp);
-	free(o->tmp);
-	o->tmp = NULL;
+	if (o->file != NULL)
+		apiprof_file_close(o->file, false);
+	free(o->file);
+	o->file = NULL;
 }
 
+/* Every write, the flush and the close checked: on any error the file
+ * that was there is kept, and the reason said in one line. */
 int gen_out_commit(struct gen_out *o)
 {
-	int bad = ferror(o->f);
+	int err = o->err;
 
-	bad |= fclose(o->f) != 0;
+	if (fflush(o->f) != 0 && err == 0)
+		err = errno ? errno : EIO;
+	if (fclose(o->f) != 0 && err == 0)
+		err = errno ? errno : EIO;
 	o->f = NULL;
-	if (bad || rename(o->tmp, o->path) < 0) {
+	o->file->fd = -1;
+	if (err != 0)
+		apiprof_file_failed(o->file, err);
+	if (apiprof_file_close(o->file, err == 0) != 0) {
 		fprintf(stderr, "apiprof-gen: cannot write %s: %s\n", o->path,
-		        bad ? "write error" : strerror(errno));
-		gen_out_abort(o);
+		        apiprof_file_why(o->file));
+		free(o->file);
+		o->file = NULL;
 		return -1;
 	}
-	free(o->tmp);
-	o->tmp = NULL;
+	free(o->file);
+	o->file = NULL;
 	return 0;
 }
