@@ -1,39 +1,118 @@
 /* SPDX-License-Identifier: MIT */
 /* apiprof_env.c - the runtime's settings, all from the environment. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiprof_file.h"
 #include "apiprof_internal.h"
 
 struct apiprof_config apiprof_cfg;
 
-/* One line on stderr, written with a single write(2) so that lines of
- * several processes do not interleave; never allocates. */
+/* The program's stderr as it was when the runtime started.  A program may
+ * close fd 2 and open a data file there, or close ours and reuse its
+ * number: every write first checks that the descriptor still is the file
+ * that was fd 2 at start-up, and writes nothing otherwise.
+ *
+ * With APIPROF_SUMMARY, which is written at exit, after coreutils'
+ * close_stdout has closed fd 2, a private duplicate is kept: close-on-exec,
+ * at the lowest free descriptor from ERR_FD_MIN up (fds 0-99 stay as the
+ * program expects them).  Only then: the duplicate keeps the file open,
+ * and a daemon that detaches by putting /dev/null on fds 0-2 would keep a
+ * pipe to whoever started it open until it exits. */
+#define ERR_FD_MIN 100
+
+enum { ERR_NONE, ERR_MAKING, ERR_MADE };
+static int err_state;
+static int err_fd = -1; /* the duplicate, or fd 2, or -1: fd 2 was closed */
+static dev_t err_dev;
+static ino_t err_ino;
+
+static bool env_bool(const char *name, bool def);
+
+void apiprof_err_init(void)
+{
+	int st = ERR_NONE;
+	struct stat sb;
+
+	if (!__atomic_compare_exchange_n(&err_state, &st, ERR_MAKING, false, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE))
+		return;
+	if (fstat(STDERR_FILENO, &sb) == 0) {
+		err_dev = sb.st_dev;
+		err_ino = sb.st_ino;
+		err_fd = STDERR_FILENO;
+		if (env_bool("APIPROF_SUMMARY", false)) {
+			int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, ERR_FD_MIN);
+
+			err_fd = fd >= 0 ? fd : STDERR_FILENO; /* RLIMIT_NOFILE <= 100 */
+		}
+	}
+	__atomic_store_n(&err_state, ERR_MADE, __ATOMIC_RELEASE);
+}
+
+static bool is_err_file(int fd)
+{
+	struct stat sb;
+
+	return fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == err_dev && sb.st_ino == err_ino;
+}
+
+static int err_target(void)
+{
+	apiprof_err_init();
+	if (__atomic_load_n(&err_state, __ATOMIC_ACQUIRE) != ERR_MADE)
+		return STDERR_FILENO; /* another thread is making it, this instant */
+	if (err_fd < 0)
+		return -1;
+	if (is_err_file(err_fd))
+		return err_fd;
+	return is_err_file(STDERR_FILENO) ? STDERR_FILENO : -1;
+}
+
+int apiprof_err_write(const void *buf, size_t len)
+{
+	int fd = err_target();
+
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return apiprof_file_write(fd, buf, len);
+}
+
+/* One line on the program's stderr, written with a single write(2) so that
+ * lines of several processes do not interleave; never allocates.  The
+ * buffer is static, for a small stack; a second warning at the same time
+ * (another thread, a signal handler) makes do with a short one. */
 void apiprof_warn(const char *fmt, ...)
 {
-	char buf[512];
+	static char big[APIPROF_FILE_PATH_MAX + 256];
+	static int big_busy;
+	char small[128];
+	int saved = errno, zero = 0;
+	uint64_t busy = apiprof_busy_enter(); /* our write(2) is not the program's */
+	bool own = __atomic_compare_exchange_n(&big_busy, &zero, 1, false, __ATOMIC_ACQUIRE,
+	                                       __ATOMIC_RELAXED);
+	char *buf = own ? big : small;
+	size_t cap = own ? sizeof(big) : sizeof(small);
 	va_list ap;
 	int n;
-	int saved = errno;
-	uint64_t busy = apiprof_busy_enter(); /* our write(2) is not the program's */
 
 	memcpy(buf, "apiprof: ", 9);
 	va_start(ap, fmt);
-	n = vsnprintf(buf + 9, sizeof(buf) - 10, fmt, ap);
+	n = vsnprintf(buf + 9, cap - 10, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	n += 9;
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
+	n = n < 0 ? 9 : n + 9 > (int)cap - 2 ? (int)cap - 2 : n + 9;
 	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
-		/* nothing sensible to do: stderr is gone */
-	}
+	apiprof_err_write(buf, (size_t)n); /* when stderr is gone, nothing to do */
+	if (own)
+		__atomic_store_n(&big_busy, 0, __ATOMIC_RELEASE);
 	apiprof_busy_leave(busy);
 	errno = saved;
 }
@@ -90,6 +169,7 @@ void apiprof_env_load(struct apiprof_config *cfg)
 {
 	const char *out = getenv("APIPROF_OUTPUT");
 
+	apiprof_err_init();
 	cfg->interval_ms = env_u32("APIPROF_INTERVAL_MS", 200, 0, 1000);
 	cfg->keyframe = env_u32("APIPROF_KEYFRAME", 10, 1, 1000000);
 	cfg->ring_order = log2_floor(env_u32("APIPROF_RING_RECORDS", 4096, 2, 1u << 22));

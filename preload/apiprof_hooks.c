@@ -16,13 +16,13 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "apiprof_internal.h"
-
-#define MAX_EXECL_ARGS 4096
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
@@ -103,58 +103,122 @@ APIPROF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return exec_failed(busy, f ? f(fd, argv, envp) : (errno = ENOSYS, -1));
 }
 
-/* Collects execl's variable arguments, up to and including the NULL, into
- * argv; with envp != NULL also reads execle's trailing environment. */
-static int collect(const char *arg0, va_list ap, char **argv, char ***envp)
-{
-	int n = 0;
+/* execl's arguments become an argv array.  A few fit in a small array on
+ * the stack; more (there is no limit but the kernel's) go to memory from
+ * mmap, which, unlike malloc, may be called where execl may (in a fork
+ * child, in a signal handler) and which puts nothing on a small stack. */
+#define SMALL_ARGV 16
 
-	argv[n++] = (char *)arg0;
-	while (arg0 != NULL && (argv[n++] = va_arg(ap, char *)) != NULL)
-		if (n == MAX_EXECL_ARGS) {
-			errno = E2BIG;
-			return -1;
-		}
+/* The length of execl's argv: arg0, the rest, and the NULL. */
+static size_t count_args(const char *arg0, va_list ap)
+{
+	size_t n = 1;
+
+	for (const char *a = arg0; a != NULL; a = va_arg(ap, const char *))
+		n++;
+	return n;
+}
+
+static char **argv_get(char **small, size_t n)
+{
+	void *p;
+
+	if (n <= SMALL_ARGV)
+		return small;
+	if (n > SIZE_MAX / sizeof(char *)) {
+		errno = E2BIG;
+		return NULL;
+	}
+	p = mmap(NULL, n * sizeof(char *), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+	         0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void argv_put(char **argv, char **small, size_t n)
+{
+	int saved = errno;
+
+	if (argv != small)
+		munmap(argv, n * sizeof(char *));
+	errno = saved;
+}
+
+/* Fills argv (n entries, the last the NULL); with envp != NULL also reads
+ * execle's trailing environment. */
+static void collect(const char *arg0, va_list *ap, char **argv, size_t n, char ***envp)
+{
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i < n; i++)
+		argv[i] = va_arg(*ap, char *);
 	if (envp != NULL)
-		*envp = va_arg(ap, char **);
-	return 0;
+		*envp = va_arg(*ap, char **);
+}
+
+/* The argv of an execl* call (small, or mapped), n its length; NULL with
+ * errno set when there is no memory for it. */
+static char **execl_argv(const char *arg0, va_list *ap, char **small, size_t *n, char ***envp)
+{
+	va_list cp;
+	char **argv;
+
+	va_copy(cp, *ap);
+	*n = count_args(arg0, cp);
+	va_end(cp);
+	argv = argv_get(small, *n);
+	if (argv != NULL)
+		collect(arg0, ap, argv, *n, envp);
+	return argv;
 }
 
 APIPROF_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_EXECL_ARGS];
+	char *small[SMALL_ARGV], **argv;
 	va_list ap;
+	size_t n;
 	int r;
 
 	va_start(ap, arg);
-	r = collect(arg, ap, argv, NULL);
+	argv = execl_argv(arg, &ap, small, &n, NULL);
 	va_end(ap);
-	return r ? r : execv(path, argv);
+	if (argv == NULL)
+		return -1;
+	r = execv(path, argv);
+	argv_put(argv, small, n);
+	return r;
 }
 
 APIPROF_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *argv[MAX_EXECL_ARGS];
+	char *small[SMALL_ARGV], **argv;
 	va_list ap;
+	size_t n;
 	int r;
 
 	va_start(ap, arg);
-	r = collect(arg, ap, argv, NULL);
+	argv = execl_argv(arg, &ap, small, &n, NULL);
 	va_end(ap);
-	return r ? r : execvp(file, argv);
+	if (argv == NULL)
+		return -1;
+	r = execvp(file, argv);
+	argv_put(argv, small, n);
+	return r;
 }
 
 APIPROF_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_EXECL_ARGS];
-	char **envp;
+	char *small[SMALL_ARGV], **argv, **envp = NULL;
 	va_list ap;
+	size_t n;
 	int r;
 
 	va_start(ap, arg);
-	r = collect(arg, ap, argv, &envp);
+	argv = execl_argv(arg, &ap, small, &n, &envp);
 	va_end(ap);
-	return r ? r : execve(path, argv, envp);
+	if (argv == NULL)
+		return -1;
+	r = execve(path, argv, envp);
+	argv_put(argv, small, n);
+	return r;
 }
 
 APIPROF_EXPORT void _exit(int status)

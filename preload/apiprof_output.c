@@ -3,38 +3,76 @@
  * apiprof_output.c - what the runtime writes at process exit: the JSON
  * document of APIPROF_OUTPUT and the APIPROF_SUMMARY table on stderr.
  *
- * Written with snprintf into a stack buffer and write(2), not stdio: the
- * process is going away, stdio may be the api under study, and nothing
- * here may allocate.
+ * Written with snprintf into a buffer and write(2), not stdio: the process
+ * is going away, stdio may be the api under study, and nothing here may
+ * allocate.  The buffers are static, not on the stack: the image may end
+ * on a thread with a tiny stack or in a signal handler on a small
+ * alternate stack.  One thread at a time writes (out_claim).
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "apiprof_file.h"
 #include "apiprof_internal.h"
 
 struct out {
-	int fd;
+	struct apiprof_file *file; /* APIPROF_OUTPUT, or NULL: the program's stderr */
+	int err;                   /* the first write error, 0 if none */
 	size_t len;
 	char buf[8192];
 };
 
+static struct out out;
+static struct apiprof_file out_file;
+static char out_path[APIPROF_FILE_PATH_MAX];
+static struct apiprof_tab *out_folded[APIPROF_MAX_APIS];
+static struct apiprof_fstat out_stat;
+static uint32_t out_owner; /* the tid writing, 0 when none */
+
+/* Two threads may end the image at once (exit() in one, _exit() in
+ * another): the second waits for the first's output to be complete.  A
+ * signal handler that ends it while its own thread writes finds itself
+ * the owner and writes nothing; an owner that no longer exists (we are a
+ * fork child of the process it wrote in) is taken over. */
+static bool out_claim(void)
+{
+	uint32_t me = apiprof_gettid(), cur = 0;
+
+	while (!__atomic_compare_exchange_n(&out_owner, &cur, me, false, __ATOMIC_ACQUIRE,
+	                                    __ATOMIC_RELAXED)) {
+		if (cur == me)
+			return false;
+		if (syscall(SYS_tgkill, getpid(), cur, 0) != 0 && errno == ESRCH) {
+			__atomic_compare_exchange_n(&out_owner, &cur, 0, false, __ATOMIC_RELAXED,
+			                            __ATOMIC_RELAXED);
+		} else {
+			syscall(SYS_futex, &out_owner, FUTEX_WAIT_PRIVATE, cur, NULL, NULL, 0);
+		}
+		cur = 0;
+	}
+	return true;
+}
+
+static void out_release(void)
+{
+	__atomic_store_n(&out_owner, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &out_owner, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* After the first error nothing more is written; it is reported once. */
 static void out_flush(struct out *o)
 {
-	size_t off = 0;
-
-	while (off < o->len) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
+	if (o->len != 0 && o->err == 0 &&
+	    (o->file ? apiprof_file_write(o->file->fd, o->buf, o->len)
+	             : apiprof_err_write(o->buf, o->len)) != 0)
+		o->err = errno ? errno : EIO;
 	o->len = 0;
 }
 
@@ -91,16 +129,16 @@ typedef void (*each_fn)(struct out *o, struct apiprof_api *api, uint32_t i,
 
 static void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn)
 {
-	struct apiprof_fstat s;
+	struct apiprof_fstat *s = &out_stat; /* static: 552 bytes */
 	int n = 0;
 
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 
 		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++) {
-			apiprof_tab_read(&s, tabs[id], i);
-			if (s.calls != 0)
-				fn(o, api, i, &s, &n);
+			apiprof_tab_read(s, tabs[id], i);
+			if (s->calls != 0)
+				fn(o, api, i, s, &n);
 		}
 	}
 }
@@ -153,7 +191,6 @@ static bool any_calls(struct apiprof_tab *const *tabs)
 
 static void json_threads(struct out *o)
 {
-	struct apiprof_tab *folded[APIPROF_MAX_APIS];
 	int n = 0;
 
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
@@ -166,9 +203,9 @@ static void json_threads(struct out *o)
 			json_thread(o, tid, comm, st == APIPROF_T_LIVE ? "running" : "exited",
 			            th->tab, &n);
 	}
-	folded_tabs(folded);
-	if (any_calls(folded))
-		json_thread(o, 0, "(exited)", "folded", folded, &n);
+	folded_tabs(out_folded);
+	if (any_calls(out_folded))
+		json_thread(o, 0, "(exited)", "folded", out_folded, &n);
 }
 
 static void json_doc(struct out *o)
@@ -211,10 +248,17 @@ static bool expand_path(const char *pattern, char *dst, size_t cap)
 
 /* Before an exec the same pid goes on in a new image, which will write
  * PATH itself: the outgoing image's numbers go to PATH.exec1 (.exec2 for
- * the next exec, and so on) instead, so neither overwrites the other. */
+ * the next exec, and so on) instead, so neither overwrites the other.  Not
+ * when PATH is a device, a FIFO or a directory, which is never replaced:
+ * each image writes to it (or is refused) in turn, and nothing is created
+ * beside it (no /dev/null.exec1). */
 static bool exec_path(char *path, size_t cap)
 {
 	size_t n = strlen(path);
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return true;
 
 	for (int k = 1; k < 1000; k++) {
 		if ((size_t)snprintf(path + n, cap - n, ".exec%d", k) >= cap - n)
@@ -225,30 +269,39 @@ static bool exec_path(char *path, size_t cap)
 	return false;
 }
 
-/* Written to a temporary name and renamed, so a reader never sees half. */
+static void json_write(const char *path)
+{
+	struct out *o = &out;
+	bool replace;
+
+	if (apiprof_file_open(&out_file, path, 0644) != 0) {
+		apiprof_warn("cannot write %s: %s", path, apiprof_file_why(&out_file));
+		return;
+	}
+	o->file = &out_file;
+	o->err = 0;
+	o->len = 0;
+	json_doc(o);
+	out_flush(o);
+	if (o->err != 0)
+		apiprof_file_failed(&out_file, o->err);
+	replace = out_file.replace;
+	if (apiprof_file_close(&out_file, o->err == 0) != 0)
+		apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),
+		             replace ? "; the file there is left as it was" : "");
+}
+
+/* Written whole or not at all (apiprof_file.c). */
 void apiprof_output_json(const char *pattern, bool before_exec)
 {
-	char path[4096], tmp[4200];
-	struct out o;
-
-	if (!expand_path(pattern, path, sizeof(path)) ||
-	    (before_exec && !exec_path(path, sizeof(path)))) {
+	if (!out_claim())
+		return;
+	if (!expand_path(pattern, out_path, sizeof(out_path)) ||
+	    (before_exec && !exec_path(out_path, sizeof(out_path))))
 		apiprof_warn("APIPROF_OUTPUT=%s expands to too long a path", pattern);
-		return;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (o.fd < 0) {
-		apiprof_warn("cannot write %s: %s", tmp, strerror(errno));
-		return;
-	}
-	o.len = 0;
-	json_doc(&o);
-	out_flush(&o);
-	if (close(o.fd) != 0 || rename(tmp, path) != 0) {
-		apiprof_warn("cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-	}
+	else
+		json_write(out_path);
+	out_release();
 }
 
 /* --- APIPROF_SUMMARY: Preshing's per-thread line, then ltrace -c rows ---- */
@@ -272,11 +325,9 @@ static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_
 	double t;
 
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
-		struct apiprof_fstat s;
-
-		apiprof_tab_read(&s, tab, i);
-		calls += s.calls;
-		ticks += total_ticks(&s);
+		apiprof_tab_read(&out_stat, tab, i);
+		calls += out_stat.calls;
+		ticks += total_ticks(&out_stat);
 	}
 	if (calls == 0)
 		return;
@@ -301,28 +352,33 @@ static void sum_thread(struct out *o, uint32_t tid, const char *name, double wal
 	each_func(o, tabs, sum_row);
 }
 
-void apiprof_output_summary(int fd)
+/* On the program's stderr as it was at start-up (apiprof_err_write). */
+void apiprof_output_summary(void)
 {
-	struct apiprof_tab *folded[APIPROF_MAX_APIS];
+	struct out *o = &out;
 	char comm[APIPROF_COMM_MAX];
-	struct out o = {.fd = fd, .len = 0};
 	uint64_t now = apiprof_now();
 
+	if (!out_claim())
+		return;
+	o->file = NULL;
+	o->err = 0;
+	o->len = 0;
 	apiprof_proc_comm(comm);
-	out_printf(&o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
+	out_printf(o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
 	           apiprof_clock_tsc ? "tsc" : "monotonic");
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
 		uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
-		char comm[APIPROF_COMM_MAX];
 		uint32_t tid = apiprof_thread_identity(th, comm);
 
 		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
-			sum_thread(&o, tid, comm,
+			sum_thread(o, tid, comm,
 			           apiprof_ticks_to_ns(end - apiprof_load(&th->start_tick)),
 			           th->tab);
 	}
-	folded_tabs(folded);
-	sum_thread(&o, 0, "(exited)", 0, folded);
-	out_flush(&o);
+	folded_tabs(out_folded);
+	sum_thread(o, 0, "(exited)", 0, out_folded);
+	out_flush(o);
+	out_release();
 }

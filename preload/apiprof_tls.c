@@ -75,8 +75,8 @@ bool apiprof_tls_use_own(void)
  * NULL and *why set when it cannot be loaded. */
 static void *spare_open(const char **why)
 {
+	static char path[PATH_MAX]; /* not on a program's stack; called once */
 	Dl_info info;
-	char path[PATH_MAX];
 	const char *slash;
 	void *h;
 
