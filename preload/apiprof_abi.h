@@ -4,9 +4,17 @@
  * writer, preload/) and its readers (apiprof-top, the tests).
  *
  * One segment per process, created by the runtime with
- *   shm_open("/apiprof-<uid>-<pid>-<starttime>", O_CREAT|O_EXCL|O_RDWR|O_NOFOLLOW, 0600)
- * so it shows up as /dev/shm/apiprof-<uid>-<pid>-<starttime>.  <starttime> is the
- * process start time from /proc/self/stat (field 22) and tells a reused pid apart.
+ *   shm_open("/apiprof-<uid>-<pid>-<starttime>-<pidns>-<nonce>",
+ *            O_CREAT|O_EXCL|O_RDWR|O_NOFOLLOW, 0600)
+ * so it shows up in /dev/shm under that name (apiprof_segname.h says what
+ * each field is).  <starttime> is the process start time from
+ * /proc/self/stat (field 22) and tells a reused pid apart; <pidns>, the
+ * inode of the process's pid namespace, tells apart two processes with the
+ * same pid in two namespaces (two containers' pid 1); <nonce> is random, so
+ * that no one can take the name beforehand.  The runtime never unlinks a
+ * name it did not create.  A process that changes its effective uid (a
+ * server's worker dropping privileges) hands the file over to the new uid
+ * with fchown and keeps the name.
  *
  * Layout (all offsets from the start of the segment, all little-endian,
  * all multi-byte fields naturally aligned):
@@ -78,7 +86,7 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 3u
+#define APIPROF_SHM_VERSION 4u /* 4: pidns and nonce in the header and the name */
 #define APIPROF_SHM_PREFIX  "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -123,9 +131,11 @@ struct apiprof_shm_header {
 	uint64_t segment_size;
 
 	/* The process. */
-	int32_t pid;
-	uint32_t uid;
+	int32_t pid;                /* in the process's own pid namespace */
+	uint32_t uid;               /* the file's owner: the process's effective uid */
 	uint64_t starttime;         /* /proc/<pid>/stat field 22, clock ticks since boot */
+	uint64_t pidns;             /* inode of /proc/<pid>/ns/pid, 0 if unknown; as in the name */
+	uint64_t nonce;             /* random, as in the name */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when the runtime started */
 	char comm[APIPROF_COMM_MAX];
 	uint32_t state; /* enum apiprof_proc_state */

@@ -68,6 +68,21 @@ size_t apiprof_ring_size(const struct apiprof_ring_geom *g)
 	return align_up(apiprof_ring_offset(g) + recs, 4096);
 }
 
+/* The segment formatted last, the process's, and its geometry, kept out of
+ * the segment: others may write the file (readers do, by design; after a
+ * change of uid, any process of the new uid can), and the writer must never
+ * index its mapping with what they wrote.  Any other segment (the unit
+ * tests' several) is taken at its word. */
+static const void *own_seg;
+static struct apiprof_ring_geom own_geom;
+
+static struct apiprof_ring_geom geom_of(const struct apiprof_shm_header *h)
+{
+	struct apiprof_ring_geom g = {h->func_cap, h->ring_order};
+
+	return (const void *)h == own_seg ? own_geom : g;
+}
+
 /* Fills in a zeroed segment's layout.  The caller sets the process fields
  * and finally publishes the magic (see apiprof_segment.c). */
 void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g)
@@ -84,12 +99,15 @@ void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom 
 	h->ring_off = apiprof_ring_offset(g);
 	h->rec_size = sizeof(struct apiprof_shm_rec);
 	h->ring_order = g->ring_order;
+	own_seg = mem;
+	own_geom = *g;
 }
 
 static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t pos)
 {
-	uint64_t mask = ((uint64_t)1 << h->ring_order) - 1;
-	char *base = (char *)h + h->ring_off;
+	struct apiprof_ring_geom g = geom_of(h);
+	uint64_t mask = ((uint64_t)1 << g.ring_order) - 1;
+	char *base = (char *)h + apiprof_ring_offset(&g);
 
 	return (struct apiprof_shm_rec *)(base + (pos & mask) * sizeof(struct apiprof_shm_rec));
 }
@@ -129,9 +147,9 @@ int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx, const char
 {
 	struct apiprof_shm_func *f;
 
-	if (idx >= h->func_cap)
+	if (idx >= geom_of(h).func_cap)
 		return -1;
-	f = (struct apiprof_shm_func *)((char *)h + h->func_off) + idx;
+	f = (struct apiprof_shm_func *)((char *)h + func_off()) + idx;
 	copy_name(f->api, sizeof(f->api), api);
 	copy_name(f->name, sizeof(f->name), name);
 	f->flags = flags;
@@ -144,9 +162,10 @@ int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx, const char
 void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uint32_t count)
 {
 	uint32_t cur = __atomic_load_n(&h->func_count, __ATOMIC_RELAXED);
+	uint32_t cap = geom_of(h).func_cap;
 
-	if (count > h->func_cap)
-		count = h->func_cap;
+	if (count > cap)
+		count = cap;
 	while (cur < count && !__atomic_compare_exchange_n(&h->func_count, &cur, count, true,
 	                                                   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;

@@ -12,6 +12,16 @@
  * ring's pages: reserving and freeing them took about 1.7 ms a process.
  * Any failure leaves the live view off with one warning; profiling and
  * APIPROF_OUTPUT go on regardless.
+ *
+ * The name (apiprof_segname.h) holds the pid namespace and a random nonce:
+ * two containers' pid 1 get two names, and no one can take ours
+ * beforehand.  A name that exists is someone else's: another nonce is
+ * drawn, and nothing is ever unlinked that this process did not create.
+ *
+ * The descriptor is kept, close-on-exec and far above the program's own
+ * (keep_fd), so that the ring's pages can be reserved after the
+ * program changed its uid; the program may close or reuse that number, so
+ * it is used only while it still refers to our file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +30,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "apiprof_internal.h"
+#include "apiprof_segname.h"
+
+#define SHM_DIR "/dev/shm/" /* where glibc's shm_open puts the names */
 
 static struct apiprof_shm_header *seg;
 static size_t seg_size;
@@ -33,7 +48,9 @@ static dev_t seg_dev; /* the file we made, to know it again by name */
 static ino_t seg_ino;
 enum { RING_NONE, RING_BUSY, RING_READY, RING_FAILED };
 static int ring_state;
-static char seg_name[96];
+static char seg_name[1 + APIPROF_SEGNAME_MAX]; /* with the leading '/' */
+static struct apiprof_segid seg_id;
+static int seg_fd = -1; /* kept; see keep_fd */
 static uint32_t func_next;
 static uint32_t proc_mode; /* enum apiprof_proc_mode, kept for a fork child's segment */
 
@@ -95,9 +112,11 @@ static void fill_process(struct apiprof_shm_header *h)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	h->pid = getpid();
-	h->uid = getuid();
-	h->starttime = proc_starttime();
+	h->pid = seg_id.pid;
+	h->uid = geteuid();
+	h->starttime = seg_id.starttime;
+	h->pidns = seg_id.pidns;
+	h->nonce = seg_id.nonce;
 	h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	apiprof_proc_comm(h->comm);
 	h->state = APIPROF_PROC_RUNNING;
@@ -137,24 +156,6 @@ void apiprof_segment_add_api(const struct apiprof_api *api)
 	apiprof_ring_publish_funcs(h, __atomic_load_n(&func_next, __ATOMIC_RELAXED));
 }
 
-/* The name is taken.  Since it holds our uid, pid and start time, the only
- * owner it can legitimately have is this very process before an exec():
- * then it is a regular file of ours, and it is removed to make room.
- * Anything else (another owner, a symlink, a fifo) is refused: we never
- * write through, or unlink, a file we did not make. */
-static bool reclaim_own_segment(void)
-{
-	struct stat st;
-	int fd = shm_open(seg_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
-	bool ours;
-
-	if (fd < 0)
-		return false;
-	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid();
-	close(fd);
-	return ours && shm_unlink(seg_name) == 0;
-}
-
 /* Reserves [0, reserve) and makes the file size bytes long. */
 static int size_fd(int fd, size_t reserve, size_t size)
 {
@@ -171,16 +172,61 @@ static int size_fd(int fd, size_t reserve, size_t size)
 	return err;
 }
 
+/* 64 bits no one can guess; without entropy yet (early boot), bits no one
+ * can choose either, which is all O_EXCL needs. */
+static uint64_t draw_nonce(void)
+{
+	uint64_t v;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec) * 0x9e3779b97f4a7c15ull ^
+	       (uint64_t)(uintptr_t)&v;
+}
+
+/* Our pid namespace, which makes the pid in the name unambiguous. */
+static uint64_t pidns_inode(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static void make_name(void)
+{
+	seg_id.nonce = draw_nonce();
+	seg_name[0] = '/';
+	apiprof_segname_format(seg_name + 1, sizeof(seg_name) - 1, &seg_id);
+}
+
+/* A name that exists is not ours (ours has a nonce no one knew): leave it
+ * and draw another.  Four draws that all collide mean someone is creating
+ * names as fast as we draw them, which we do not fight. */
+static int create_excl(void)
+{
+	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	int fd = -1;
+
+	seg_id.uid = geteuid();
+	seg_id.pid = getpid();
+	seg_id.starttime = proc_starttime();
+	seg_id.pidns = pidns_inode();
+	for (int i = 0; i < 4 && fd < 0; i++) {
+		make_name();
+		fd = shm_open(seg_name, flags, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 static int create_fd(size_t reserve, size_t size)
 {
 	int fd, err;
-	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
 
-	snprintf(seg_name, sizeof(seg_name), "/" APIPROF_SHM_PREFIX "%u-%d-%llu", getuid(),
-	         getpid(), (unsigned long long)proc_starttime());
-	fd = shm_open(seg_name, flags, 0600);
-	if (fd < 0 && errno == EEXIST && reclaim_own_segment())
-		fd = shm_open(seg_name, flags, 0600);
+	fd = create_excl();
 	if (fd < 0) {
 		apiprof_warn("cannot create /dev/shm%s (%s): live view off", seg_name,
 		             strerror(errno));
@@ -197,6 +243,47 @@ static int create_fd(size_t reserve, size_t size)
 	return fd;
 }
 
+/* Growing a file past RLIMIT_FSIZE raises SIGXFSZ, which kills the
+ * program: the segment is sized only when it fits under the limit. */
+static bool fits_fsize(size_t size)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    (uint64_t)size <= (uint64_t)rl.rlim_cur)
+		return true;
+	apiprof_warn("the live segment needs %zu bytes, more than the file size limit (ulimit -f) "
+	             "of %llu: live view off",
+	             size, (unsigned long long)rl.rlim_cur);
+	return false;
+}
+
+/* The descriptor goes far above the program's: a program that counts on
+ * the lowest free number (open() returning 3) still gets it.  Without a
+ * free high number, none is kept and the ring is reserved by name. */
+static void keep_fd(int fd)
+{
+	struct rlimit rl;
+	long lo = 3;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 64)
+		lo = (long)rl.rlim_cur - 64;
+	seg_fd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+}
+
+/* The kept descriptor while it is still our file, else -1.  The program
+ * may have closed the number and opened something else under it. */
+static int own_fd(void)
+{
+	struct stat st;
+	int fd = __atomic_load_n(&seg_fd, __ATOMIC_RELAXED);
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seg_dev ||
+	    st.st_ino != seg_ino)
+		return -1;
+	return fd;
+}
+
 void apiprof_segment_open(void)
 {
 	struct apiprof_ring_geom g = {apiprof_cfg.func_cap, apiprof_cfg.ring_order};
@@ -206,16 +293,18 @@ void apiprof_segment_open(void)
 
 	__atomic_store_n(&ring_state, RING_NONE, __ATOMIC_RELAXED);
 	seg_ring_off = apiprof_ring_offset(&g);
-	if (!apiprof_cfg.shm || (fd = create_fd(seg_ring_off, size)) < 0)
+	if (!apiprof_cfg.shm || !fits_fsize(size) || (fd = create_fd(seg_ring_off, size)) < 0)
 		return;
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
 	if (h == MAP_FAILED) {
 		apiprof_warn("cannot map /dev/shm%s (%s): live view off", seg_name,
 		             strerror(errno));
 		shm_unlink(seg_name);
+		close(fd);
 		return;
 	}
+	keep_fd(fd);
+	close(fd);
 	apiprof_ring_format(h, size, &g);
 	fill_process(h);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
@@ -229,22 +318,38 @@ void apiprof_segment_open(void)
 	__atomic_store_n(&seg, h, __ATOMIC_RELEASE);
 }
 
-/* Reopened by name, since the program may have closed or reused any fd we
- * kept; the file must still be the one we made. */
-static int ring_fallocate(void)
+/* Our file reopened by name: the descriptor, or -errno. */
+static int open_by_name(int mode)
 {
-	int fd = shm_open(seg_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	int fd = shm_open(seg_name, mode | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
 	struct stat st;
 	int err;
 
 	if (fd < 0)
-		return errno;
+		return -errno;
 	if (fstat(fd, &st) != 0)
 		err = errno;
-	else if (st.st_dev != seg_dev || st.st_ino != seg_ino)
+	else if (!S_ISREG(st.st_mode) || st.st_dev != seg_dev || st.st_ino != seg_ino)
 		err = ESTALE;
 	else
-		err = posix_fallocate(fd, (off_t)seg_ring_off, (off_t)(seg_size - seg_ring_off));
+		return fd;
+	close(fd);
+	return -err;
+}
+
+/* Through the kept descriptor, which works whatever the program's uid is
+ * now; else reopened by name, and the file must still be the one we made. */
+static int ring_fallocate(void)
+{
+	int fd = own_fd();
+	int err;
+
+	if (fd >= 0)
+		return posix_fallocate(fd, (off_t)seg_ring_off, (off_t)(seg_size - seg_ring_off));
+	fd = open_by_name(O_RDWR);
+	if (fd < 0)
+		return -fd;
+	err = posix_fallocate(fd, (off_t)seg_ring_off, (off_t)(seg_size - seg_ring_off));
 	close(fd);
 	return err;
 }
@@ -302,6 +407,19 @@ struct apiprof_shm_header *apiprof_segment_ring(void)
 	return apiprof_segment();
 }
 
+/* The name still refers to the file we made.  In /dev/shm (sticky) only
+ * its owner and root can replace it, so this is a check against mistakes
+ * (an administrator's rm, then a new file), not against an attacker. */
+static bool is_ours_by_name(void)
+{
+	char path[sizeof(SHM_DIR) + APIPROF_SEGNAME_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), SHM_DIR "%s", seg_name + 1);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == seg_dev &&
+	       st.st_ino == seg_ino;
+}
+
 /* At exit: readers see the process ended with its final numbers.  The
  * mapping stays: a thread still running may write one more record. */
 void apiprof_segment_close(bool unlink_it)
@@ -311,7 +429,7 @@ void apiprof_segment_close(bool unlink_it)
 	if (h == NULL)
 		return;
 	__atomic_store_n(&h->state, APIPROF_PROC_EXITED, __ATOMIC_RELEASE);
-	if (unlink_it)
+	if (unlink_it && is_ours_by_name())
 		shm_unlink(seg_name);
 }
 
@@ -320,7 +438,40 @@ void apiprof_segment_close(bool unlink_it)
 void apiprof_segment_forget(void)
 {
 	struct apiprof_shm_header *h = __atomic_exchange_n(&seg, NULL, __ATOMIC_ACQ_REL);
+	int fd = own_fd();
 
+	/* The inherited copy of the parent's descriptor; a number the program
+	 * reused is the program's, and stays open. */
+	if (fd >= 0)
+		close(fd);
+	__atomic_store_n(&seg_fd, -1, __ATOMIC_RELAXED);
 	if (h != NULL)
 		munmap(h, seg_size);
+}
+
+/* Before the program's uid changes to uid (apiprof_creds.c): the segment
+ * becomes uid's file, so that the process can still reserve its ring and
+ * remove it at exit, and uid's apiprof-top sees it.  Needs the privilege
+ * the process has before it drops it (CAP_CHOWN).  0, or an errno. */
+int apiprof_segment_handover(uint32_t uid)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+	int fd, err = 0;
+
+	if (h == NULL || seg_id.pid != getpid()) /* none, or a vfork child's parent's */
+		return 0;
+	if (__atomic_load_n(&h->uid, __ATOMIC_RELAXED) == uid)
+		return 0;
+	fd = own_fd();
+	if (fd < 0)
+		fd = open_by_name(O_RDONLY);
+	if (fd < 0)
+		return -fd;
+	if (fchown(fd, uid, (gid_t)-1) != 0)
+		err = errno;
+	else
+		__atomic_store_n(&h->uid, uid, __ATOMIC_RELEASE);
+	if (fd != seg_fd)
+		close(fd);
+	return err;
 }

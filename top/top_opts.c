@@ -30,7 +30,8 @@ void top_opts_usage(FILE *out)
 	      "  -s, --sort COLUMN    tid thread api func calls time avg p50 p99 max total\n"
 	      "  -i, --invert         invert the sort order\n"
 	      "      --linger SECONDS how long an ended process stays visible (default 10)\n"
-	      "      --clean          remove your segments of processes that are gone\n"
+	      "      --clean          remove the segments of processes that are provably gone\n"
+	      "                       (your own; root: every user's)\n"
 	      "      --shm-dir DIR    look for segments in DIR instead of /dev/shm\n",
 	      out);
 }

@@ -82,7 +82,7 @@ static struct top_entry *add(struct top_watch *w, const struct top_segname *sn)
 
 static void warn(struct top_watch *w, struct top_entry *e, const char *why)
 {
-	char msg[256];
+	char msg[APIPROF_SEGNAME_MAX + TOP_ERR_LEN + 16];
 
 	snprintf(msg, sizeof(msg), "%s: %s, skipped", e->name, why);
 	if (w->warn)
@@ -137,7 +137,7 @@ static void check_liveness(struct top_watch *w, struct top_entry *e, uint64_t mo
 {
 	if (e->proc.state == TOP_ENDED || !e->present)
 		mark_ended(e, TOP_ENDED, mono_ns);
-	else if (!top_shm_alive(w->procdir, e->proc.pid, e->proc.starttime))
+	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
 		mark_ended(e, TOP_STALE, mono_ns);
 }
 
@@ -171,7 +171,7 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		e->st = TOP_E_ACTIVE;
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
-	else if (!top_shm_alive(w->procdir, e->proc.pid, e->proc.starttime))
+	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
 		forget_unready(e);
 }
 

@@ -24,7 +24,7 @@ enum top_entry_state {
 };
 
 struct top_entry {
-	char name[64];
+	char name[APIPROF_SEGNAME_MAX];
 	bool present; /* still listed in the directory this refresh */
 	enum top_entry_state st;
 	struct top_seg seg;

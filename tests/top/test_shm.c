@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,20 +123,33 @@ static void test_func_index(void)
 
 static void test_names(void)
 {
-	int pid;
-	uint64_t st;
+	struct apiprof_segid id = {1000, 42, 123, 4026531836ull, 0x00ab00cd00ef0012ull, false};
+	struct apiprof_segid got;
+	char buf[APIPROF_SEGNAME_MAX];
 
-	CHECK(top_shm_parse_name("apiprof-1000-42-123", 1000, &pid, &st) == 0);
-	CHECK(pid == 42 && st == 123);
-	CHECK(top_shm_parse_name("apiprof-1000-42-123", 1001, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-42-", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-042-1", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-0-1", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-+4-1", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-4-1x", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-99999999999-1", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("apiprof-1000-4-99999999999999999999", 1000, &pid, &st));
-	CHECK(top_shm_parse_name("other-1000-4-1", 1000, &pid, &st));
+	CHECK(apiprof_segname_format(buf, sizeof(buf), &id) == 0);
+	CHECK(!strcmp(buf, "apiprof-1000-42-123-4026531836-00ab00cd00ef0012"));
+	CHECK(apiprof_segname_parse(buf, &got) == 0);
+	CHECK(got.uid == 1000 && got.pid == 42 && got.starttime == 123 && !got.legacy);
+	CHECK(got.pidns == id.pidns && got.nonce == id.nonce);
+	CHECK(apiprof_segname_format(buf, 40, &id) == -1);
+	/* The legacy form of version 3: listed, then refused by its version. */
+	CHECK(apiprof_segname_parse("apiprof-1000-42-123", &got) == 0);
+	CHECK(got.legacy && got.pid == 42 && got.starttime == 123 && got.pidns == 0);
+	CHECK(apiprof_segname_parse("apiprof-1000-42-", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-042-1", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-0-1", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-+4-1", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-4-1x", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-99999999999-1", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-4-99999999999999999999", &got));
+	CHECK(apiprof_segname_parse("apiprof-99999999999-4-1", &got));
+	CHECK(apiprof_segname_parse("other-1000-4-1", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-4-1-5-00ab00cd00ef001", &got));   /* 15 digits */
+	CHECK(apiprof_segname_parse("apiprof-1000-4-1-5-00ab00cd00ef00123", &got)); /* 17 */
+	CHECK(apiprof_segname_parse("apiprof-1000-4-1-5-00AB00CD00EF0012", &got));  /* upper case */
+	CHECK(apiprof_segname_parse("apiprof-1000-4-1--00ab00cd00ef0012", &got));
+	CHECK(apiprof_segname_parse("apiprof-1000-4-1-5", &got));
 }
 
 static void test_liveness_and_clean(void)
@@ -171,6 +185,46 @@ static void test_liveness_and_clean(void)
 	tseg_destroy(&live);
 }
 
+/* --clean removes only what it proves gone.  A name whose pid namespace
+ * no process of /proc is in: gone if /proc is the initial namespace's (it
+ * shows every namespace), else maybe out of sight, kept.  A legacy name,
+ * which says no namespace: kept.  Neither is listed (no pid to show). */
+static void test_clean_unseen_ns(void)
+{
+	struct tseg t;
+	char legacy[256], foreign[256], *out = NULL;
+	struct apiprof_segid id;
+	struct top_segname *names;
+	struct stat st;
+	size_t outlen = 0;
+	FILE *f;
+	bool init_ns;
+
+	CHECK(stat("/proc/self/ns/pid", &st) == 0);
+	init_ns = st.st_ino == 0xEFFFFFFCu;
+	tseg_create(&t, 2, 2);
+	id = t.id;
+	id.pidns = 1; /* no namespace has inode 1 */
+	snprintf(foreign, sizeof(foreign), "%s/", t.dir);
+	CHECK(apiprof_segname_format(foreign + strlen(foreign), sizeof(foreign) - strlen(foreign),
+	                             &id) == 0);
+	CHECK(link(t.path, foreign) == 0);
+	snprintf(legacy, sizeof(legacy), "%s/apiprof-%u-%d-1", t.dir, (unsigned)getuid(), getpid());
+	CHECK(link(t.path, legacy) == 0);
+	CHECK(top_shm_list(t.dir, (uint32_t)getuid(), &names) == 2); /* ours and the legacy */
+	free(names);
+	f = open_memstream(&out, &outlen);
+	CHECK(top_shm_clean(t.dir, TOP_PROC_DIR, (uint32_t)getuid(), f) == (init_ns ? 1 : 0));
+	fclose(f);
+	CHECK((access(foreign, F_OK) != 0) == init_ns);
+	CHECK(access(legacy, F_OK) == 0 && access(t.path, F_OK) == 0);
+	CHECK(!init_ns || (strstr(out, foreign) && strstr(out, "gone")));
+	free(out);
+	unlink(foreign);
+	unlink(legacy);
+	tseg_destroy(&t);
+}
+
 int main(void)
 {
 	test_roundtrip();
@@ -178,5 +232,6 @@ int main(void)
 	test_func_index();
 	test_names();
 	test_liveness_and_clean();
+	test_clean_unseen_ns();
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tseg.h"
@@ -63,6 +64,20 @@ static void layout(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int p
 	h->magic = APIPROF_SHM_MAGIC;
 }
 
+/* The runtime's name: our pid namespace, a nonce of our own. */
+static void name_it(struct tseg *t, int pid, uint64_t starttime)
+{
+	static uint64_t nonce = 0x5e6d000000000000ull;
+	struct stat st;
+
+	t->id.uid = (uint32_t)getuid();
+	t->id.pid = pid;
+	t->id.starttime = starttime;
+	t->id.pidns = stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+	t->id.nonce = ++nonce;
+	CHECK(apiprof_segname_format(t->name, sizeof(t->name), &t->id) == 0);
+}
+
 /* A segment file named as the runtime would name it, in a private
  * temporary directory, mapped read-write. */
 void tseg_create_named(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int pid,
@@ -74,8 +89,7 @@ void tseg_create_named(struct tseg *t, uint32_t func_cap, uint32_t ring_order, i
 	memset(t, 0, sizeof(*t));
 	snprintf(t->dir, sizeof(t->dir), "/tmp/apiprof-top-test-XXXXXX");
 	CHECK(mkdtemp(t->dir));
-	snprintf(t->name, sizeof(t->name), "apiprof-%u-%d-%llu", (unsigned)getuid(), pid,
-	         (unsigned long long)starttime);
+	name_it(t, pid, starttime);
 	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, t->name);
 	t->size = align_up(ring_off + ((size_t)1 << ring_order) * sizeof(struct apiprof_shm_rec),
 	                   4096);
@@ -86,6 +100,8 @@ void tseg_create_named(struct tseg *t, uint32_t func_cap, uint32_t ring_order, i
 	CHECK(t->mem != MAP_FAILED);
 	t->h = (struct apiprof_shm_header *)t->mem;
 	layout(t, func_cap, ring_order, pid, starttime);
+	t->h->pidns = t->id.pidns;
+	t->h->nonce = t->id.nonce;
 }
 
 void tseg_create(struct tseg *t, uint32_t func_cap, uint32_t ring_order)

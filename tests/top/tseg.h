@@ -10,15 +10,17 @@
 #include <stdint.h>
 
 #include "apiprof_abi.h"
+#include "apiprof_segname.h"
 
 struct tseg {
 	char dir[64];
 	char path[160];
-	char name[64];
+	char name[APIPROF_SEGNAME_MAX];
 	int fd;
 	unsigned char *mem;
 	size_t size;
 	struct apiprof_shm_header *h;
+	struct apiprof_segid id; /* what the name says */
 };
 
 /* A test's failure: message with the line, then exit 1. */
