@@ -23,100 +23,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_segname.h"
 #include "top_clock.h"
 #include "top_shm.h"
 
-#define MAX_RING_ORDER 24u
-
-/* --- names -------------------------------------------------------------- */
-
-/* A decimal number, digits only, no sign, no leading zero, no overflow;
- * *end gets the first character after it. */
-static int parse_u64(const char *s, uint64_t *v, const char **end)
-{
-	uint64_t n = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (n > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -1;
-		n = n * 10 + (uint64_t)(*p - '0');
-	}
-	*v = n;
-	*end = p;
-	return 0;
-}
-
-/* "apiprof-<uid>-<pid>-<starttime>", strictly, and only for our uid. */
-int top_shm_parse_name(const char *name, uint32_t uid, int *pid, uint64_t *starttime)
-{
-	const char *p = name;
-	uint64_t u, id, st;
-
-	if (strncmp(p, APIPROF_SHM_PREFIX, strlen(APIPROF_SHM_PREFIX)))
-		return -1;
-	p += strlen(APIPROF_SHM_PREFIX);
-	if (parse_u64(p, &u, &p) || *p++ != '-' || u != uid)
-		return -1;
-	if (parse_u64(p, &id, &p) || *p++ != '-' || id == 0 || id > INT_MAX)
-		return -1;
-	if (parse_u64(p, &st, &p) || *p)
-		return -1;
-	*pid = (int)id;
-	*starttime = st;
-	return 0;
-}
-
-static bool owned_regular(int dfd, const char *name, uint32_t uid)
-{
-	struct stat st;
-
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return false;
-	return S_ISREG(st.st_mode) && st.st_uid == uid;
-}
-
-static int push_name(struct top_segname **v, size_t *n, size_t *cap, const struct top_segname *e)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 16;
-		struct top_segname *nv = realloc(*v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = *e;
-	return 0;
-}
-
-/* The user's segments in dir (malloc'ed into *out); returns how many. */
-size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t n = 0, cap = 0;
-
-	*out = NULL;
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		struct top_segname e;
-
-		if (strlen(de->d_name) >= sizeof(e.name) ||
-		    top_shm_parse_name(de->d_name, uid, &e.pid, &e.starttime) ||
-		    !owned_regular(dirfd(d), de->d_name, uid))
-			continue;
-		strcpy(e.name, de->d_name);
-		if (push_name(out, &n, &cap, &e))
-			break;
-	}
-	closedir(d);
-	return n;
-}
+/* The largest tables the runtime makes (apiprof_env.c: APIPROF_RING_RECORDS
+ * at most 1 << 22, APIPROF_MAX_FUNCS at most 1 << 20).  A header that
+ * claims more was not written by it, and would have one refresh read
+ * gigabytes. */
+#define MAX_RING_ORDER 22u
+#define MAX_FUNC_CAP   (1u << 20)
+#define MAX_TICK_HZ    1000000000000ull
 
 /* Bounded copy of a fixed-size, maybe unterminated field; anything a
  * terminal could interpret becomes '?'.  dst holds srclen + 1 bytes. */
@@ -204,32 +121,101 @@ static int fail(char *err, size_t errlen, const char *msg)
 	return TOP_SEG_INVALID;
 }
 
-int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen)
+/* Whose segment the viewer may read: its own, and root's viewer anyone's.
+ * The owner is the uid of the name, or a new one when the name's is root's:
+ * a process that drops privileges hands its segment over and keeps the
+ * name (apiprof_segname.h).  Anything else was put there by someone else. */
+static int check_owner(const struct top_seg *s, const struct stat *st, char *err, size_t errlen)
 {
-	struct stat st;
-	void *m;
+	if (geteuid() != 0 && st->st_uid != getuid()) {
+		snprintf(err, errlen, "owned by uid %u, not by this user", (unsigned)st->st_uid);
+		return TOP_SEG_INVALID;
+	}
+	if (!s->named || (s->id.uid != st->st_uid && s->id.uid != 0)) {
+		snprintf(err, errlen, "owned by uid %u, not by the uid of its name",
+		         (unsigned)st->st_uid);
+		return TOP_SEG_INVALID;
+	}
+	return 0;
+}
 
-	top_seg_init(s);
-	/* Read-write only to say that we watch (watch()); the mapping stays
-	 * read-only.  A segment we may not write is still read. */
-	s->fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+/* Opens name in the directory dfd without following a symbolic link and
+ * without blocking (a FIFO put there in place of the file).  Read-write
+ * only to say that we watch (watch()); the mapping stays read-only.  A
+ * segment we may not write is still read. */
+static int open_at(struct top_seg *s, int dfd, const char *name)
+{
+	const int flags = O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+
+	s->fd = openat(dfd, name, O_RDWR | flags);
 	s->writable = s->fd >= 0;
 	if (s->fd < 0 && (errno == EACCES || errno == EROFS))
-		s->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->fd < 0)
-		return errno == ENOENT ? TOP_SEG_NOTREADY : fail(err, errlen, strerror(errno));
-	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
-		return fail(err, errlen, "not a regular file");
-	if ((uint64_t)st.st_size < sizeof(struct apiprof_shm_header))
+		s->fd = openat(dfd, name, O_RDONLY | flags);
+	return s->fd;
+}
+
+/* What a failed open means: gone (not ready, the runtime may be making
+ * it), a symbolic link (O_NOFOLLOW's ELOOP), or the error. */
+static int open_failed(char *err, size_t errlen)
+{
+	if (errno == ENOENT)
+		return TOP_SEG_NOTREADY;
+	return fail(err, errlen, errno == ELOOP ? "a symbolic link" : strerror(errno));
+}
+
+static int map_fd(struct top_seg *s, const struct stat *st, char *err, size_t errlen)
+{
+	void *m;
+
+	if ((uint64_t)st->st_size < sizeof(struct apiprof_shm_header))
 		return TOP_SEG_NOTREADY; /* the runtime sizes it right after creating it */
-	if ((uint64_t)st.st_size > SIZE_MAX)
+	if ((uint64_t)st->st_size > SIZE_MAX)
 		return fail(err, errlen, "segment too large");
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, s->fd, 0);
+	m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, s->fd, 0);
 	if (m == MAP_FAILED)
 		return fail(err, errlen, strerror(errno));
 	s->map = m;
-	s->map_size = (size_t)st.st_size;
+	s->map_size = (size_t)st->st_size;
 	return 0;
+}
+
+/* Opens segment `name` of the directory dfd.  Everything is decided on
+ * the descriptor: the name may have been swapped since it was listed. */
+int top_seg_openat(struct top_seg *s, int dfd, const char *name, char *err, size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	top_seg_init(s);
+	s->named = apiprof_segname_parse(name, &s->id) == 0;
+	if (open_at(s, dfd, name) < 0)
+		return open_failed(err, errlen);
+	if (fstat(s->fd, &st))
+		return fail(err, errlen, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, "not a regular file");
+	rc = check_owner(s, &st, err, errlen);
+	return rc ? rc : map_fd(s, &st, err, errlen);
+}
+
+/* top_seg_openat relative to the directory part of path. */
+int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int dfd, rc;
+
+	if (!slash)
+		return top_seg_openat(s, AT_FDCWD, path, err, errlen);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		top_seg_init(s);
+		return fail(err, errlen, strerror(errno));
+	}
+	rc = top_seg_openat(s, dfd, slash + 1, err, errlen);
+	close(dfd);
+	return rc;
 }
 
 void top_seg_close(struct top_seg *s)
@@ -253,34 +239,69 @@ static bool table_fits(uint64_t off, uint64_t n, uint64_t size, uint64_t limit)
 	       end <= limit;
 }
 
+/* One line per bad field: which one, its value, and why. */
+static int bad_field(char *err, size_t errlen, const char *field, uint64_t v, const char *why)
+{
+	snprintf(err, errlen, "bad %s %llu: %s", field, (unsigned long long)v, why);
+	return TOP_SEG_INVALID;
+}
+
+static int check_process(const struct apiprof_shm_header *h, char *err, size_t errlen)
+{
+	if (h->state != APIPROF_PROC_RUNNING && h->state != APIPROF_PROC_EXITED)
+		return bad_field(err, errlen, "state", h->state, "neither running nor exited");
+	if (h->mode != APIPROF_PROC_MODE_SHIM && h->mode != APIPROF_PROC_MODE_DYNAMIC)
+		return bad_field(err, errlen, "mode", h->mode, "unknown");
+	if (h->clock != APIPROF_CLOCK_TSC && h->clock != APIPROF_CLOCK_MONOTONIC)
+		return bad_field(err, errlen, "clock", h->clock, "unknown");
+	if (h->tick_hz > MAX_TICK_HZ)
+		return bad_field(err, errlen, "tick_hz", h->tick_hz, "above 1 THz");
+	return 0;
+}
+
 static int check_func_table(const struct apiprof_shm_header *h, size_t size, char *err,
                             size_t errlen)
 {
-	if (h->func_size < sizeof(struct apiprof_shm_func) ||
-	    h->func_size % _Alignof(struct apiprof_shm_func) ||
-	    h->func_off % _Alignof(struct apiprof_shm_func))
-		return fail(err, errlen, "bad function entry size or alignment");
-	if (h->func_off < h->header_size ||
-	    !table_fits(h->func_off, h->func_cap, h->func_size, size))
-		return fail(err, errlen, "function table outside the segment");
+	if (h->func_size != sizeof(struct apiprof_shm_func))
+		return bad_field(err, errlen, "func_size", h->func_size, "not this version's");
+	if (h->func_off < h->header_size || h->func_off % _Alignof(struct apiprof_shm_func))
+		return bad_field(err, errlen, "func_off", h->func_off,
+		                 "inside the header or misaligned");
+	if (h->func_cap > MAX_FUNC_CAP)
+		return bad_field(err, errlen, "func_cap", h->func_cap,
+		                 "more than the runtime makes (1 << 20)");
+	if (!table_fits(h->func_off, h->func_cap, h->func_size, size))
+		return bad_field(err, errlen, "func_cap", h->func_cap,
+		                 "the function table ends beyond the segment");
 	if (h->func_count > h->func_cap)
-		return fail(err, errlen, "func_count above func_cap");
+		return bad_field(err, errlen, "func_count", h->func_count, "above func_cap");
 	return 0;
 }
 
 static int check_ring(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
 {
-	if (h->rec_size < sizeof(struct apiprof_shm_rec) || h->rec_size % 8 || h->ring_off % 8)
-		return fail(err, errlen, "bad record size or alignment");
+	uint64_t func_end = h->func_off + (uint64_t)h->func_cap * h->func_size;
+
+	if (h->rec_size != sizeof(struct apiprof_shm_rec))
+		return bad_field(err, errlen, "rec_size", h->rec_size, "not this version's");
+	if (h->ring_off < h->header_size || h->ring_off % 8)
+		return bad_field(err, errlen, "ring_off", h->ring_off,
+		                 "inside the header or misaligned");
 	if (h->ring_order > MAX_RING_ORDER)
-		return fail(err, errlen, "ring_order too large");
-	if (h->ring_off < h->header_size ||
-	    !table_fits(h->ring_off, (uint64_t)1 << h->ring_order, h->rec_size, size))
-		return fail(err, errlen, "ring outside the segment");
+		return bad_field(err, errlen, "ring_order", h->ring_order,
+		                 "more than the runtime makes (22)");
+	if (!table_fits(h->ring_off, (uint64_t)1 << h->ring_order, h->rec_size, size))
+		return bad_field(err, errlen, "ring_order", h->ring_order,
+		                 "the ring ends beyond the segment");
+	if (h->ring_off < func_end &&
+	    h->func_off < h->ring_off + ((uint64_t)h->rec_size << h->ring_order))
+		return bad_field(err, errlen, "ring_off", h->ring_off,
+		                 "the ring overlaps the function table");
 	return 0;
 }
 
-/* Checks a copy of the header against the real size of the mapping. */
+/* Checks a copy of the header against the real size of the mapping: every
+ * field the reader relies on, each refused with a line of its own. */
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
 {
 	if (h->magic == 0)
@@ -292,8 +313,13 @@ int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err,
 		return TOP_SEG_INVALID;
 	}
 	if (h->header_size < sizeof(*h) || h->header_size > size)
-		return fail(err, errlen, "bad header_size");
-	if (check_func_table(h, size, err, errlen) || check_ring(h, size, err, errlen))
+		return bad_field(err, errlen, "header_size", h->header_size,
+		                 "smaller than the header or beyond the segment");
+	if (h->segment_size != size)
+		return bad_field(err, errlen, "segment_size", h->segment_size,
+		                 "not the size of the file");
+	if (check_process(h, err, errlen) || check_func_table(h, size, err, errlen) ||
+	    check_ring(h, size, err, errlen))
 		return TOP_SEG_INVALID;
 	/* With the TSC clock the runtime learns the frequency at its first
 	 * flush; until then nothing can be converted to time. */
@@ -436,10 +462,8 @@ static int feed(struct top_seg *s, struct top_proc *p, uint64_t pos, uint64_t *f
 /* Feeds the ring's new records to the model, newest first; returns the
  * largest function index seen (+1), for the caller to check against
  * func_count. */
-static int scan_ring(struct top_seg *s, struct top_proc *p, uint64_t *func_end)
+static int scan_ring(struct top_seg *s, struct top_proc *p, uint64_t head, uint64_t *func_end)
 {
-	const struct apiprof_shm_header *mh = (const void *)s->map;
-	uint64_t head = __atomic_load_n(&mh->head, __ATOMIC_ACQUIRE);
 	uint64_t start = scan_start(s, head);
 
 	*func_end = 0;
@@ -500,13 +524,15 @@ static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
  * it waited, or lying) must not slow it down. */
 static int wait_steps_left = 200; /* of 5 ms */
 
-static bool woken_flushed(struct top_seg *s)
+/* pid: the process as this viewer's namespace numbers it (the header's pid
+ * is the one in the process's own). */
+static bool woken_flushed(struct top_seg *s, int pid)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 	uint64_t beat0 = s->hdr.heartbeat_tick;
 	struct timespec ts = {0, 5000000};
 
-	if (s->waited || s->hdr.pid <= 0 || (kill(s->hdr.pid, 0) != 0 && errno != EPERM))
+	if (s->waited || pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM))
 		return false;
 	s->waited = true;
 	for (; wait_steps_left > 0; wait_steps_left--) {
@@ -517,11 +543,36 @@ static bool woken_flushed(struct top_seg *s)
 	return false;
 }
 
+/* Holes the reader may fault in: beyond that, a segment is refused. */
+#define HOLE_SLACK (1u << 20)
+
+/* Reading a hole of a sparse file through the mapping gives it a page, so
+ * a segment that claims a ring without its pages would have one refresh
+ * fault in gigabytes.  The runtime reserves the header and the function
+ * table (up to ring_off) before it publishes the magic, and the rest
+ * before it writes the first record: head is loaded before the blocks are
+ * counted.  (SEEK_HOLE cannot tell: tmpfs reports reserved, unwritten
+ * pages as holes.) */
+static int check_backed(const struct top_seg *s, uint64_t head, char *err, size_t errlen)
+{
+	uint64_t need = head ? s->map_size : s->hdr.ring_off, have;
+	struct stat st;
+
+	if (fstat(s->fd, &st))
+		return fail(err, errlen, strerror(errno));
+	have = (uint64_t)st.st_blocks * 512;
+	if (have + HOLE_SLACK >= need)
+		return 0;
+	snprintf(err, errlen, "sparse: %llu of the %llu bytes to read have no pages",
+	         (unsigned long long)(need - have), (unsigned long long)need);
+	return TOP_SEG_INVALID;
+}
+
 /* One pass over a mapped segment; every access to the mapping is here. */
 static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t errlen)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
-	uint64_t func_end;
+	uint64_t func_end, head;
 	uint32_t count;
 	int rc;
 
@@ -534,9 +585,12 @@ static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t er
 	rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
 	if (rc)
 		return rc;
-	if (s->hdr.pid != p->pid)
+	if (!top_shm_names_process(s, p->pid))
 		return fail(err, errlen, "pid does not match the segment name");
-	if (scan_ring(s, p, &func_end))
+	head = __atomic_load_n(&mh->head, __ATOMIC_ACQUIRE);
+	if (check_backed(s, head, err, errlen))
+		return TOP_SEG_INVALID;
+	if (scan_ring(s, p, head, &func_end))
 		return fail(err, errlen, "record refers to a function beyond func_cap");
 	/* Loaded after the records: a function is published before any record
 	 * names it, so this count covers every record just read. */
@@ -567,68 +621,8 @@ int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen
 	bus_arm();
 	s->woken = false;
 	rc = read_pass(s, p, err, errlen);
-	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s))
+	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s, p->pid))
 		rc = read_pass(s, p, err, errlen);
 	bus_disarm();
 	return rc;
-}
-
-/* --- liveness ------------------------------------------------------------------------ */
-
-/* Field 22 of /proc/<pid>/stat; the comm (field 2) may hold spaces and
- * parentheses, so fields are counted from the last ')'. */
-static int proc_starttime(const char *procdir, int pid, uint64_t *st)
-{
-	char path[PATH_MAX], buf[1024];
-	const char *p, *end;
-	int fd, field = 2;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%d/stat", procdir, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if (!(p = strrchr(buf, ')')))
-		return -1;
-	while (*p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	return parse_u64(p, st, &end);
-}
-
-/* 1 when the process that created the segment still runs, 0 when it is
- * gone or its pid now belongs to another process. */
-int top_shm_alive(const char *procdir, int pid, uint64_t starttime)
-{
-	uint64_t st;
-
-	return proc_starttime(procdir, pid, &st) == 0 && st == starttime;
-}
-
-/* Removes the user's segments whose process is gone; says what it did. */
-int top_shm_clean(const char *dir, const char *procdir, uint32_t uid, FILE *out)
-{
-	struct top_segname *v;
-	size_t n = top_shm_list(dir, uid, &v);
-	int removed = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX];
-
-		if (top_shm_alive(procdir, v[i].pid, v[i].starttime))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, v[i].name);
-		if (unlink(path) == 0) {
-			fprintf(out, "removed %s (pid %d %s)\n", path, v[i].pid,
-			        kill(v[i].pid, 0) == 0 || errno == EPERM ? "reused" : "gone");
-			removed++;
-		} else {
-			fprintf(out, "cannot remove %s: %s\n", path, strerror(errno));
-		}
-	}
-	free(v);
-	return removed;
 }

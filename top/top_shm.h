@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "apiprof_abi.h"
+#include "apiprof_segname.h"
 #include "top_model.h"
 
 #define TOP_SHM_DIR  "/dev/shm"
@@ -38,15 +39,20 @@ struct top_seg {
 	bool writable; /* opened read-write: can say that it watches */
 	bool woken;    /* this read woke the flusher */
 	bool waited;   /* for a woken flusher's first snapshot, once */
+	bool named;    /* id holds what the file name says (top_seg_openat) */
+	struct apiprof_segid id;
 };
 
+/* A segment's name and its process (top_names.c). */
 struct top_segname {
-	char name[64];
-	int pid;
-	uint64_t starttime;
+	char name[APIPROF_SEGNAME_MAX];
+	struct apiprof_segid id; /* parsed from the name */
+	int pid;                 /* as /proc shows it (the viewer's namespace); 0: unknown */
+	uint64_t starttime;      /* id.starttime */
+	bool ns_seen;            /* /proc shows a process of the segment's pid namespace */
 };
 
-int top_shm_parse_name(const char *name, uint32_t uid, int *pid, uint64_t *starttime);
+/* The segments uid may see (root: everyone's) whose process /proc names. */
 size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out);
 void top_shm_sanitize(char *dst, const char *src, size_t srclen);
 
@@ -55,12 +61,17 @@ void top_shm_sanitize(char *dst, const char *src, size_t srclen);
 void top_shm_watch_delay(double delay_s);
 void top_seg_init(struct top_seg *s);
 int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen);
+int top_seg_openat(struct top_seg *s, int dirfd, const char *name, char *err, size_t errlen);
 int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen);
 void top_seg_close(struct top_seg *s);
 int top_shm_copy_guarded(void *dst, const void *src, size_t n);
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);
 
 int top_shm_alive(const char *procdir, int pid, uint64_t starttime);
+/* True only when the process of segment `name` (pid in procdir) is proven gone. */
+bool top_shm_gone(const char *procdir, const char *name, int pid);
+/* The header read last says it is the process its name says, shown as pid. */
+bool top_shm_names_process(const struct top_seg *s, int pid);
 int top_shm_clean(const char *dir, const char *procdir, uint32_t uid, FILE *out);
 
 #endif /* TOP_SHM_H */

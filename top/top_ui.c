@@ -24,6 +24,7 @@
  */
 #include <curses.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,8 @@ struct ui {
 	bool paused;
 	bool help;
 	bool quit;
+	bool input_eof; /* stdin is at its end: no keys any more */
+	bool had_key;   /* ncurses may hold more keys from the last read */
 	int scroll;
 	double delay_s;
 	uint64_t next_ns;
@@ -586,15 +589,42 @@ static void maybe_refresh(struct ui *u)
 	u->next_ns = now + (uint64_t)(u->delay_s * 1e9);
 }
 
+/* A key ncurses already holds (the rest of what one read brought), or
+ * ERR; it does not wait. */
+static int buffered_key(void)
+{
+	timeout(0);
+	return getch();
+}
+
 /* Waits for a key until the next refresh is due (at most 1 s when paused,
- * so that the clock in the header moves on). */
+ * so that the clock in the header moves on).  The wait is poll()'s, not
+ * getch()'s: at end of input (stdin from /dev/null, a terminal whose other
+ * side is gone) getch() returns ERR at once, every time, and the loop
+ * would spin.  Input that poll() finds ready but that yields no key is
+ * that end: from then on the view runs without keys. */
 static int wait_key(struct ui *u)
 {
 	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
 	uint64_t ms = u->paused || u->next_ns <= now ? 1000 : (u->next_ns - now) / 1000000 + 1;
+	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+	int ch, n;
 
-	timeout(ms > 1000 ? 1000 : (int)ms);
-	return getch();
+	if (u->had_key && !u->input_eof && (ch = buffered_key()) != ERR)
+		return ch;
+	u->had_key = false;
+	n = poll(&in, u->input_eof ? 0 : 1, ms > 1000 ? 1000 : (int)ms);
+	if (n < 0) /* a signal: SIGWINCH leaves KEY_RESIZE to collect */
+		return buffered_key();
+	if (n == 0)
+		return ERR;
+	ch = buffered_key();
+	if (ch == ERR) {
+		u->input_eof = true;
+		snprintf(u->status, sizeof(u->status), "end of input: keys off (Ctrl-C quits)");
+	}
+	u->had_key = ch != ERR;
+	return ch;
 }
 
 int top_ui_run(struct top_watch *w, struct top_opts *o)

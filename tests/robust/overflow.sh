@@ -3,6 +3,11 @@
 # millisecond and 10 million calls, with a reader that is stalled,
 # SIGKILLed or never started: the program's output and APIPROF_OUTPUT are
 # exact, and the stalled reader accounts for every position produced.
+# Then, in a ring with room for the whole run (issue 20, point 22): with
+# every odd slot held busy by the reader, records received + records
+# dropped == records produced and the runtime counts each drop; and each
+# histogram the run writes puts its shortest and longest calls in their
+# own buckets, down to a run of one call.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
@@ -26,3 +31,13 @@ for mode in none kill stall; do
 	echo "ok: reader $mode: output unchanged, $got calls counted"
 done
 cat "$tmp/stall.err"
+
+for run in "drop $n" "hist $n" "hist 1"; do
+	set -- $run
+	"$prog" $2 >"$tmp/bare.out" || fail "bare run failed"
+	APIPROF_RING_RECORDS=65536 wd "$ringread" $1 "$pl" "$prog" $2 >"$tmp/$1.out" 2>"$tmp/$1.err"
+	st=$?
+	[ $st -eq 0 ] || fail "$run: status $st: $(cat "$tmp/$1.err")"
+	cmp -s "$tmp/bare.out" "$tmp/$1.out" || fail "$run: output differs: $(cat "$tmp/$1.out")"
+	echo "ok: $run: $(tr '\n' ' ' <"$tmp/$1.err")"
+done

@@ -15,6 +15,7 @@ expected numbers appear, bounded by its -n.  Exit 77 = skipped.
 import atexit
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -24,6 +25,20 @@ THREADS, CALLS = 3, 5000
 def fail(msg):
     print("FAIL:", msg)
     sys.exit(1)
+
+
+def preload(*libs):
+    """LD_PRELOAD for libs.  In a sanitizer build the sanitizer runtimes
+    they link come first, for ld.so must load them before anything else
+    (tests/lib.sh's shim_preload)."""
+    san = []
+    for lib in libs:
+        out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) >= 3 and re.match(r"lib(a|ub|t)san\.so", f[0]) and f[2] not in san:
+                san.append(f[2])
+    return ":".join(san + list(libs))
 
 
 def counts(proc):
@@ -103,7 +118,7 @@ def start_topprog(shim, prog, sample=0):
     if not os.access("/dev/shm", os.W_OK):
         print("skip: /dev/shm not writable")
         sys.exit(77)
-    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="50",
+    env = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS="50",
                APIPROF_SAMPLE=str(sample))
     env.pop("APIPROF_SHM", None)
     p = subprocess.Popen([prog, str(THREADS), str(CALLS)], stdin=subprocess.PIPE,

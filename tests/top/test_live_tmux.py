@@ -20,6 +20,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_batch_real import preload  # noqa: E402
+
 PROMPT = "TOPTEST$"
 TRIES = 400  # capture-pane polls per expectation
 
@@ -143,7 +146,7 @@ def main():
     if not shutil.which("tmux"):
         print("skip: no tmux")
         sys.exit(77)
-    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="50")
+    env = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS="50")
     p = subprocess.Popen([prog, "3", "2000"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          env=env, text=True)
     if p.stdout.readline() != "ready\n":

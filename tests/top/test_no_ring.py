@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import CALLS, THREADS, fail  # noqa: E402
+from test_batch_real import CALLS, THREADS, fail, preload as preload_of  # noqa: E402
 
 INNER = "APIPROF_TEST_NO_RING_INNER"
 MOUNT = "mount -t tmpfs -o size=1m tmpfs /dev/shm"
@@ -40,7 +40,7 @@ def outer():
 def start(preload, prog, extra, pass_fds=()):
     """topprog under preload, with the environment extra, once it printed
     "ready"; its stderr is a pipe."""
-    env = dict(os.environ, LD_PRELOAD=preload, **extra)
+    env = dict(os.environ, LD_PRELOAD=preload_of(*preload.split()), **extra)
     for k in ("APIPROF_SHM", "APIPROF_KEEP_SHM", "APIPROF_INTERVAL_MS", "APIPROF_OUTPUT"):
         if k not in extra:
             env.pop(k, None)

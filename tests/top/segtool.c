@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * segtool - segment files for the viewer's black-box tests, and a runner
+ * that reports a command's peak memory.
+ *
+ *   segtool make DIR PID COMM [ORDER [sparse]]
+ *       Writes a segment named as the runtime names it, for process PID
+ *       (its start time and pid namespace read from /proc), into DIR, and
+ *       prints the name.  One function (testlib.tl_add) and one record of
+ *       42 calls by thread PID, every page reserved; with `sparse`, a ring
+ *       of 1 << ORDER records (default 4) that claims to be full but has
+ *       no pages: only the header and the function table are reserved.
+ *       The name and header say uid $SEGTOOL_UID when it is set.
+ *   segtool maxrss OUT CMD...
+ *       Runs CMD, writes its peak resident size in KiB to OUT, and exits
+ *       with its status.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "apiprof_abi.h"
+#if __has_include("apiprof_segname.h")
+#include "apiprof_segname.h"
+#define SEGTOOL_NAMES 1
+#endif
+
+#define NONCE 0x0123456789abcdefull
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static uint64_t starttime_of(int pid)
+{
+	char path[64], buf[1024], *p;
+	int fd, field = 2;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		die(path);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	while (p && *p && field < 22)
+		if (*p++ == ' ')
+			field++;
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+#ifdef SEGTOOL_NAMES
+static uint64_t pidns_of(int pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+#endif
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static void set_name(char *name, size_t len, const struct apiprof_shm_header *h)
+{
+#ifdef SEGTOOL_NAMES
+	struct apiprof_segid id = {h->uid, h->pid, h->starttime, h->pidns, h->nonce, false};
+
+	if (apiprof_segname_format(name, len, &id))
+		die("name");
+#else
+	snprintf(name, len, APIPROF_SHM_PREFIX "%u-%d-%llu", h->uid, h->pid,
+	         (unsigned long long)h->starttime);
+#endif
+}
+
+/* The header as the runtime lays it out, one function, 1 << order records. */
+static void layout(struct apiprof_shm_header *h, int pid, const char *comm, uint32_t order)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = APIPROF_SHM_VERSION;
+	h->header_size = APIPROF_SHM_HEADER_SIZE;
+	h->pid = pid;
+	h->uid = getenv("SEGTOOL_UID") ? (uint32_t)atol(getenv("SEGTOOL_UID")) : (uint32_t)getuid();
+	h->starttime = starttime_of(pid);
+#ifdef SEGTOOL_NAMES
+	h->pidns = pidns_of(pid);
+	h->nonce = NONCE;
+#endif
+	snprintf(h->comm, sizeof(h->comm), "%s", comm);
+	h->state = APIPROF_PROC_RUNNING;
+	h->clock = APIPROF_CLOCK_MONOTONIC;
+	h->interval_ms = 1000;
+	h->tick_hz = 1000000000ull;
+	h->func_off = APIPROF_SHM_HEADER_SIZE;
+	h->func_size = sizeof(struct apiprof_shm_func);
+	h->func_cap = 1;
+	h->func_count = 1;
+	h->ring_off = align_up(h->func_off + h->func_size, 4096);
+	h->rec_size = sizeof(struct apiprof_shm_rec);
+	h->ring_order = order;
+	h->segment_size = align_up(h->ring_off + ((size_t)h->rec_size << order), 4096);
+	h->magic = APIPROF_SHM_MAGIC;
+}
+
+static void put(int fd, const void *p, size_t n, uint64_t off)
+{
+	if (pwrite(fd, p, n, (off_t)off) != (ssize_t)n)
+		die("pwrite");
+}
+
+/* Record 0: 42 calls of function 0 by thread pid. */
+static void first_record(int fd, struct apiprof_shm_header *h)
+{
+	struct apiprof_shm_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.seq = 2;
+	r.tid = (uint32_t)h->pid;
+	snprintf(r.comm, sizeof(r.comm), "%s", h->comm);
+	r.tick = 1;
+	r.calls = r.timed = 42;
+	r.ticks = 42 * 1000;
+	r.min_ticks = r.max_ticks = 1000;
+	r.hist[9] = 42;
+	put(fd, &r, sizeof(r), h->ring_off);
+	h->head = 1;
+}
+
+static int make(int argc, char **argv)
+{
+	struct apiprof_shm_header h;
+	struct apiprof_shm_func f;
+	uint32_t order = argc > 5 ? (uint32_t)atoi(argv[5]) : 4;
+	int sparse = argc > 6 && strcmp(argv[6], "sparse") == 0, fd, dfd;
+	char name[128];
+
+	layout(&h, atoi(argv[3]), argv[4], order);
+	set_name(name, sizeof(name), &h);
+	if ((dfd = open(argv[2], O_RDONLY | O_DIRECTORY)) < 0 ||
+	    (fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600)) < 0)
+		die(argv[2]);
+	if (ftruncate(fd, (off_t)h.segment_size) ||
+	    posix_fallocate(fd, 0, sparse ? (off_t)h.ring_off : (off_t)h.segment_size))
+		die("ftruncate or posix_fallocate");
+	memset(&f, 0, sizeof(f));
+	snprintf(f.api, sizeof(f.api), "testlib");
+	snprintf(f.name, sizeof(f.name), "tl_add");
+	put(fd, &f, sizeof(f), h.func_off);
+	if (sparse)
+		h.head = 1ull << order; /* claims a full ring */
+	else
+		first_record(fd, &h);
+	put(fd, &h, sizeof(h), 0);
+	printf("%s\n", name);
+	return 0;
+}
+
+static int maxrss(char **argv)
+{
+	struct rusage ru;
+	int st;
+	pid_t pid = fork();
+	FILE *out;
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		execvp(argv[3], argv + 3);
+		_exit(127);
+	}
+	if (wait4(pid, &st, 0, &ru) != pid || !(out = fopen(argv[2], "w")))
+		die("wait4");
+	fprintf(out, "%ld\n", ru.ru_maxrss);
+	fclose(out);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && strcmp(argv[1], "make") == 0)
+		return make(argc, argv);
+	if (argc >= 4 && strcmp(argv[1], "maxrss") == 0)
+		return maxrss(argv);
+	fprintf(stderr, "usage: segtool make DIR PID COMM [ORDER [sparse]] | maxrss OUT CMD...\n");
+	return 2;
+}
