@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_dl.c - dlopen and dlsym as the program sees them.
+ * apiprof_dl.c - dlopen, dlsym and dlclose as the program sees them.
  *
  * A program that dlopen()s an api's library and calls through
  * dlsym(handle, "fn") gets the library's own function and bypasses the
@@ -14,12 +14,26 @@
  *    address still on the stack, and only leave the fast path for explicit
  *    handles, whose lookups do not depend on the caller.
  *  - lookups in the global scope (RTLD_DEFAULT, RTLD_NEXT) already find the
- *    preloaded shims first, so they need nothing.
+ *    preloaded shims first.  But a shim exports its wrappers whether its
+ *    library is loaded or not, and a program that probes
+ *    dlsym(RTLD_DEFAULT, "fn") to learn whether a library is there would
+ *    find a wrapper that stands for nothing.  So RTLD_DEFAULT first asks
+ *    apiprof_dl_default_sym (a string compare per symbol of each shim,
+ *    and more only for a spec'd name): for a wrapper whose library is
+ *    absent it answers as bare, NULL and an "undefined symbol" error;
+ *    everything else still jumps to glibc with the caller's address.
+ *    RTLD_NEXT needs nothing: it searches after the caller, and a shim
+ *    calling it is looking for what it wraps.
+ *  - dlclose is a plain C wrapper, as its work does not depend on the
+ *    caller: after the real dlclose has unloaded something, the cached
+ *    pointers of the shims into it are dropped (apiprof_unload.c).
  *
  * Like the exec hooks these act only when libapiprof.so is preloaded ahead
  * of libc (apiprof-run does so).  x86-64 only, as is the TSC hot path.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <string.h>
 
 #include "apiprof_internal.h"
@@ -27,6 +41,7 @@
 /* Read by the trampolines; 0 until the first call resolves them.  dlvsym
  * is not hooked: the runtime needs libc's own to find these. */
 APIPROF_HIDDEN void *apiprof_real_dlsym, *apiprof_real_dlopen;
+static void *real_dlclose;
 
 static uint32_t deepbind_warned;
 
@@ -73,6 +88,128 @@ APIPROF_HIDDEN void *apiprof_dl_handle_sym(void *handle, const char *name)
 	return p ? apiprof_api_redirect(name, p) : NULL;
 }
 
+void apiprof_dl_clear_error(void)
+{
+	void *h = dlopen(NULL, RTLD_LAZY);
+
+	if (h != NULL)
+		dlclose(h);
+}
+
+/* What dlsym(RTLD_DEFAULT, name) returns bare, for a name whose only
+ * definition in the global scope is a wrapper standing for nothing: the
+ * lookup made again in a scope without the shims, which fails with glibc's
+ * own "undefined symbol" error.  For a caller in a library that scope is
+ * the library's own (itself and its dependencies; bare, it follows the
+ * global scope in the caller's), so the error names the caller as bare;
+ * for the main program, whose own scope is the global one, it is the
+ * runtime's, and the error names libapiprof.so instead of the program. */
+static void *as_bare(const char *name, const void *caller)
+{
+	static void *runtime;
+	struct link_map *lm = NULL;
+	Dl_info info;
+	void *h = NULL, *p;
+
+	if (dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm != NULL &&
+	    lm->l_name[0] != '\0')
+		h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+	/* Closed first, as a successful dlclose clears the error state: the
+	 * caller's object stays loaded, as its code is running. */
+	if (h != NULL)
+		dlclose(h);
+	if (h == NULL)
+		h = __atomic_load_n(&runtime, __ATOMIC_RELAXED);
+	if (h == NULL && dladdr((const void *)as_bare, &info)) {
+		/* Never closed: libapiprof.so is NODELETE anyway. */
+		h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+		__atomic_store_n(&runtime, h, __ATOMIC_RELAXED);
+	}
+	p = h ? dlsym(h, name) : NULL;
+	return p;
+}
+
+struct dl_answer {
+	void *sym;
+	uintptr_t pass; /* 1: let the real dlsym answer; 0: sym is the answer */
+};
+
+static struct dl_answer default_sym(const char *name, const void *caller)
+{
+	struct dl_answer a = {NULL, 1};
+	uint64_t busy;
+	int saved = errno;
+
+	if (name == NULL || apiprof_busy())
+		return a;
+	busy = apiprof_busy_enter();
+	if (apiprof_api_absent(name) != NULL) {
+		a.sym = as_bare(name, caller);
+		a.pass = 0;
+	}
+	apiprof_busy_leave(busy);
+	errno = saved;
+	return a;
+}
+
+/* Called by the dlsym trampoline for RTLD_DEFAULT, with the caller's return
+ * address; returned in %rax and %rdx.  Not instrumented by ASan, whose
+ * start-up calls dlsym before its shadow memory exists. */
+__attribute__((no_sanitize_address)) APIPROF_HIDDEN struct dl_answer
+apiprof_dl_default_sym(const char *name, const void *caller)
+{
+	if (!apiprof_tls_ok() || apiprof_api_count() == 0)
+		return (struct dl_answer){NULL, 1};
+	return default_sym(name, caller);
+}
+
+/* The loader's counts of objects added and removed so far. */
+static int read_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *c = arg;
+
+	(void)size;
+	c[0] = info->dlpi_adds;
+	c[1] = info->dlpi_subs;
+	return 1;
+}
+
+void apiprof_unload_counts(uint64_t *adds, uint64_t *subs)
+{
+	uint64_t c[2] = {0, 0};
+
+	dl_iterate_phdr(read_counts, c);
+	*adds = c[0];
+	*subs = c[1];
+}
+
+/* dlclose: unloads exactly as bare; then, when it removed an object, the
+ * shims' cached pointers into it are dropped.  The runtime's own dlclose
+ * calls (busy) never unload anything but pass through the same way. */
+APIPROF_EXPORT int dlclose(void *handle)
+{
+	void *p = __atomic_load_n(&real_dlclose, __ATOMIC_RELAXED);
+	uint64_t adds, subs, adds1, subs1;
+	int (*real)(void *);
+	int r, saved;
+
+	if (p == NULL) {
+		p = libc_dl("dlclose");
+		__atomic_store_n(&real_dlclose, p, __ATOMIC_RELAXED);
+	}
+	memcpy(&real, &p, sizeof(real));
+	if (apiprof_busy() || apiprof_api_count() == 0)
+		return real(handle);
+	apiprof_unload_counts(&adds, &subs);
+	r = real(handle);
+	saved = errno;
+	apiprof_unload_counts(&adds1, &subs1);
+	if (r == 0 && subs1 != subs)
+		apiprof_unload_forget(adds);
+	errno = saved;
+	return r;
+}
+
 /*
  * The trampolines.  On entry %rdi, %rsi (and %rdx) hold the arguments and
  * the caller's return address is on top of the stack.  The first call
@@ -98,15 +235,30 @@ APIPROF_HIDDEN void *apiprof_dl_handle_sym(void *handle, const char *name)
 	"	jmp 0b\n"                                                                                \
 	".size " fn ", .-" fn "\n"
 
-/* dlsym(handle, name): global-scope handles (RTLD_DEFAULT 0, RTLD_NEXT -1)
- * go straight through; explicit ones to apiprof_dl_handle_sym. */
-__asm__(TRAMPOLINE_PROLOGUE("dlsym",
-                            "apiprof_real_dlsym") "	testq %rdi, %rdi\n"
-                                                  "	jz 1f\n"
-                                                  "	cmpq $-1, %rdi\n"
-                                                  "	je 1f\n"
-                                                  "	jmp apiprof_dl_handle_sym\n"
-                                                  "1:	jmp *%rax\n" TRAMPOLINE_INIT("dlsym"));
+/* dlsym(handle, name): RTLD_NEXT (-1) goes straight through; explicit
+ * handles to apiprof_dl_handle_sym; RTLD_DEFAULT (0) asks
+ * apiprof_dl_default_sym first (three pushes keep the stack aligned), and
+ * returns its answer or goes through with the arguments as they were. */
+__asm__(TRAMPOLINE_PROLOGUE("dlsym", "apiprof_real_dlsym") "	testq %rdi, %rdi\n"
+                                                           "	jz 2f\n"
+                                                           "	cmpq $-1, %rdi\n"
+                                                           "	je 1f\n"
+                                                           "	jmp apiprof_dl_handle_sym\n"
+                                                           "1:	jmp *%rax\n"
+                                                           "2:	pushq %rdi\n"
+                                                           "	pushq %rsi\n"
+                                                           "	pushq %rax\n"
+                                                           "	movq %rsi, %rdi\n"
+                                                           "	movq 24(%rsp), %rsi\n"
+                                                           "	call apiprof_dl_default_sym\n"
+                                                           "	testq %rdx, %rdx\n"
+                                                           "	jz 3f\n"
+                                                           "	popq %rax\n"
+                                                           "	popq %rsi\n"
+                                                           "	popq %rdi\n"
+                                                           "	jmp *%rax\n"
+                                                           "3:	addq $24, %rsp\n"
+                                                           "	ret\n" TRAMPOLINE_INIT("dlsym"));
 
 /* dlopen(file, flags): a warning for RTLD_DEEPBIND (0x8), then a jump. */
 __asm__(TRAMPOLINE_PROLOGUE("dlopen",
