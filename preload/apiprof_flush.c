@@ -11,11 +11,18 @@
  * and it marks itself busy, so whatever it calls passes through the shims
  * uncounted.  Threads still write their own final snapshot when they exit,
  * and the process writes everything once more at exit.
+ *
+ * The helper is told what to do through one word, flusher_cmd, without a
+ * signal: it stops for a call the kernel allows only in a single-threaded
+ * process (apiprof_ns.c) and is started again after it, and it finishes
+ * the image for a program thread that takes a fatal signal
+ * (apiprof_signal.c), on its own large stack.
  */
 #include <errno.h>
 #include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -169,6 +176,63 @@ void apiprof_flush_final(void)
 	apiprof_flush_all(true);
 }
 
+/* What the flusher is told, in flusher_cmd (a private futex word). */
+enum {
+	FL_RUN,      /* flush while a reader watches */
+	FL_STOP,     /* asked to exit (apiprof_flusher_stop) */
+	FL_EXITING,  /* took the stop request: it is on its way out */
+	FL_FINISH,   /* asked to finish the image (a fatal signal) */
+	FL_FINISHED, /* did so */
+};
+static uint32_t flusher_cmd;
+static pid_t flusher_pid;    /* the process it runs in; not that one: none */
+static pthread_t flusher_id; /* valid while flusher_pid is our pid */
+static uint32_t flusher_tid; /* its kernel tid, stored by itself */
+
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *rel)
+{
+	return syscall(SYS_futex, word, op, val, rel, NULL, 0);
+}
+
+/* Waits while *word == val, at most ns, in the kernel's own clock (a
+ * relative timeout: a preloaded clock faker cannot stretch it). */
+static void futex_wait_ns(uint32_t *word, uint32_t val, uint64_t ns)
+{
+	struct timespec rel = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+	futex(word, FUTEX_WAIT_PRIVATE, val, &rel);
+}
+
+static uint32_t cmd_load(void)
+{
+	return __atomic_load_n(&flusher_cmd, __ATOMIC_SEQ_CST);
+}
+
+static bool cmd_change(uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(&flusher_cmd, &from, to, false, __ATOMIC_SEQ_CST,
+	                                   __ATOMIC_SEQ_CST);
+}
+
+static void cmd_set(uint32_t to)
+{
+	__atomic_store_n(&flusher_cmd, to, __ATOMIC_SEQ_CST);
+	futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+}
+
+/* Wakes the flusher wherever it waits.  Changing reader_gen (as a reader
+ * does) makes a wait that read it before the new command return at once;
+ * one that reads it after sees the command (wait_for_reader).  Async-
+ * signal-safe. */
+static void flusher_wake(struct apiprof_shm_header *h)
+{
+	futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+	if (h == NULL)
+		return;
+	__atomic_add_fetch(&h->reader_gen, 1, __ATOMIC_SEQ_CST);
+	futex(&h->reader_gen, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
 /* Sleeps in the kernel until a reader looks: a program nobody watches has
  * no thread waking up in it, which would cost it a context switch and
  * cache misses every interval.  flusher_idle is stored before
@@ -178,22 +242,38 @@ void apiprof_flush_final(void)
  * load of reader_gen and the wait makes the wait return at once. */
 static void wait_for_reader(struct apiprof_shm_header *h)
 {
-	uint32_t gen = __atomic_load_n(&h->reader_gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(&h->reader_gen, __ATOMIC_SEQ_CST);
 
 	__atomic_store_n(&h->flusher_idle, 1, __ATOMIC_SEQ_CST);
-	if (!reader_watching(h))
+	if (!reader_watching(h) && cmd_load() == FL_RUN)
 		syscall(SYS_futex, &h->reader_gen, FUTEX_WAIT, gen, NULL, NULL, 0);
 	__atomic_store_n(&h->flusher_idle, 0, __ATOMIC_RELAXED);
 }
 
-/* Sleeps one interval. */
+/* Sleeps one interval, or less when told something. */
 static void interval_sleep(void)
 {
-	struct timespec ts = {apiprof_cfg.interval_ms / 1000,
-	                      (long)(apiprof_cfg.interval_ms % 1000) * 1000000L};
+	futex_wait_ns(&flusher_cmd, FL_RUN, (uint64_t)apiprof_cfg.interval_ms * 1000000u);
+}
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
+/* False when the flusher is to exit now.  A request to finish the image
+ * is done here; the process is then dying, so the flusher parks. */
+static bool flusher_go_on(void)
+{
+	for (;;) {
+		uint32_t cmd = cmd_load();
+
+		if (cmd == FL_RUN)
+			return true;
+		if (cmd == FL_STOP && cmd_change(FL_STOP, FL_EXITING))
+			return false;
+		if (cmd == FL_FINISH) {
+			apiprof_finish(APIPROF_END_EXIT);
+			cmd_set(FL_FINISHED);
+		}
+		if (cmd == FL_FINISHED)
+			futex(&flusher_cmd, FUTEX_WAIT_PRIVATE, FL_FINISHED, NULL);
+	}
 }
 
 /* A flush every interval while a reader watches; a keyframe at once when
@@ -204,14 +284,17 @@ static void *flusher_main(void *arg)
 	uint32_t n = 0;
 
 	apiprof_busy_enter(); /* for good: this thread is all runtime */
+	__atomic_store_n(&flusher_tid, apiprof_gettid(), __ATOMIC_RELAXED);
 	pthread_setname_np(pthread_self(), "apiprof-flush");
-	for (;;) {
+	while (flusher_go_on()) {
 		bool woken = !reader_watching(h);
 
 		if (woken)
 			wait_for_reader(h);
 		else
 			interval_sleep();
+		if (!flusher_go_on())
+			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
 		n = woken ? 0 : n + 1;
 		apiprof_flush_all(woken || n % apiprof_cfg.keyframe == 0);
@@ -263,28 +346,32 @@ static bool own_stack_fits(void)
 	return fits;
 }
 
+/* Joinable: stopping it waits for its end (apiprof_flusher_stop). */
 static int flusher_create(void *seg, bool own_stack)
 {
 	pthread_attr_t attr;
-	pthread_t t;
 	int err;
 
 	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (own_stack)
 		pthread_attr_setstack(&attr, flusher_stack, sizeof(flusher_stack));
-	err = pthread_create(&t, &attr, flusher_main, seg);
+	err = pthread_create(&flusher_id, &attr, flusher_main, seg);
 	pthread_attr_destroy(&attr);
 	return err;
 }
 
+/* Starts the flusher, unless this process has one: from the constructor,
+ * in a fork child (whose flusher_pid is the parent's), and again after a
+ * call that needed the process to itself. */
 void apiprof_flusher_start(void)
 {
 	sigset_t all, old;
 	int err;
 
-	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL)
+	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL ||
+	    __atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) == getpid())
 		return;
+	__atomic_store_n(&flusher_cmd, FL_RUN, __ATOMIC_SEQ_CST);
 	sigfillset(&all);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -295,4 +382,86 @@ void apiprof_flusher_start(void)
 	if (err != 0)
 		apiprof_warn("cannot start the flusher thread (%s): live numbers only at exit",
 		             strerror(err));
+	else
+		__atomic_store_n(&flusher_pid, getpid(), __ATOMIC_RELEASE);
+}
+
+/* In a fork child: the parent's flusher is not there (the child may even
+ * have the parent's pid, in a new pid namespace). */
+void apiprof_flusher_forget(void)
+{
+	__atomic_store_n(&flusher_pid, 0, __ATOMIC_RELEASE);
+}
+
+/* True while this process has a flusher that takes requests. */
+bool apiprof_flusher_running(void)
+{
+	return __atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) == getpid() && cmd_load() == FL_RUN;
+}
+
+/* How long a request waits for the flusher: it answers within one flush,
+ * so these bounds are only reached if something is badly wrong. */
+#define STOP_WAIT_NS   2000000000ull
+#define FINISH_WAIT_NS 5000000000ull
+#define WAIT_SLICE_NS  100000000ull
+
+/* Waits, at most ns, while flusher_cmd is still `cmd`. */
+static void cmd_wait(uint32_t cmd, uint64_t ns)
+{
+	for (uint64_t t = 0; t < ns && cmd_load() == cmd; t += WAIT_SLICE_NS)
+		futex_wait_ns(&flusher_cmd, cmd, WAIT_SLICE_NS);
+}
+
+/* pthread_join returns once the thread has left user space (its tid word
+ * is cleared), but the kernel counts it in the thread group a little
+ * longer, and unshare(CLONE_NEWUSER) would still see two threads.  It is
+ * gone from the group when tgkill no longer finds it. */
+static void wait_gone(pid_t tid)
+{
+	uint32_t never = 0;
+
+	for (unsigned i = 0; i < 1000 && syscall(SYS_tgkill, getpid(), tid, 0) == 0; i++)
+		if (i < 100)
+			sched_yield();
+		else
+			futex_wait_ns(&never, 0, 1000000u); /* 1 ms */
+}
+
+/* Ends the flusher thread, so that the process has only the program's
+ * threads for a call that requires it (apiprof_ns.c).  True when it did:
+ * the caller starts it again with apiprof_flusher_start.  A request the
+ * flusher does not take in time is withdrawn (false). */
+bool apiprof_flusher_stop(void)
+{
+	int saved = errno;
+	pid_t tid;
+
+	if (__atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) != getpid() ||
+	    !cmd_change(FL_RUN, FL_STOP))
+		return false;
+	flusher_wake(apiprof_segment());
+	cmd_wait(FL_STOP, STOP_WAIT_NS);
+	if (cmd_change(FL_STOP, FL_RUN)) {
+		errno = saved;
+		return false;
+	}
+	pthread_join(flusher_id, NULL); /* it is on its way out */
+	tid = (pid_t)__atomic_load_n(&flusher_tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&flusher_pid, 0, __ATOMIC_RELEASE);
+	wait_gone(tid);
+	errno = saved;
+	return true;
+}
+
+/* From a signal handler: has the flusher finish the image, and waits for
+ * it (bounded).  False when there is no flusher to ask.  Async-signal-
+ * safe: atomics and futex calls only. */
+bool apiprof_flusher_finish(void)
+{
+	if (__atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) != getpid() ||
+	    !cmd_change(FL_RUN, FL_FINISH))
+		return false;
+	flusher_wake(apiprof_segment());
+	cmd_wait(FL_FINISH, FINISH_WAIT_NS);
+	return true;
 }

@@ -29,9 +29,11 @@ static void after_fork_child(void)
 	uint64_t busy = apiprof_busy_enter();
 
 	self_pid = getpid();
+	apiprof_end_after_fork();
 	apiprof_segment_forget();
 	apiprof_thread_after_fork();
 	apiprof_segment_open();
+	apiprof_flusher_forget();
 	apiprof_flusher_start();
 	apiprof_busy_leave(busy);
 }
@@ -92,16 +94,19 @@ __attribute__((constructor)) static void apiprof_ctor(void)
 		    apiprof_tls_use_spare())
 			start_profiling();
 		busy = apiprof_busy_enter();
-		if (apiprof_tls_ok())
+		if (apiprof_tls_ok()) {
 			apiprof_flusher_start();
+			apiprof_signal_init();
+		}
 		apiprof_busy_leave(busy);
 	}
 	errno = saved;
 }
 
-/* The end of this process image (exit, _exit, or an exec): one last
- * snapshot of everything, then the outputs.  Not in a vfork child, which
- * shares the parent's memory and must not close the parent's segment.
+/* The end of this process image (exit, _exit, an exec, or a fatal signal):
+ * one last snapshot of everything, then the outputs, once (a signal may
+ * come while another thread exits).  Not in a vfork child, which shares
+ * the parent's memory and must not close the parent's segment.
  * Returns the busy state to hand to apiprof_resume() if the image goes on
  * (a failed exec). */
 uint64_t apiprof_finish(enum apiprof_end how)
@@ -109,7 +114,7 @@ uint64_t apiprof_finish(enum apiprof_end how)
 	uint64_t busy;
 
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != self_pid ||
-	    !apiprof_tls_ok())
+	    !apiprof_tls_ok() || !apiprof_end_claim())
 		return APIPROF_GUARD_BUSY;
 	busy = apiprof_busy_enter();
 	apiprof_flush_final();
@@ -117,7 +122,8 @@ uint64_t apiprof_finish(enum apiprof_end how)
 	if (apiprof_cfg.output[0])
 		apiprof_output_json(apiprof_cfg.output, how == APIPROF_END_EXEC);
 	if (apiprof_cfg.summary && how != APIPROF_END_EXEC)
-		apiprof_output_summary(STDERR_FILENO);
+		apiprof_output_summary();
+	apiprof_end_done();
 	return busy;
 }
 
@@ -128,6 +134,7 @@ void apiprof_resume(uint64_t busy)
 
 	if (h != NULL)
 		__atomic_store_n(&h->state, APIPROF_PROC_RUNNING, __ATOMIC_RELEASE);
+	apiprof_end_reopen();
 	apiprof_busy_leave(busy);
 }
 
