@@ -111,12 +111,14 @@ static void gen_emit_prologue(const struct gen_spec *s, struct gen_out *o)
 }
 
 /* Which string of a function a table holds. */
-enum gen_col { GEN_COL_LOOKUP, GEN_COL_VERSION, GEN_COL_DISPLAY };
+enum gen_col { GEN_COL_LOOKUP, GEN_COL_VERSION, GEN_COL_DISPLAY, GEN_COL_EXPORT };
 
 static const char *gen_col_value(const struct gen_func *f, enum gen_col col)
 {
 	if (col == GEN_COL_LOOKUP)
 		return f->lookup;
+	if (col == GEN_COL_EXPORT)
+		return f->symbol;
 	if (col == GEN_COL_VERSION)
 		return f->version;
 	return f->name;
@@ -147,6 +149,8 @@ static void gen_emit_strings(const struct gen_spec *s, struct gen_out *o, const 
 	gen_out_puts(o, "};\n");
 }
 
+/* Per row its flags; per symbol its missing stub's warned flag and the
+ * row its wrapper counts into (the runtime's, for an abandoned call). */
 static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
 {
 	size_t i;
@@ -155,8 +159,12 @@ static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
 	for (i = 0; i < s->nfuncs; i++)
 		gen_out_puts(o, s->funcs[i].noreturn ? "\tAPIPROF_FUNC_NORETURN,\n" : "\t0,\n");
 	gen_out_puts(o, "};\n");
-	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n\n",
+	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n",
 	               s->nfuncs + s->naliases);
+	gen_out_puts(o, "static const uint32_t apiprof_rows[] = {\n");
+	for (i = 0; i < s->nfuncs + s->naliases; i++)
+		gen_out_printf(o, "\t%zu,\n", gen_sym_at(s, i)->row);
+	gen_out_puts(o, "};\n\n");
 }
 
 /* The api and, right after it, the pointers to the real functions, in the
@@ -190,6 +198,8 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
 	               "\t.display = apiprof_display,\n"
 	               "\t.flags = apiprof_flags,\n"
 	               "\t.missing_warned = apiprof_missing_warned,\n"
+	               "\t.exports = apiprof_exports,\n"
+	               "\t.rows = apiprof_rows,\n"
 	               "}};\n",
 	               s->api, s->library, gen_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
 	gen_buf_free(&path);
@@ -225,6 +235,7 @@ void gen_emit(const struct gen_spec *s, struct gen_out *o)
 	gen_emit_strings(s, o, "apiprof_symbols", GEN_COL_LOOKUP);
 	gen_emit_strings(s, o, "apiprof_versions", GEN_COL_VERSION);
 	gen_emit_strings(s, o, "apiprof_display", GEN_COL_DISPLAY);
+	gen_emit_strings(s, o, "apiprof_exports", GEN_COL_EXPORT);
 	gen_emit_flags(s, o);
 	for (i = 0; i < s->nfuncs; i++)
 		gen_emit_func_types(s, &s->funcs[i], o);

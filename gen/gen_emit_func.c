@@ -414,8 +414,8 @@ static void gen_emit_slow(const struct gen_fn *e)
 	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
 	               "\tstruct apiprof_call apiprof_c;\n"
 	               "\tunsigned apiprof_how = apiprof_enter_slow(&apiprof_self.api, &apiprof_c, "
-	               "apiprof_sp);\n\n",
-	               n, n);
+	               "apiprof_sp, %zu);\n\n",
+	               n, n, e->f->row);
 	gen_emit_timed(e, false);
 	gen_emit_call(e, "\t", false);
 	gen_out_printf(e->o,

@@ -291,7 +291,7 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 {
 	struct apiprof_call c;
 
-	if (idx >= api->nfuncs || apiprof_enter_any(api, &c) == APIPROF_CALL_FORWARD)
+	if (idx >= api->nfuncs || apiprof_enter_any(api, &c, idx) == APIPROF_CALL_FORWARD)
 		return;
 	apiprof_leave_counted(api, &c, idx);
 }

@@ -67,6 +67,11 @@
  * its table and is not inside a call of the api.  0 means no table yet,
  * anything else the stack address of the outermost call in progress. */
 #define APIPROF_FRAME_IDLE 1u
+/* Set in a frame word by the out-of-line way in (apiprof_slow.c), which
+ * then keeps the call's row where the runtime can find it: stack
+ * addresses are 8-byte aligned, so the inline way in never sets it. */
+#define APIPROF_FRAME_SLOW 4u
+#define APIPROF_FRAME_TAGS 7u
 
 #define APIPROF_EXPORT      __attribute__((visibility("default")))
 #define apiprof_likely(x)   __builtin_expect(!!(x), 1)
@@ -146,14 +151,19 @@ struct apiprof_tls {
 	 * calls another of its own api is one call), which the frame word
 	 * tells: 0 before the thread has its table, APIPROF_FRAME_IDLE
 	 * between calls, and the stack pointer of the outermost call while
-	 * one is in progress.  A deeper call is nested in it; one at or above
-	 * it finds a frame that a longjmp (or a C++ exception) left behind,
-	 * and takes its place.  So one compare with IDLE tells both "has a
-	 * table" and "not nested", and entering and leaving are one store
-	 * each. */
+	 * one is in progress.  Every call that finds it set goes out of line,
+	 * where a call made while that one is in progress is nested in it,
+	 * whatever stack it runs on (a signal handler's on an alternate
+	 * stack too).  A frame that a longjmp left behind is never found:
+	 * the runtime's longjmp hooks end that call as they jump
+	 * (apiprof_jmp.c); one that they did not see (a C++ exception)
+	 * lies at or below the stack pointer of the next call on its stack,
+	 * which takes its place (apiprof_slow.c).  So one compare with IDLE
+	 * tells both "has a table" and "not nested", and entering and
+	 * leaving are one store each. */
 	struct apiprof_tls_api {
 		struct apiprof_tab *tab; /* this thread's table; api[0].tab stays NULL */
-		uintptr_t frame;         /* 0, APIPROF_FRAME_IDLE or a stack address */
+		uintptr_t frame;         /* 0, APIPROF_FRAME_IDLE or a stack address (| SLOW) */
 	} api[APIPROF_MAX_APIS];
 	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t reserved;
@@ -179,11 +189,17 @@ struct apiprof_api {
 	 * whose wrappers count into the row of the function they alias. */
 	uint32_t nsyms;
 	uint32_t reserved0;
+	/* Per symbol: the linker name of its wrapper, and the row the wrapper
+	 * counts into (an alias's is another symbol's).  They tell the row of
+	 * a call that a longjmp abandons (apiprof_jmp.c); NULL in dynamic
+	 * mode, which has no wrappers. */
+	const char *const *exports;
+	const uint32_t *rows;
 	/* Up to the line that starts with tls: a generated shim puts the
 	 * pointers to its real functions right after the api (gen_emit.c), so
 	 * that a call finds the first six of them on the line it reads tls
 	 * and slot from. */
-	uint64_t reserved[5];
+	uint64_t reserved[3];
 	/* Filled in by the runtime with the id, for the hot path: the offset
 	 * of the thread's struct apiprof_tls from the thread pointer, and that
 	 * of its slot for this api (apiprof_tls.api[id]), so that the hot path
@@ -205,7 +221,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 11u
+#define APIPROF_SHIM_ABI 12u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -291,8 +307,8 @@ APIPROF_INLINE void apiprof_add(uint64_t *p, uint64_t v)
 	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v));
 }
 
-/* The stack pointer, to tell a nested call (deeper) from one that a
- * longjmp left behind; one instruction, and it keeps the call state out
+/* The stack pointer, to tell a nested call (deeper) from one that an
+ * unwinding left behind; one instruction, and it keeps the call state out
  * of memory, which taking an address would not. */
 APIPROF_INLINE uintptr_t apiprof_sp(void)
 {
@@ -311,9 +327,10 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 /* The out-of-line halves of the hot path: a nested or busy call, a
  * thread's first call of an api, sampled mode's timed calls, and every
  * call in slow mode.  apiprof_enter_slow fills in *c and returns an enum
- * apiprof_how; apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
+ * apiprof_how, for a call of row idx from stack address sp (the
+ * wrapper's); apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
 APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
-                                           uintptr_t sp);
+                                           uintptr_t sp, uint32_t idx);
 APIPROF_EXPORT void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx);
 
 /* Loads, stores and compares of the calling thread's state, at an offset
@@ -451,14 +468,15 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
  * caller with a single body (dynamic mode's handlers).  The slow path fills
  * in a copy of the call state: were the address of the caller's own passed
  * out of line, the compiler would keep it in memory. */
-APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apiprof_call *c)
+APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apiprof_call *c,
+                                          uint32_t idx)
 {
 	struct apiprof_call tmp;
 	unsigned how = apiprof_enter(api, c);
 
 	if (apiprof_likely(how != APIPROF_CALL_OUT))
 		return how;
-	how = apiprof_enter_slow(api, &tmp, apiprof_sp());
+	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx);
 	*c = tmp;
 	return how;
 }

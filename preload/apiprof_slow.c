@@ -5,10 +5,13 @@
  * The inline apiprof_enter/apiprof_leave handle a thread that already has
  * its table making an outermost call, in the default mode (TSC, every call
  * timed) or between sampled mode's draws.  Everything else comes here: the
- * runtime busy on this thread, a nested call (or one that only looks
- * nested after a longjmp), the thread's first call of an api, the
+ * runtime busy on this thread, a nested call (or one that finds a frame
+ * an unwinding left behind), the thread's first call of an api, the
  * monotonic clock, and sampled mode's draws.
  */
+#include <errno.h>
+#include <signal.h>
+
 #include "apiprof_internal.h"
 
 /* A timestamp in this thread's clock. */
@@ -57,17 +60,84 @@ static bool sample_due(struct apiprof_tls *t)
 	return --t->countdown == 0;
 }
 
-/* A call of api id while the thread's frame word for it says a call is
- * in progress.  It is nested in that call unless a longjmp (or a C++
- * exception) left the outer call without passing its apiprof_leave: then
- * this call's frame lies at or above the one recorded (stacks grow down; a
- * frame at the same address cannot be nested in itself), and this call
- * takes the stale one's place. */
-static bool nested(const struct apiprof_tls *t, uint32_t id, uintptr_t sp)
+/* Whether this thread runs on its alternate signal stack while the stack
+ * address `frame` lies off it: a signal handler's call, made while the
+ * call at `frame` on the interrupted stack is in progress.  A system call,
+ * but only for a call at or above a frame in progress, which without a
+ * signal on another stack happens once after an unwinding the runtime did
+ * not see. */
+static bool handler_off_frame(uintptr_t frame)
+{
+	uint64_t busy = apiprof_busy_enter();
+	int saved = errno;
+	stack_t ss;
+	bool away = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) &&
+	            frame - (uintptr_t)ss.ss_sp >= ss.ss_size;
+
+	errno = saved;
+	apiprof_busy_leave(busy);
+	return away;
+}
+
+/* A thread's entry, from its block: set whenever the thread has a table
+ * (apiprof_thread_attach), so whenever one of its frame words is. */
+static struct apiprof_thread *self_of(struct apiprof_tls *t)
+{
+	return ((struct apiprof_tls_block *)t)->self;
+}
+
+uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id)
 {
 	uintptr_t frame = t->api[id].frame;
 
-	return frame > APIPROF_FRAME_IDLE && sp < frame;
+	if (frame <= APIPROF_FRAME_IDLE || !(frame & APIPROF_FRAME_SLOW) ||
+	    self_of(t)->slow_frame[id] != (frame & ~(uintptr_t)APIPROF_FRAME_TAGS))
+		return UINT32_MAX;
+	return self_of(t)->slow_row[id];
+}
+
+void apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
+{
+	const struct apiprof_api *api = apiprof_api_get(id);
+	struct apiprof_tls_api *s = &t->api[id];
+
+	if (api != NULL && row < api->nfuncs && s->tab != NULL)
+		apiprof_add(&s->tab->calls[row], 1);
+	s->frame = APIPROF_FRAME_IDLE;
+}
+
+/* A call of api id from stack address sp while the thread's frame word
+ * for it says a call is in progress.  On the same stack, a deeper call is
+ * nested in it; one at or above it finds a frame that an unwinding the
+ * longjmp hooks did not see (a C++ exception) left behind (stacks grow
+ * down; a frame at the same address cannot be nested in itself): that
+ * call is ended, counted if its row is known, and this one takes its
+ * place.  A signal handler's call on the alternate stack is nested in the
+ * call it interrupted wherever that stack lies, as it is on the thread's
+ * own stack (below the interrupted call).  Out of the way of sampled
+ * mode's draws, which come here too. */
+static __attribute__((noinline, cold)) bool nested(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
+{
+	uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
+
+	if (sp < frame || handler_off_frame(frame))
+		return true;
+	apiprof_abandon(t, id, apiprof_slow_row(t, id));
+	return false;
+}
+
+/* Marks the outermost call of row idx as in progress, from the wrapper's
+ * stack address sp.  The record first, then the frame word tagged as
+ * entered here: a signal handler's call in between makes its own record,
+ * which then does not match this frame, so a row is never misplaced. */
+static void frame_enter(struct apiprof_tls *t, uint32_t id, uintptr_t sp, uint32_t idx)
+{
+	struct apiprof_thread *th = self_of(t);
+
+	th->slow_frame[id] = sp;
+	th->slow_row[id] = idx;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->api[id].frame = sp | APIPROF_FRAME_SLOW;
 }
 
 /* What a call that passed the guards is, by the thread's mode. */
@@ -81,7 +151,8 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
 	return APIPROF_CALL_SLOW;
 }
 
-unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp)
+unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
+                            uint32_t idx)
 {
 	struct apiprof_tls *t;
 	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
@@ -91,14 +162,16 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	if (!apiprof_ready() || !apiprof_tls_ok())
 		return APIPROF_CALL_FORWARD;
 	t = apiprof_tls_self();
-	if ((t->guard & APIPROF_GUARD_BUSY) || (id != 0 && nested(t, id, sp)))
+	if (t->guard & APIPROF_GUARD_BUSY)
 		return APIPROF_CALL_FORWARD;
 	if (id == 0 || t->api[id].tab == NULL) {
 		if (apiprof_thread_attach(api) == NULL)
 			return APIPROF_CALL_FORWARD;
 		id = api->id;
+	} else if (t->api[id].frame != APIPROF_FRAME_IDLE && nested(t, id, sp)) {
+		return APIPROF_CALL_FORWARD;
 	}
-	t->api[id].frame = sp;
+	frame_enter(t, id, sp, idx);
 	return how_of(t, c);
 }
 

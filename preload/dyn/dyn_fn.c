@@ -41,7 +41,7 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	unsigned how;
 
 	(void)cif;
-	how = apiprof_enter_any(f->api, &c);
+	how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		f->fwd(f, ret, args);
@@ -74,7 +74,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	how = apiprof_enter_any(f->api, &c);
+	how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		ffi_call(&f->twin_cif, fn, ret, targs);

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_jmp.c - the runtime's longjmp hooks: the calls a jump abandons.
+ *
+ * A callback that longjmps out of a profiled call, or a signal handler
+ * that siglongjmps out of one, never passes the wrapper's way out.  The
+ * thread's frame word for the api would go on saying that call is in
+ * progress, and every later call of the api from a deeper frame would be
+ * taken as nested in it.  So longjmp, _longjmp, siglongjmp and
+ * __longjmp_chk (what longjmp becomes under _FORTIFY_SOURCE) are hooked:
+ * each finds where the jump lands, ends every call of the thread that
+ * lies between there and here (apiprof_abandon: counted, with no time),
+ * then jumps with the real function.  Like the exec hooks, they take
+ * effect only when libapiprof.so is itself preloaded ahead of libc, as
+ * apiprof-run does.
+ *
+ * Where the jump lands is the stack pointer saved in the jmp_buf, which
+ * glibc keeps mangled with the thread's pointer guard (on x86-64: xored
+ * with %fs:0x30, then rotated left by 17 bits).  That is an internal of
+ * glibc's, so the constructor checks it on a jmp_buf of its own: if it
+ * does not give back its own stack pointer, the hooks only jump, and an
+ * abandoned frame is taken over by the next call at or above it on its
+ * stack (apiprof_slow.c), as before.
+ *
+ * The hooks use no lock and no allocation, and under a hundred bytes of
+ * the program's stack, except to tell the row of an abandoned call
+ * entered inline (dladdr, which takes the loader's recursive lock).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiprof_internal.h"
+
+typedef void (*jmp_fn)(void *env, int val) __attribute__((noreturn));
+
+/* glibc's x86-64 jmp_buf: rbx rbp r12-r15 rsp pc, then the signal mask. */
+#define JB_RSP      6
+#define JB_WORDS    32 /* sizeof(jmp_buf) is 200 */
+#define PTR_ROTATE  17
+#define SCAN_WORDS  64 /* how far below a frame its call's return address may be */
+#define CALIB_SLACK 256
+
+int _setjmp(void *env) __attribute__((returns_twice));
+
+static int jmp_known; /* 1 once jmp_target is checked */
+static jmp_fn real_longjmp, real__longjmp, real_siglongjmp, real_longjmp_chk;
+
+static uintptr_t pointer_guard(void)
+{
+	uintptr_t g;
+
+	__asm__("mov %%fs:0x30, %0" : "=r"(g));
+	return g;
+}
+
+/* The stack pointer a jump to env lands on. */
+static uintptr_t jmp_target(const void *env)
+{
+	uintptr_t v;
+
+	memcpy(&v, (const char *)env + JB_RSP * sizeof(v), sizeof(v));
+	v = (v >> PTR_ROTATE) | (v << (64 - PTR_ROTATE));
+	return v ^ pointer_guard();
+}
+
+/* Whether the jump from cur to tgt leaves the call whose frame is at
+ * `frame`.  On one stack it goes up, and leaves what lies in between.
+ * Out of a signal handler on an alternate stack above the thread's, it
+ * goes down: it leaves the handler's stack from here up and the thread's
+ * below the target, everything but what lies in between. */
+static bool unwound(uintptr_t frame, uintptr_t cur, uintptr_t tgt)
+{
+	if (tgt > cur)
+		return frame >= cur && frame < tgt;
+	return frame >= cur || frame < tgt;
+}
+
+/* The row of the wrapper whose return address is w, if w lies inside
+ * (never at the start of) one of api's wrappers in the shim at base. */
+static uint32_t row_at(const struct apiprof_api *api, uintptr_t w, const void *base)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (!dladdr1((void *)w, &info, (void **)&sym, RTLD_DL_SYMENT) || info.dli_fbase != base ||
+	    sym == NULL || info.dli_sname == NULL || ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
+	    w <= (uintptr_t)info.dli_saddr || w - (uintptr_t)info.dli_saddr >= sym->st_size)
+		return UINT32_MAX;
+	for (uint32_t i = 0; i < apiprof_api_nsyms(api); i++)
+		if (strcmp(api->exports[i], info.dli_sname) == 0)
+			return api->rows[i];
+	return UINT32_MAX;
+}
+
+/* The row of a call entered inline, whose wrapper stored its stack
+ * pointer in the frame word right before calling the real function: the
+ * call's return address is the first word below the frame (or below the
+ * arguments passed on the stack) that points into one of the api's
+ * wrappers, whose code lies in the shim below the api itself.  The words
+ * read lie between the jump's own frame (low, when on the same stack) and
+ * the abandoned one: live stack. */
+__attribute__((no_sanitize_address)) static uint32_t inline_row(const struct apiprof_api *api,
+                                                                uintptr_t frame, uintptr_t low)
+{
+	const volatile uintptr_t *p = (const uintptr_t *)frame;
+	Dl_info self;
+	uintptr_t lo, hi = (uintptr_t)api;
+
+	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
+		return UINT32_MAX;
+	lo = (uintptr_t)self.dli_fbase;
+	for (int n = 0; n < SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
+		uintptr_t w = *--p;
+
+		if (w > lo && w < hi) {
+			uint32_t row = row_at(api, w, self.dli_fbase);
+
+			if (row != UINT32_MAX)
+				return row;
+		}
+	}
+	return UINT32_MAX;
+}
+
+static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uintptr_t low)
+{
+	const struct apiprof_api *api;
+
+	if (t->api[id].frame & APIPROF_FRAME_SLOW)
+		return apiprof_slow_row(t, id);
+	api = apiprof_api_get(id);
+	return api != NULL ? inline_row(api, frame, low) : UINT32_MAX;
+}
+
+/* Ends the calls of this thread that the jump to env abandons. */
+static void jump(const void *env)
+{
+	uintptr_t cur = apiprof_sp(), tgt;
+	struct apiprof_tls *t;
+	uint32_t n = apiprof_api_count();
+	uint64_t busy;
+
+	/* Runtime code that a signal handler's jump leaves is not undone */
+	if (!__atomic_load_n(&jmp_known, __ATOMIC_RELAXED) || !apiprof_tls_ok() ||
+	    (apiprof_tls_self()->guard & APIPROF_GUARD_BUSY))
+		return;
+	t = apiprof_tls_self();
+	tgt = jmp_target(env);
+	busy = apiprof_busy_enter();
+	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
+		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
+
+		if (t->api[id].frame > APIPROF_FRAME_IDLE && unwound(frame, cur, tgt))
+			apiprof_abandon(t, id, row_of(t, id, frame, frame > cur ? cur : 0));
+	}
+	apiprof_busy_leave(busy);
+}
+
+static jmp_fn next(const char *name)
+{
+	uint64_t busy = apiprof_busy_enter();
+	void *p = dlsym(RTLD_NEXT, name);
+	jmp_fn f;
+
+	apiprof_busy_leave(busy);
+	memcpy(&f, &p, sizeof(f));
+	return f;
+}
+
+/* The real function, found at load time (a jump out of a signal handler
+ * should not have to look it up).  A hook is reached only when the
+ * runtime comes before libc, where it is found; abort() stands for the
+ * jump that cannot be made otherwise. */
+static jmp_fn real(jmp_fn *slot, const char *name)
+{
+	jmp_fn f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (f == NULL) {
+		f = next(name);
+		if (f == NULL)
+			abort();
+		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+/* Whether jmp_target reads a jmp_buf right: it must give back the stack
+ * pointer _setjmp saved here, up to the slack of this frame's layout. */
+static __attribute__((noinline)) bool jmp_check(void)
+{
+	uint64_t env[JB_WORDS] __attribute__((aligned(16)));
+	uintptr_t sp, tgt;
+
+	if (_setjmp(env) != 0)
+		return false; /* never jumped to */
+	sp = apiprof_sp();
+	tgt = jmp_target(env);
+	return tgt - sp < CALIB_SLACK || sp - tgt < CALIB_SLACK;
+}
+
+__attribute__((constructor)) static void jmp_init(void)
+{
+	/* NULL when the runtime comes after libc: its hooks are not reached */
+	__atomic_store_n(&real_longjmp, next("longjmp"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real__longjmp, next("_longjmp"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real_siglongjmp, next("siglongjmp"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real_longjmp_chk, next("__longjmp_chk"), __ATOMIC_RELEASE);
+	__atomic_store_n(&jmp_known, jmp_check(), __ATOMIC_RELAXED);
+}
+
+APIPROF_EXPORT __attribute__((noreturn)) void longjmp(void *env, int val)
+{
+	jump(env);
+	real(&real_longjmp, "longjmp")(env, val);
+}
+
+APIPROF_EXPORT __attribute__((noreturn)) void _longjmp(void *env, int val)
+{
+	jump(env);
+	real(&real__longjmp, "_longjmp")(env, val);
+}
+
+APIPROF_EXPORT __attribute__((noreturn)) void siglongjmp(void *env, int val)
+{
+	jump(env);
+	real(&real_siglongjmp, "siglongjmp")(env, val);
+}
+
+APIPROF_EXPORT __attribute__((noreturn)) void __longjmp_chk(void *env, int val)
+{
+	jump(env);
+	real(&real_longjmp_chk, "__longjmp_chk")(env, val);
+}
