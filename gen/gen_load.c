@@ -6,9 +6,11 @@
  * assume every string it prints passed a grammar or an allow-list.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen_field.h"
 #include "gen_ident.h"
@@ -22,26 +24,25 @@ static const char *const gen_top_keys[] = {
 };
 
 /* Whole-file read: the locator needs the text after jansson is done. */
-static char *gen_read_file(const char *path, size_t *len)
+static char *gen_read_fd(int fd, const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	size_t n;
+	char *buf = gen_xmalloc(GEN_SPEC_MAX_BYTES + 1);
+	size_t n = 0;
+	ssize_t r = 1;
 
-	if (f == NULL) {
-		fprintf(stderr, "apiprof-gen: cannot open %s: %s\n", path, strerror(errno));
-		return NULL;
+	while (n <= GEN_SPEC_MAX_BYTES && r > 0) {
+		r = read(fd, buf + n, GEN_SPEC_MAX_BYTES + 1 - n);
+		if (r < 0 && errno == EINTR)
+			r = 1;
+		else if (r > 0)
+			n += (size_t)r;
 	}
-	buf = gen_xmalloc(GEN_SPEC_MAX_BYTES + 1);
-	n = fread(buf, 1, GEN_SPEC_MAX_BYTES + 1, f);
-	if (ferror(f) || n > GEN_SPEC_MAX_BYTES) {
+	if (r < 0 || n > GEN_SPEC_MAX_BYTES) {
 		fprintf(stderr, "apiprof-gen: cannot read %s: %s\n", path,
-		        ferror(f) ? strerror(errno) : "larger than 16 MiB");
-		fclose(f);
+		        r < 0 ? strerror(errno) : "larger than 16 MiB");
 		free(buf);
 		return NULL;
 	}
-	fclose(f);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
@@ -274,11 +275,11 @@ static int gen_validate(struct gen_ctx *c, json_t *root, struct gen_spec *s)
 	return gen_load_funcs(c, root, s);
 }
 
-struct gen_spec *gen_spec_load(const char *path)
+struct gen_spec *gen_spec_load_fd(int fd, const char *path)
 {
 	struct gen_ctx c = {.path = path};
 	struct gen_spec *s;
-	char *text = gen_read_file(path, &c.len);
+	char *text = gen_read_fd(fd, path, &c.len);
 	json_t *root;
 
 	if (text == NULL)
@@ -293,6 +294,21 @@ struct gen_spec *gen_spec_load(const char *path)
 		s = NULL;
 	}
 	free(text);
+	return s;
+}
+
+/* The command line's spec may be a pipe (`<(...)`): opened as it comes. */
+struct gen_spec *gen_spec_load(const char *path)
+{
+	struct gen_spec *s;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "apiprof-gen: cannot open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	s = gen_spec_load_fd(fd, path);
+	close(fd);
 	return s;
 }
 

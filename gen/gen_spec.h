@@ -93,6 +93,9 @@ struct gen_spec {
 /* Reads and validates a spec; prints one "path:line:col: message" line on
  * stderr and returns NULL when it is not valid. */
 struct gen_spec *gen_spec_load(const char *path);
+/* The same from an open descriptor (read to its end, not closed); path
+ * names it in messages and is kept in the spec. */
+struct gen_spec *gen_spec_load_fd(int fd, const char *path);
 void gen_spec_free(struct gen_spec *spec);
 
 #endif /* GEN_SPEC_H */

@@ -27,6 +27,28 @@ int run_check_target(struct run_opts *o);
 /* run_shim.c: finds or builds every shim, and composes LD_PRELOAD. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap);
 
+/* run_safe.c: what the launcher may hand to the loader.  The checks fill
+ * why (one clause naming the path) and return -1 when they fail. */
+int run_whyf(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int run_path_splits(const char *path); /* 1: LD_PRELOAD would cut it apart */
+/* Every directory from / down to real (a path without symlinks) is root's
+ * or ours, and writable by nobody else unless it is sticky. */
+int run_ancestors_ok(const char *real, char *why, size_t cap);
+/* dir (followed) is a directory we may create an entry in, by that rule. */
+int run_may_create_in(const char *dir, char *why, size_t cap);
+/* fd is a directory (want_dir) or regular file, ours, writable only by us. */
+int run_fd_mine(int fd, const char *path, int want_dir, char *why, size_t cap);
+int run_fd_is_shlib(int fd); /* an ELF shared object for this machine */
+/* One line and -1 when ld.so could not preload path as it stands. */
+int run_preload_check(const char *path);
+
+/* run_cache.c: the private directory shims are built into. */
+struct run_cache {
+	char dir[RUN_PATH_MAX]; /* its real path: no symlink, space or ':' */
+	int fd;                 /* the directory, opened and checked */
+};
+int run_cache_open(struct run_cache *c);
+
 /* run_dyn.c: the environment of --dynamic. */
 struct run_dyn_env {
 	char preload[RUN_PATH_MAX * 8]; /* LD_PRELOAD */

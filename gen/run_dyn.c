@@ -6,7 +6,8 @@
  * after the runtime, its audit module goes into LD_AUDIT, and the specs
  * into APIPROF_SPEC, as absolute paths so that a program that changes
  * directory still finds them.  A shipped api name is the shipped spec
- * file, specs/NAME.json.
+ * file, specs/NAME.json.  Each library is checked before the exec
+ * (run_preload_check), as the generated mode's are.
  */
 #include <errno.h>
 #include <limits.h>
@@ -76,6 +77,7 @@ static int join(char *out, size_t cap, const char *first, const char *second)
 int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e)
 {
 	char lib[RUN_PATH_MAX * 2];
+	const char *rt, *dyn, *audit;
 	size_t len = 0;
 
 	for (int i = 0; i < o->nspecs; i++) {
@@ -88,11 +90,15 @@ int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e)
 		if (len >= sizeof(e->specs))
 			return -1;
 	}
-	snprintf(lib, sizeof(lib), "%s:%s", env_or("APIPROF_RUNTIME", APIPROF_RUNTIME_LIB),
-	         env_or("APIPROF_DYN_LIB", APIPROF_DYN_LIB));
+	rt = env_or("APIPROF_RUNTIME", APIPROF_RUNTIME_LIB);
+	dyn = env_or("APIPROF_DYN_LIB", APIPROF_DYN_LIB);
+	audit = env_or("APIPROF_DYN_AUDIT", APIPROF_DYN_AUDIT);
+	if (run_preload_check(rt) != 0 || run_preload_check(dyn) != 0 ||
+	    run_preload_check(audit) != 0)
+		return -1;
+	snprintf(lib, sizeof(lib), "%s:%s", rt, dyn);
 	if (join(e->preload, sizeof(e->preload), lib, getenv("LD_PRELOAD")) != 0 ||
-	    join(e->audit, sizeof(e->audit), env_or("APIPROF_DYN_AUDIT", APIPROF_DYN_AUDIT),
-	         getenv("LD_AUDIT")) != 0) {
+	    join(e->audit, sizeof(e->audit), audit, getenv("LD_AUDIT")) != 0) {
 		fprintf(stderr, "apiprof-run: LD_PRELOAD or LD_AUDIT too long\n");
 		return -1;
 	}

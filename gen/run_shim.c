@@ -3,10 +3,15 @@
  * run_shim.c - turns the -s arguments into shim paths for LD_PRELOAD.
  *
  * A shipped api name maps to the shim the build made from specs/NAME.json.
- * A spec file is built with `apiprof-gen build` into a cache directory,
- * named by a hash of the spec's bytes and of the generator's path and
- * bytes, so an edited spec (or a new generator) rebuilds and an unchanged
- * one is reused.
+ * A spec file is built with `apiprof-gen build` into the cache directory
+ * (run_cache.c), named by a hash of the spec's bytes and of the
+ * generator's path and bytes, so an edited spec (or a new generator)
+ * rebuilds and an unchanged one is reused.  A cached shim is loaded only
+ * when it is a regular file of ours that nobody else can write (opened
+ * with O_NOFOLLOW, checked on the descriptor).  Every element the
+ * launcher puts in LD_PRELOAD is checked before the exec: a path the
+ * loader would split, or a file it could not load, is refused in one
+ * line rather than leave the program running unprofiled.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,34 +85,6 @@ static int hash_file(const char *path, uint64_t *h)
 	return n < 0 ? -1 : 0;
 }
 
-static int mkdirs(char *dir)
-{
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static int cache_dir(char *out, size_t cap)
-{
-	const char *c = getenv("APIPROF_CACHE"), *x = getenv("XDG_CACHE_HOME");
-	const char *home = env_or("HOME", "/tmp");
-	int n;
-
-	if (c && *c)
-		n = snprintf(out, cap, "%s", c);
-	else if (x && *x)
-		n = snprintf(out, cap, "%s/apiprof", x);
-	else
-		n = snprintf(out, cap, "%s/.cache/apiprof", home);
-	return n > 0 && (size_t)n < cap ? mkdirs(out) : -1;
-}
-
 /* Runs `apiprof-gen build SPEC -o OUT`; its diagnostics go to our stderr. */
 static int run_gen(const char *spec, const char *out)
 {
@@ -128,9 +105,75 @@ static int run_gen(const char *spec, const char *out)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+static int cached_why(int fd, int err, const char *path, char *why, size_t cap)
+{
+	if (fd < 0)
+		return run_whyf(why, cap, "%s: %s", path,
+		                err == ELOOP ? "a symbolic link" : strerror(err));
+	if (run_fd_mine(fd, path, 0, why, cap) != 0)
+		return -1;
+	if (!run_fd_is_shlib(fd))
+		return run_whyf(why, cap, "%s is not a shared library for this machine", path);
+	return 0;
+}
+
+/* Whether the cache holds a shim by that name that may be loaded.  One
+ * that may not is said in one line, and built again over. */
+static int cached_ok(const struct run_cache *c, const char *name)
+{
+	char path[RUN_PATH_MAX * 2], why[RUN_PATH_MAX * 2 + 128];
+	int fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int err = errno, rc;
+
+	if (fd < 0 && err == ENOENT)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	rc = cached_why(fd, err, path, why, sizeof(why));
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
+		fprintf(stderr, "apiprof-run: cached shim not trusted: %s; building it again\n",
+		        why);
+	return rc == 0;
+}
+
+/* The new shim: ours, a shared library, and writable by nobody else
+ * whatever the umask the compiler ran under. */
+static int seal(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	     fchmod(fd, st.st_mode & 0755) == 0 && run_fd_is_shlib(fd);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Built in a fresh directory of our own inside the cache (mkdtemp: an
+ * unpredictable name, made exclusively), then renamed into place. */
+static int build_into(const struct run_cache *c, const char *spec, const char *name)
+{
+	char dir[RUN_PATH_MAX + 16], tmp[RUN_PATH_MAX + 32];
+	int rc = -1;
+
+	snprintf(dir, sizeof(dir), "%s/.build-XXXXXX", c->dir);
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s/shim.so", dir);
+	if (run_gen(spec, tmp) == 0 && seal(tmp) == 0 && renameat(AT_FDCWD, tmp, c->fd, name) == 0)
+		rc = 0;
+	unlink(tmp);
+	rmdir(dir);
+	return rc;
+}
+
 static int build_spec(const struct run_opts *o, const char *spec, char *out, size_t cap)
 {
-	char dir[RUN_PATH_MAX], tmp[RUN_PATH_MAX + 32];
+	static struct run_cache cache = {.fd = -1};
+	char name[64];
 	const char *gen = env_or("APIPROF_GEN", APIPROF_GEN_PATH);
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
 
@@ -142,18 +185,16 @@ static int build_spec(const struct run_opts *o, const char *spec, char *out, siz
 		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
 		return -1;
 	}
-	if (cache_dir(dir, sizeof(dir)) != 0 || snprintf(out, cap, "%s/libapiprof-%016llx.so", dir,
-	                                                 (unsigned long long)h) >= (int)cap) {
-		fprintf(stderr, "apiprof-run: no usable cache directory (set APIPROF_CACHE)\n");
+	if (cache.fd < 0 && run_cache_open(&cache) != 0)
 		return -1;
-	}
-	if (access(out, R_OK) == 0)
+	snprintf(name, sizeof(name), "libapiprof-%016llx.so", (unsigned long long)h);
+	if (snprintf(out, cap, "%s/%s", cache.dir, name) >= (int)cap)
+		return -1;
+	if (cached_ok(&cache, name))
 		return 0;
 	if (!o->quiet)
 		fprintf(stderr, "apiprof-run: building a shim for %s\n", spec);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", out, (int)getpid());
-	if (run_gen(spec, tmp) != 0 || rename(tmp, out) != 0) {
-		unlink(tmp);
+	if (build_into(&cache, spec, name) != 0) {
 		fprintf(stderr, "apiprof-run: could not build a shim for %s\n", spec);
 		return -1;
 	}
@@ -185,15 +226,18 @@ static int shipped_shim(const char *name, char *out, size_t cap)
  * first, ahead of libc, so that its exec and _exit hooks take effect. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap)
 {
-	const char *prev = getenv("LD_PRELOAD");
-	size_t len = (size_t)snprintf(out, cap, "%s", env_or("APIPROF_RUNTIME", APIPROF_RUNTIME));
+	const char *prev = getenv("LD_PRELOAD"), *rt = env_or("APIPROF_RUNTIME", APIPROF_RUNTIME);
+	size_t len = (size_t)snprintf(out, cap, "%s", rt);
+
+	if (run_preload_check(rt) != 0)
+		return -1;
 
 	for (int i = 0; i < o->nspecs; i++) {
 		char shim[RUN_PATH_MAX];
 		int r = is_path(o->specs[i]) ? build_spec(o, o->specs[i], shim, sizeof(shim))
 		                             : shipped_shim(o->specs[i], shim, sizeof(shim));
 
-		if (r != 0)
+		if (r != 0 || run_preload_check(shim) != 0)
 			return -1;
 		len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? ":" : "", shim);
 		if (len >= cap)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gen/gen_spec.h"
 #include "dyn_audit.h"
+#include "dyn_spec.h"
 
 #define DYN_MAX_SLOTS 65536
 
@@ -68,9 +68,11 @@ static void add_func(struct dyn_audit_list *l, const struct gen_func *f)
 	l->n++;
 }
 
-static void add_spec(struct dyn_audit_list *l, const char *path)
+static void add_spec(const char *path, void *arg)
 {
-	struct gen_spec *s = gen_spec_load(path);
+	struct dyn_audit_list *l = arg;
+	const char *why;
+	struct gen_spec *s = dyn_spec_load(path, &why);
 
 	if (s == NULL)
 		return;
@@ -102,19 +104,18 @@ static void build_hash(void)
 
 /* The specs are parsed with stderr pointed at /dev/null: this copy of
  * libc's stderr is the audit namespace's own, the program's is untouched. */
+/* The specs are parsed with stderr pointed at /dev/null: this copy of
+ * libc's stderr is the audit namespace's own, the program's is untouched. */
 static void load_quietly(struct dyn_audit_list *l, const char *specs)
 {
-	char *list = strdup(specs), *save = NULL, *p;
-	FILE *saved = stderr, *null = fopen("/dev/null", "w");
+	FILE *saved = stderr, *null = fopen("/dev/null", "we");
 
 	if (null != NULL)
 		stderr = null;
-	for (p = strtok_r(list, ":", &save); p != NULL; p = strtok_r(NULL, ":", &save))
-		add_spec(l, p);
+	dyn_spec_each(specs, add_spec, l);
 	stderr = saved;
 	if (null != NULL)
 		fclose(null);
-	free(list);
 }
 
 int dyn_audit_load(const char *specs)

@@ -6,7 +6,8 @@
  * APIPROF_SPEC (spec.json[:spec2.json...]) with the generator's loader,
  * registers one api per spec with the runtime, and builds and installs a
  * closure per function and alias.  A spec that does not load is reported
- * (in the generator's words) and skipped; a function whose types cannot
+ * (in the generator's words, or "not a regular file") and skipped, as are
+ * the specs past the runtime's api ids (one line for them all); a function whose types cannot
  * be mapped is reported and left unprofiled; the rest goes on.
  */
 #include <dlfcn.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "dyn.h"
+#include "dyn_spec.h"
 
 static struct dyn_link *link_table;
 
@@ -87,14 +89,21 @@ static void build_entry(struct dyn_fn *f, struct apiprof_api *api, const struct 
 	dyn_fn_build(f, s, g, slot);
 }
 
-static void load_spec(const char *path)
+static void load_spec(const char *name, void *arg)
 {
-	struct gen_spec *s = gen_spec_load(path);
+	char *path = strdup(name); /* the spec keeps its path */
+	const char *why;
+	struct gen_spec *s = path ? dyn_spec_load(path, &why) : NULL;
 	struct apiprof_api *api;
 	struct dyn_fn *fns;
 
-	if (s == NULL)
+	(void)arg;
+	if (s == NULL) {
+		if (path != NULL && why != NULL)
+			dyn_say("%s: %s; not profiled", path, why);
+		free(path);
 		return;
+	}
 	api = dyn_api_new(s);
 	fns = dyn_alloc((s->nfuncs + s->naliases) * sizeof(*fns));
 	for (size_t i = 0; i < s->nfuncs; i++)
@@ -103,15 +112,16 @@ static void load_spec(const char *path)
 		build_entry(&fns[s->nfuncs + i], api, s, &s->aliases[i]);
 }
 
+_Static_assert(DYN_MAX_SPECS == APIPROF_MAX_APIS - 1, "one api id per spec");
+
 static void load_specs(const char *specs)
 {
-	char *list = strdup(specs), *save = NULL, *p;
+	size_t n = dyn_spec_each(specs, load_spec, NULL);
 
-	if (list == NULL)
-		return;
-	for (p = strtok_r(list, ":", &save); p != NULL; p = strtok_r(NULL, ":", &save))
-		load_spec(strdup(p)); /* the spec keeps its path */
-	free(list);
+	if (n > DYN_MAX_SPECS)
+		dyn_say("APIPROF_SPEC names %zu specs and at most %d apis can be profiled: "
+		        "the first %d are, the last %zu are not",
+		        n, DYN_MAX_SPECS, DYN_MAX_SPECS, n - DYN_MAX_SPECS);
 }
 
 __attribute__((constructor)) static void dyn_init(void)
