@@ -28,6 +28,10 @@ struct apiprof_config {
 APIPROF_HIDDEN extern struct apiprof_config apiprof_cfg;
 APIPROF_HIDDEN void apiprof_env_load(struct apiprof_config *cfg);
 APIPROF_HIDDEN void apiprof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The program's stderr as it was at start-up, kept on a private duplicate:
+ * warnings and the summary go there only (apiprof_env.c). */
+APIPROF_HIDDEN void apiprof_err_init(void);
+APIPROF_HIDDEN int apiprof_err_write(const void *buf, size_t len);
 
 /* --- clock (apiprof_clock.c) ------------------------------------------ */
 APIPROF_HIDDEN extern int apiprof_clock_tsc;   /* 1: rdtsc, 0: CLOCK_MONOTONIC */
@@ -65,6 +69,20 @@ APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, uint32_t i,
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
 APIPROF_HIDDEN void *apiprof_api_redirect(const char *name, void *p);
+/* The spec's library if loaded (a handle to dlclose), or NULL. */
+APIPROF_HIDDEN void *apiprof_library_open(const struct apiprof_api *api);
+/* A generated shim's real-function pointers, one per symbol; NULL for an
+ * api built at run time (dynamic mode). */
+APIPROF_HIDDEN void **apiprof_api_reals(const struct apiprof_api *api);
+/* The api whose wrapper dlsym(RTLD_DEFAULT, name) would find, standing
+ * for nothing (its library is not loaded), or NULL. */
+APIPROF_HIDDEN struct apiprof_api *apiprof_api_absent(const char *name);
+/* Leaves the dlerror state as a successful call does (apiprof_dl.c). */
+APIPROF_HIDDEN void apiprof_dl_clear_error(void);
+/* After a dlclose unloaded something: drops the cached real functions that
+ * pointed into it (apiprof_unload.c). */
+APIPROF_HIDDEN void apiprof_unload_forget(uint64_t adds_before);
+APIPROF_HIDDEN void apiprof_unload_counts(uint64_t *adds, uint64_t *subs);
 
 /* --- threads (apiprof_thread.c) --------------------------------------- */
 enum apiprof_thread_state {
@@ -91,6 +109,11 @@ struct apiprof_thread {
 	uint64_t exit_tick;
 	struct apiprof_tab *tab[APIPROF_MAX_APIS];
 	uint64_t *shadow[APIPROF_MAX_APIS]; /* calls at the flusher's last snapshot */
+	/* The latest call of each api entered out of line: its stack address
+	 * and row, the row of an abandoned call whose frame word says
+	 * APIPROF_FRAME_SLOW (apiprof_slow.c).  The owning thread's only. */
+	uintptr_t slow_frame[APIPROF_MAX_APIS];
+	uint32_t slow_row[APIPROF_MAX_APIS];
 };
 
 APIPROF_HIDDEN struct apiprof_thread *apiprof_thread_first(void);
@@ -122,6 +145,8 @@ APIPROF_HIDDEN bool apiprof_segment_ring_reserve_at_exit(void);
 APIPROF_HIDDEN void apiprof_segment_open(void);
 APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
 APIPROF_HIDDEN void apiprof_segment_forget(void);
+/* Gives the segment to uid (apiprof_creds.c); 0 or an errno. */
+APIPROF_HIDDEN int apiprof_segment_handover(uint32_t uid);
 APIPROF_HIDDEN uint32_t apiprof_func_reserve(uint32_t n);
 APIPROF_HIDDEN void apiprof_segment_add_api(const struct apiprof_api *api);
 APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
@@ -132,12 +157,19 @@ APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
 APIPROF_HIDDEN void apiprof_flush_final(void); /* at exit: for a reader that can still read */
 APIPROF_HIDDEN void apiprof_flusher_start(void);
+/* Requests to the flusher, without a signal (apiprof_flush.c): stop for a
+ * call that needs the process single-threaded (true: stopped, start it
+ * again after), and finish the image for a fatal signal's handler. */
+APIPROF_HIDDEN void apiprof_flusher_forget(void); /* in a fork child */
+APIPROF_HIDDEN bool apiprof_flusher_running(void);
+APIPROF_HIDDEN bool apiprof_flusher_stop(void);
+APIPROF_HIDDEN bool apiprof_flusher_finish(void);
 /* The flusher thread's stack, in the runtime's .bss (apiprof_flush.c). */
 #define APIPROF_FLUSHER_STACK (256u * 1024u)
 
 /* --- outputs at exit (apiprof_output.c) ------------------------------- */
 APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
-APIPROF_HIDDEN void apiprof_output_summary(int fd);
+APIPROF_HIDDEN void apiprof_output_summary(void); /* on apiprof_err_write */
 
 /* --- per-thread state (apiprof_tls.c) --------------------------------- */
 /* A thread's block: the hot state first, then the runtime's own.  Aligned
@@ -186,6 +218,13 @@ static inline struct apiprof_tls *apiprof_tls_self(void)
 
 /* --- the out-of-line hot path (apiprof_slow.c) ------------------------ */
 APIPROF_HIDDEN void apiprof_sample_draw(struct apiprof_tls *t);
+/* Ends the call in progress of api id on this thread, which a jump has
+ * abandoned: counted in row `row` with no time (not counted when the row
+ * is UINT32_MAX, or not the api's), the frame word idle again. */
+APIPROF_HIDDEN void apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row);
+/* The row of the call in progress of api id, when it was entered out of
+ * line, else UINT32_MAX. */
+APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);
 
 /* --- lifecycle (apiprof_init.c) --------------------------------------- */
 APIPROF_HIDDEN bool apiprof_ready(void);
@@ -193,6 +232,17 @@ enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
 APIPROF_HIDDEN void apiprof_resume(uint64_t busy);
 APIPROF_HIDDEN uint32_t apiprof_gettid(void);
+
+/* --- fatal signals (apiprof_signal.c) --------------------------------- */
+/* Catches SIGTERM, SIGINT, SIGHUP and SIGQUIT left at their default, so a
+ * program they kill still writes its outputs; from the constructor. */
+APIPROF_HIDDEN void apiprof_signal_init(void);
+/* The end of the image happens once: apiprof_finish claims it (false: it
+ * is some other thread's), marks it done, and a failed exec reopens it. */
+APIPROF_HIDDEN bool apiprof_end_claim(void);
+APIPROF_HIDDEN void apiprof_end_done(void);
+APIPROF_HIDDEN void apiprof_end_reopen(void);
+APIPROF_HIDDEN void apiprof_end_after_fork(void);
 
 /* Marks this thread as running runtime code, so that whatever the runtime
  * calls (malloc, write, mmap ...) passes straight through any shim.  Nests:
