@@ -28,26 +28,6 @@ typedef int (*uid1_fn)(uid_t);
 typedef int (*uid2_fn)(uid_t, uid_t);
 typedef int (*uid3_fn)(uid_t, uid_t, uid_t);
 
-static void *next(const char *name)
-{
-	void *p;
-	uint64_t busy = apiprof_busy_enter();
-
-	p = dlsym(RTLD_NEXT, name);
-	apiprof_busy_leave(busy);
-	return p;
-}
-
-static void set_fn(void *slot, void *p)
-{
-	memcpy(slot, &p, sizeof(p));
-}
-
-/* Resolves the real function into *slot once; returns it or NULL. */
-#define REAL(slot, name)                                                                           \
-	(__atomic_load_n(&(slot), __ATOMIC_RELAXED) ? (slot)                                       \
-	                                            : (set_fn(&(slot), next(name)), (slot)))
-
 /* Before the call: hands the segment to the effective uid the call will
  * give, if it succeeds (-1: unchanged).  errno is the program's again. */
 static void before(uid_t euid)
@@ -82,7 +62,7 @@ static uid3_fn real_setresuid;
 
 APIPROF_EXPORT int setuid(uid_t uid)
 {
-	uid1_fn f = REAL(real_setuid, "setuid");
+	uid1_fn f = APIPROF_REAL(real_setuid, "setuid");
 
 	before(uid);
 	return after(f ? f(uid) : (errno = ENOSYS, -1));
@@ -90,7 +70,7 @@ APIPROF_EXPORT int setuid(uid_t uid)
 
 APIPROF_EXPORT int seteuid(uid_t euid)
 {
-	uid1_fn f = REAL(real_seteuid, "seteuid");
+	uid1_fn f = APIPROF_REAL(real_seteuid, "seteuid");
 
 	before(euid);
 	return after(f ? f(euid) : (errno = ENOSYS, -1));
@@ -98,7 +78,7 @@ APIPROF_EXPORT int seteuid(uid_t euid)
 
 APIPROF_EXPORT int setreuid(uid_t ruid, uid_t euid)
 {
-	uid2_fn f = REAL(real_setreuid, "setreuid");
+	uid2_fn f = APIPROF_REAL(real_setreuid, "setreuid");
 
 	before(euid);
 	return after(f ? f(ruid, euid) : (errno = ENOSYS, -1));
@@ -106,7 +86,7 @@ APIPROF_EXPORT int setreuid(uid_t ruid, uid_t euid)
 
 APIPROF_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
-	uid3_fn f = REAL(real_setresuid, "setresuid");
+	uid3_fn f = APIPROF_REAL(real_setresuid, "setresuid");
 
 	before(euid);
 	return after(f ? f(ruid, euid, suid) : (errno = ENOSYS, -1));

@@ -29,7 +29,7 @@ typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef void (*exit_fn)(int);
 
-static void *next(const char *name)
+void *apiprof_hook_next(const char *name)
 {
 	void *p;
 	uint64_t busy = apiprof_busy_enter();
@@ -39,12 +39,9 @@ static void *next(const char *name)
 	return p;
 }
 
-/* Resolves the real function into *slot once; returns it or NULL. */
-#define REAL(slot, name)                                                                           \
-	(__atomic_load_n(&(slot), __ATOMIC_RELAXED) ? (slot)                                       \
-	                                            : (memcpy_fn(&(slot), next(name)), (slot)))
-
-static void memcpy_fn(void *slot, void *p)
+/* A function pointer stored through a void pointer (ISO C has no cast
+ * between the two). */
+void apiprof_hook_store(void *slot, void *p)
 {
 	memcpy(slot, &p, sizeof(p));
 }
@@ -65,7 +62,7 @@ static exit_fn real__exit, real__Exit;
 
 APIPROF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn f = REAL(real_execve, "execve");
+	execve_fn f = APIPROF_REAL(real_execve, "execve");
 	uint64_t busy = apiprof_finish(APIPROF_END_EXEC);
 
 	return exec_failed(busy, f ? f(path, argv, envp) : (errno = ENOSYS, -1));
@@ -73,7 +70,7 @@ APIPROF_EXPORT int execve(const char *path, char *const argv[], char *const envp
 
 APIPROF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	execve_fn f = REAL(real_execvpe, "execvpe");
+	execve_fn f = APIPROF_REAL(real_execvpe, "execvpe");
 	uint64_t busy = apiprof_finish(APIPROF_END_EXEC);
 
 	return exec_failed(busy, f ? f(file, argv, envp) : (errno = ENOSYS, -1));
@@ -81,7 +78,7 @@ APIPROF_EXPORT int execvpe(const char *file, char *const argv[], char *const env
 
 APIPROF_EXPORT int execv(const char *path, char *const argv[])
 {
-	execv_fn f = REAL(real_execv, "execv");
+	execv_fn f = APIPROF_REAL(real_execv, "execv");
 	uint64_t busy = apiprof_finish(APIPROF_END_EXEC);
 
 	return exec_failed(busy, f ? f(path, argv) : (errno = ENOSYS, -1));
@@ -89,7 +86,7 @@ APIPROF_EXPORT int execv(const char *path, char *const argv[])
 
 APIPROF_EXPORT int execvp(const char *file, char *const argv[])
 {
-	execv_fn f = REAL(real_execvp, "execvp");
+	execv_fn f = APIPROF_REAL(real_execvp, "execvp");
 	uint64_t busy = apiprof_finish(APIPROF_END_EXEC);
 
 	return exec_failed(busy, f ? f(file, argv) : (errno = ENOSYS, -1));
@@ -97,7 +94,7 @@ APIPROF_EXPORT int execvp(const char *file, char *const argv[])
 
 APIPROF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	fexecve_fn f = REAL(real_fexecve, "fexecve");
+	fexecve_fn f = APIPROF_REAL(real_fexecve, "fexecve");
 	uint64_t busy = apiprof_finish(APIPROF_END_EXEC);
 
 	return exec_failed(busy, f ? f(fd, argv, envp) : (errno = ENOSYS, -1));
@@ -223,7 +220,7 @@ APIPROF_EXPORT int execle(const char *path, const char *arg, ...)
 
 APIPROF_EXPORT void _exit(int status)
 {
-	exit_fn f = REAL(real__exit, "_exit");
+	exit_fn f = APIPROF_REAL(real__exit, "_exit");
 
 	apiprof_finish(APIPROF_END_EXIT);
 	if (f != NULL)
@@ -233,7 +230,7 @@ APIPROF_EXPORT void _exit(int status)
 
 APIPROF_EXPORT void _Exit(int status)
 {
-	exit_fn f = REAL(real__Exit, "_Exit");
+	exit_fn f = APIPROF_REAL(real__Exit, "_Exit");
 
 	apiprof_finish(APIPROF_END_EXIT);
 	if (f != NULL)

@@ -226,6 +226,19 @@ APIPROF_HIDDEN void apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t
  * line, else UINT32_MAX. */
 APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);
 
+/* --- the runtime's own interposers (apiprof_hooks.c) ------------------- */
+/* The definition of name that follows the runtime's (dlsym(RTLD_NEXT)),
+ * looked up with the thread busy, so that nothing the lookup calls is
+ * counted.  Every hook of the runtime finds its real function this way. */
+APIPROF_HIDDEN void *apiprof_hook_next(const char *name);
+APIPROF_HIDDEN void apiprof_hook_store(void *slot, void *p);
+
+/* Resolves the real function into slot once; returns it or NULL. */
+#define APIPROF_REAL(slot, name)                                                                   \
+	(__atomic_load_n(&(slot), __ATOMIC_RELAXED)                                                \
+	         ? (slot)                                                                          \
+	         : (apiprof_hook_store(&(slot), apiprof_hook_next(name)), (slot)))
+
 /* --- lifecycle (apiprof_init.c) --------------------------------------- */
 APIPROF_HIDDEN bool apiprof_ready(void);
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };

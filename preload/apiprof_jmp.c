@@ -161,12 +161,9 @@ static void jump(const void *env)
 
 static jmp_fn next(const char *name)
 {
-	uint64_t busy = apiprof_busy_enter();
-	void *p = dlsym(RTLD_NEXT, name);
 	jmp_fn f;
 
-	apiprof_busy_leave(busy);
-	memcpy(&f, &p, sizeof(f));
+	apiprof_hook_store(&f, apiprof_hook_next(name));
 	return f;
 }
 

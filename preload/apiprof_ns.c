@@ -45,26 +45,6 @@
 typedef int (*ns_fn)(int, int);
 typedef int (*unshare_fn)(int);
 
-static void *next(const char *name)
-{
-	void *p;
-	uint64_t busy = apiprof_busy_enter();
-
-	p = dlsym(RTLD_NEXT, name);
-	apiprof_busy_leave(busy);
-	return p;
-}
-
-static void set_fn(void *slot, void *p)
-{
-	memcpy(slot, &p, sizeof(p));
-}
-
-/* Resolves the real function into *slot once; returns it or NULL. */
-#define REAL(slot, name)                                                                           \
-	(__atomic_load_n(&(slot), __ATOMIC_RELAXED) ? (slot)                                       \
-	                                            : (set_fn(&(slot), next(name)), (slot)))
-
 static unshare_fn real_unshare;
 static ns_fn real_setns;
 static uint32_t warned;
@@ -98,7 +78,7 @@ static int unshare2(int flags, int unused)
 
 APIPROF_EXPORT int unshare(int flags)
 {
-	if (REAL(real_unshare, "unshare") == NULL) {
+	if (APIPROF_REAL(real_unshare, "unshare") == NULL) {
 		errno = ENOSYS;
 		return -1;
 	}
@@ -134,7 +114,7 @@ static bool setns_needs_alone(int fd, int nstype)
 
 APIPROF_EXPORT int setns(int fd, int nstype)
 {
-	ns_fn f = REAL(real_setns, "setns");
+	ns_fn f = APIPROF_REAL(real_setns, "setns");
 
 	if (f == NULL) {
 		errno = ENOSYS;

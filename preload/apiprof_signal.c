@@ -45,26 +45,6 @@ typedef void (*handler_fn)(int);
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef handler_fn (*signal_fn)(int, handler_fn);
 
-static void *next(const char *name)
-{
-	void *p;
-	uint64_t busy = apiprof_busy_enter();
-
-	p = dlsym(RTLD_NEXT, name);
-	apiprof_busy_leave(busy);
-	return p;
-}
-
-static void set_fn(void *slot, void *p)
-{
-	memcpy(slot, &p, sizeof(p));
-}
-
-/* Resolves the real function into *slot once; returns it or NULL. */
-#define REAL(slot, name)                                                                           \
-	(__atomic_load_n(&(slot), __ATOMIC_RELAXED) ? (slot)                                       \
-	                                            : (set_fn(&(slot), next(name)), (slot)))
-
 static sigaction_fn real_sigaction;
 static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sysv_signal, real___sysv_signal,
         real_sigset;
@@ -217,7 +197,7 @@ static bool hooks_reached(void)
 
 	if (p == NULL)
 		return false;
-	set_fn(&f, p);
+	apiprof_hook_store(&f, p);
 	__atomic_store_n(&probed, 0, __ATOMIC_RELAXED);
 	return f(SIGTERM, NULL, &cur) == 0 && __atomic_load_n(&probed, __ATOMIC_RELAXED);
 }
@@ -227,7 +207,8 @@ void apiprof_signal_init(void)
 	int saved = errno;
 	struct sigaction cur;
 
-	if (getpid() == 1 || REAL(real_sigaction, "sigaction") == NULL || !hooks_reached() ||
+	if (getpid() == 1 || APIPROF_REAL(real_sigaction, "sigaction") == NULL ||
+	    !hooks_reached() ||
 	    (!apiprof_cfg.output[0] && !apiprof_cfg.summary && apiprof_segment() == NULL)) {
 		errno = saved;
 		return;
@@ -244,7 +225,7 @@ void apiprof_signal_init(void)
 
 static int hook_sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
-	sigaction_fn f = REAL(real_sigaction, "sigaction");
+	sigaction_fn f = APIPROF_REAL(real_sigaction, "sigaction");
 	int i = slot_of(sig);
 	bool to_default = act != NULL && act->sa_handler == SIG_DFL;
 	struct sigaction old;
@@ -299,31 +280,31 @@ static handler_fn signal_like(signal_fn f, int sig, handler_fn h)
 
 APIPROF_EXPORT handler_fn signal(int sig, handler_fn h)
 {
-	return signal_like(REAL(real_signal, "signal"), sig, h);
+	return signal_like(APIPROF_REAL(real_signal, "signal"), sig, h);
 }
 
 APIPROF_EXPORT handler_fn bsd_signal(int sig, handler_fn h)
 {
-	return signal_like(REAL(real_bsd_signal, "bsd_signal"), sig, h);
+	return signal_like(APIPROF_REAL(real_bsd_signal, "bsd_signal"), sig, h);
 }
 
 APIPROF_EXPORT handler_fn ssignal(int sig, handler_fn h)
 {
-	return signal_like(REAL(real_ssignal, "ssignal"), sig, h);
+	return signal_like(APIPROF_REAL(real_ssignal, "ssignal"), sig, h);
 }
 
 APIPROF_EXPORT handler_fn sysv_signal(int sig, handler_fn h)
 {
-	return signal_like(REAL(real_sysv_signal, "sysv_signal"), sig, h);
+	return signal_like(APIPROF_REAL(real_sysv_signal, "sysv_signal"), sig, h);
 }
 
 APIPROF_EXPORT handler_fn __sysv_signal(int sig, handler_fn h)
 {
-	return signal_like(REAL(real___sysv_signal, "__sysv_signal"), sig, h);
+	return signal_like(APIPROF_REAL(real___sysv_signal, "__sysv_signal"), sig, h);
 }
 
 /* SIG_HOLD is not a handler: sigset(sig, SIG_HOLD) only blocks sig. */
 APIPROF_EXPORT handler_fn sigset(int sig, handler_fn h)
 {
-	return signal_like(REAL(real_sigset, "sigset"), sig, h);
+	return signal_like(APIPROF_REAL(real_sigset, "sigset"), sig, h);
 }
