@@ -19,15 +19,7 @@ unset APIPROF_CACHE XDG_CACHE_HOME
 export TMPDIR="$tmp/tmpdir"
 mkdir -m 700 "$TMPDIR"
 
-# launch TAG [VAR=VALUE...] [-- CMD...]: the launcher with that
-# environment; stdout, stderr and JSON into $tmp/TAG.*, status into $st.
-launch() {
-	tag=$1
-	shift
-	timeout -k 5 "$WATCHDOG" env "$@" "$run" -s "$tmp/testlib.json" -o "$tmp/$tag.json" \
-		-- "$prog" 2 1000 >"$tmp/$tag.out" 2>"$tmp/$tag.err" </dev/null
-	st=$?
-}
+. "$(dirname "$0")/launch.sh"
 
 # exact TAG DIR: status 0, exact counts, and the one line about DIR.
 exact() {

@@ -32,15 +32,7 @@ APIPROF_CACHE="$tmp/legit" "$run" -q -s "$tmp/testlib.json" -- true ||
 name=$(cd "$tmp/legit" && ls libapiprof-*.so)
 [ -n "$name" ] || fail "no shim in $tmp/legit"
 
-# launch TAG [VAR=VALUE...]: the program under the launcher with that
-# environment; stdout, stderr and JSON in $tmp/TAG.*, status in $st.
-launch() {
-	tag=$1
-	shift
-	timeout -k 5 "$WATCHDOG" env "$@" "$run" -s "$tmp/testlib.json" -o "$tmp/$tag.json" \
-		-- "$prog" 2 1000 >"$tmp/$tag.out" 2>"$tmp/$tag.err" </dev/null
-	st=$?
-}
+. "$(dirname "$0")/launch.sh"
 
 # check TAG LINE: status 0, nothing planted ran, exact counts, and exactly
 # one "not trusted" line, the one containing LINE.
