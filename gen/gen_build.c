@@ -32,7 +32,7 @@ struct gen_argv {
 	size_t cap;
 };
 
-int gen_generate(const struct gen_spec *s, const char *path)
+int gen_generate(const struct spec *s, const char *path)
 {
 	struct gen_out o = {0};
 
@@ -45,7 +45,7 @@ int gen_generate(const struct gen_spec *s, const char *path)
 static void gen_argv_add(struct gen_argv *a, const char *s)
 {
 	if (a->n + 2 > a->cap) {
-		char **v = gen_xcalloc(a->cap * 2 + 16, sizeof *v);
+		char **v = spec_xcalloc(a->cap * 2 + 16, sizeof *v);
 
 		if (a->n)
 			memcpy(v, a->v, a->n * sizeof *v);
@@ -53,18 +53,18 @@ static void gen_argv_add(struct gen_argv *a, const char *s)
 		a->v = v;
 		a->cap = a->cap * 2 + 16;
 	}
-	a->v[a->n++] = gen_xstrdup(s);
+	a->v[a->n++] = spec_xstrdup(s);
 	a->v[a->n] = NULL;
 }
 
 static void gen_argv_addf(struct gen_argv *a, const char *prefix, const char *s)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
-	gen_buf_init(&b);
-	gen_buf_printf(&b, "%s%s", prefix, s);
-	gen_argv_add(a, gen_buf_str(&b));
-	gen_buf_free(&b);
+	spec_buf_init(&b);
+	spec_buf_printf(&b, "%s%s", prefix, s);
+	gen_argv_add(a, spec_buf_str(&b));
+	spec_buf_free(&b);
 }
 
 static void gen_argv_free(struct gen_argv *a)
@@ -84,7 +84,7 @@ static void gen_argv_cc(struct gen_argv *a)
 
 	if (cc == NULL || cc[strspn(cc, " \t")] == '\0')
 		cc = "cc";
-	copy = gen_xstrdup(cc);
+	copy = spec_xstrdup(cc);
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 		gen_argv_add(a, tok);
 	free(copy);
@@ -99,16 +99,15 @@ static const char *gen_dir(const char *env, const char *dflt)
 	return v != NULL && *v != '\0' ? v : dflt;
 }
 
-static void gen_build_argv(struct gen_argv *a, const struct gen_spec *s,
-                           const struct gen_build_opts *o, const char *src, const char *out,
-                           const char *map)
+static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struct gen_build_opts *o,
+                           const char *src, const char *out, const char *map)
 {
 	static const char *const flags[] = {
 	        "-std=gnu11",          "-O2",   "-fPIC",   "-shared",
 	        "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror",
 	};
 	const char *libdir = gen_dir("APIPROF_LIBDIR", APIPROF_LIBDIR);
-	char *specdir = gen_xstrdup(s->path);
+	char *specdir = spec_xstrdup(s->path);
 	size_t i;
 
 	gen_argv_cc(a);
@@ -147,49 +146,49 @@ static int gen_run(char **argv)
 	return 128 + WTERMSIG(st);
 }
 
-static int gen_compile(const struct gen_spec *s, const struct gen_build_opts *o, const char *src,
+static int gen_compile(const struct spec *s, const struct gen_build_opts *o, const char *src,
                        const char *map)
 {
 	struct gen_argv a = {0};
-	struct gen_buf out;
+	struct spec_buf out;
 	int rc;
 
-	gen_buf_init(&out);
+	spec_buf_init(&out);
 	if (o->out != NULL)
-		gen_buf_puts(&out, o->out);
+		spec_buf_puts(&out, o->out);
 	else
-		gen_buf_printf(&out, "libapiprof-%s.so", s->api);
-	gen_build_argv(&a, s, o, src, gen_buf_str(&out), map);
+		spec_buf_printf(&out, "libapiprof-%s.so", s->api);
+	gen_build_argv(&a, s, o, src, spec_buf_str(&out), map);
 	rc = gen_run(a.v);
 	gen_argv_free(&a);
-	gen_buf_free(&out);
+	spec_buf_free(&out);
 	return rc;
 }
 
-int gen_build(const struct gen_spec *s, const struct gen_build_opts *o)
+int gen_build(const struct spec *s, const struct gen_build_opts *o)
 {
-	struct gen_buf dir, src, map;
+	struct spec_buf dir, src, map;
 	const char *tmp = getenv("TMPDIR");
 	int rc = 1;
 
-	gen_buf_init(&dir);
-	gen_buf_init(&src);
-	gen_buf_init(&map);
-	gen_buf_printf(&dir, "%s/apiprof-gen.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	spec_buf_init(&dir);
+	spec_buf_init(&src);
+	spec_buf_init(&map);
+	spec_buf_printf(&dir, "%s/apiprof-gen.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (mkdtemp(dir.s) == NULL) {
 		fprintf(stderr, "apiprof-gen: cannot create %s: %s\n", dir.s, strerror(errno));
 		goto out;
 	}
-	gen_buf_printf(&src, "%s/shim.c", dir.s);
-	gen_buf_printf(&map, "%s/shim.map", dir.s);
+	spec_buf_printf(&src, "%s/shim.c", dir.s);
+	spec_buf_printf(&map, "%s/shim.map", dir.s);
 	if (gen_generate(s, src.s) == 0 && gen_generate_vscript(s, map.s) == 0)
 		rc = gen_compile(s, o, src.s, map.s);
 	unlink(src.s);
 	unlink(map.s);
 	rmdir(dir.s);
 out:
-	gen_buf_free(&dir);
-	gen_buf_free(&src);
-	gen_buf_free(&map);
+	spec_buf_free(&dir);
+	spec_buf_free(&src);
+	spec_buf_free(&map);
 	return rc;
 }

@@ -10,30 +10,30 @@
  * line, not through the spec's allow-lists.  Octal escapes are always
  * three digits so a following digit cannot extend them; '?' is escaped
  * against trigraphs. */
-void gen_emit_cstr(struct gen_buf *b, const char *s)
+void gen_emit_cstr(struct spec_buf *b, const char *s)
 {
-	gen_buf_putc(b, '"');
+	spec_buf_putc(b, '"');
 	for (; *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\' || c == '?')
-			gen_buf_printf(b, "\\%c", c);
+			spec_buf_printf(b, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			gen_buf_printf(b, "\\%03o", c);
+			spec_buf_printf(b, "\\%03o", c);
 		else
-			gen_buf_putc(b, (char)c);
+			spec_buf_putc(b, (char)c);
 	}
-	gen_buf_putc(b, '"');
+	spec_buf_putc(b, '"');
 }
 
 /* Text inside a comment: no '*' or '/' pairs that would end it or nest
  * one (-Wcomment), no backslash or control character to splice lines. */
-void gen_emit_comment_text(struct gen_buf *b, const char *s)
+void gen_emit_comment_text(struct spec_buf *b, const char *s)
 {
 	for (; *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		gen_buf_putc(b, c < 0x20 || c == 0x7f || c == '*' || c == '\\' ? '?' : (char)c);
+		spec_buf_putc(b, c < 0x20 || c == 0x7f || c == '*' || c == '\\' ? '?' : (char)c);
 	}
 }
 
@@ -41,15 +41,15 @@ void gen_emit_comment_text(struct gen_buf *b, const char *s)
  * compile error in a wrapper names the spec line that produced it. */
 void gen_emit_line(struct gen_out *o, unsigned long line, const char *file)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	gen_emit_cstr(&b, file);
-	gen_out_printf(o, "#line %lu %s\n", line, gen_buf_str(&b));
-	gen_buf_free(&b);
+	gen_out_printf(o, "#line %lu %s\n", line, spec_buf_str(&b));
+	spec_buf_free(&b);
 }
 
-static bool gen_any_noreturn(const struct gen_spec *s)
+static bool gen_any_noreturn(const struct spec *s)
 {
 	size_t i;
 
@@ -59,7 +59,7 @@ static bool gen_any_noreturn(const struct gen_spec *s)
 	return false;
 }
 
-static bool gen_func_uses_bool(const struct gen_func *f)
+static bool gen_func_uses_bool(const struct spec_func *f)
 {
 	size_t i;
 
@@ -74,7 +74,7 @@ static bool gen_func_uses_bool(const struct gen_func *f)
 	return false;
 }
 
-static bool gen_any_bool(const struct gen_spec *s)
+static bool gen_any_bool(const struct spec *s)
 {
 	size_t i;
 
@@ -87,15 +87,15 @@ static bool gen_any_bool(const struct gen_spec *s)
 	return false;
 }
 
-static void gen_emit_prologue(const struct gen_spec *s, struct gen_out *o)
+static void gen_emit_prologue(const struct spec *s, struct gen_out *o)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 	size_t i;
 
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	gen_emit_comment_text(&b, s->path);
-	gen_out_printf(o, "/* generated from %s \u2014 do not edit */\n", gen_buf_str(&b));
-	gen_buf_free(&b);
+	gen_out_printf(o, "/* generated from %s \u2014 do not edit */\n", spec_buf_str(&b));
+	spec_buf_free(&b);
 	gen_out_puts(o, "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE 1\n#endif\n");
 	gen_out_puts(o, "#include <stdarg.h>\n");
 	if (gen_any_bool(s))
@@ -113,7 +113,7 @@ static void gen_emit_prologue(const struct gen_spec *s, struct gen_out *o)
 /* Which string of a function a table holds. */
 enum gen_col { GEN_COL_LOOKUP, GEN_COL_VERSION, GEN_COL_DISPLAY, GEN_COL_EXPORT };
 
-static const char *gen_col_value(const struct gen_func *f, enum gen_col col)
+static const char *gen_col_value(const struct spec_func *f, enum gen_col col)
 {
 	if (col == GEN_COL_LOOKUP)
 		return f->lookup;
@@ -126,12 +126,12 @@ static const char *gen_col_value(const struct gen_func *f, enum gen_col col)
 
 /* The symbol tables run over the rows and then the aliases; the display
  * table over the rows only. */
-static const struct gen_func *gen_sym_at(const struct gen_spec *s, size_t i)
+static const struct spec_func *gen_sym_at(const struct spec *s, size_t i)
 {
 	return i < s->nfuncs ? &s->funcs[i] : &s->aliases[i - s->nfuncs];
 }
 
-static void gen_emit_strings(const struct gen_spec *s, struct gen_out *o, const char *table,
+static void gen_emit_strings(const struct spec *s, struct gen_out *o, const char *table,
                              enum gen_col col)
 {
 	size_t i, n = col == GEN_COL_DISPLAY ? s->nfuncs : s->nfuncs + s->naliases;
@@ -151,7 +151,7 @@ static void gen_emit_strings(const struct gen_spec *s, struct gen_out *o, const 
 
 /* Per row its flags; per symbol its missing stub's warned flag and the
  * row its wrapper counts into (the runtime's, for an abandoned call). */
-static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
+static void gen_emit_flags(const struct spec *s, struct gen_out *o)
 {
 	size_t i;
 
@@ -171,12 +171,12 @@ static void gen_emit_flags(const struct gen_spec *s, struct gen_out *o)
  * spec's order: a call reads tls and slot from the api's last line, which
  * also holds the first six pointers (apiprof_shim.h), so the first six
  * functions of a spec cost one line of the shim's data, not two. */
-static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
+static void gen_emit_api(const struct spec *s, struct gen_out *o)
 {
-	struct gen_buf path;
+	struct spec_buf path;
 	size_t i;
 
-	gen_buf_init(&path);
+	spec_buf_init(&path);
 	gen_emit_cstr(&path, s->path);
 	gen_out_puts(o, "\nstatic struct {\n\tstruct apiprof_api api;\n");
 	for (i = 0; i < s->nfuncs; i++)
@@ -201,8 +201,8 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
 	               "\t.exports = apiprof_exports,\n"
 	               "\t.rows = apiprof_rows,\n"
 	               "}};\n",
-	               s->api, s->library, gen_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
-	gen_buf_free(&path);
+	               s->api, s->library, spec_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
+	spec_buf_free(&path);
 }
 
 /* Registers the api and resolves every real function while the program
@@ -212,7 +212,7 @@ static void gen_emit_api(const struct gen_spec *s, struct gen_out *o)
  * lookup from in there re-enters dlerror state that is half updated.
  * What is not found now is not final (the library may be dlopen()ed
  * later): apiprof_prefetch keeps such NULLs from being cached. */
-static void gen_emit_ctor(const struct gen_spec *s, struct gen_out *o)
+static void gen_emit_ctor(const struct spec *s, struct gen_out *o)
 {
 	size_t i;
 
@@ -225,7 +225,7 @@ static void gen_emit_ctor(const struct gen_spec *s, struct gen_out *o)
 	gen_out_puts(o, "\tapiprof_prefetch(0);\n}\n");
 }
 
-void gen_emit(const struct gen_spec *s, struct gen_out *o)
+void gen_emit(const struct spec *s, struct gen_out *o)
 {
 	size_t i;
 

@@ -9,19 +9,19 @@
 #ifndef GEN_EMIT_H
 #define GEN_EMIT_H
 
-#include "gen_buf.h"
+#include "spec_buf.h"
 #include "gen_out.h"
-#include "gen_spec.h"
+#include "spec.h"
 
-void gen_emit(const struct gen_spec *s, struct gen_out *o);
+void gen_emit(const struct spec *s, struct gen_out *o);
 /* The version script exporting exactly the wrappers. */
-void gen_vscript(const struct gen_spec *s, struct gen_out *o);
+void gen_vscript(const struct spec *s, struct gen_out *o);
 
 /* Internal to gen_emit*.c. */
-void gen_emit_func_types(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o);
-void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o);
-void gen_emit_cstr(struct gen_buf *b, const char *s);
-void gen_emit_comment_text(struct gen_buf *b, const char *s);
+void gen_emit_func_types(const struct spec *s, const struct spec_func *f, struct gen_out *o);
+void gen_emit_func(const struct spec *s, const struct spec_func *f, struct gen_out *o);
+void gen_emit_cstr(struct spec_buf *b, const char *s);
+void gen_emit_comment_text(struct spec_buf *b, const char *s);
 void gen_emit_line(struct gen_out *o, unsigned long line, const char *file);
 
 #endif /* GEN_EMIT_H */

@@ -28,27 +28,27 @@
 #include "gen_emit.h"
 
 struct gen_fn {
-	const struct gen_spec *s;
-	const struct gen_func *f;
+	const struct spec *s;
+	const struct spec_func *f;
 	struct gen_out *o;
-	struct gen_buf params; /* of the wrapper */
-	struct gen_buf real;   /* of the real function (the v-twin's) */
-	struct gen_buf args;   /* what the wrapper passes on */
-	struct gen_buf last;   /* the last named parameter, for va_start */
-	struct gen_buf slow;   /* of apiprof_slow_NAME: what `args` names */
-	bool returns;          /* non-void */
-	bool ret_typedef;      /* RET is spelled through apiprof_ret_NAME */
+	struct spec_buf params; /* of the wrapper */
+	struct spec_buf real;   /* of the real function (the v-twin's) */
+	struct spec_buf args;   /* what the wrapper passes on */
+	struct spec_buf last;   /* the last named parameter, for va_start */
+	struct spec_buf slow;   /* of apiprof_slow_NAME: what `args` names */
+	bool returns;           /* non-void */
+	bool ret_typedef;       /* RET is spelled through apiprof_ret_NAME */
 };
 
 /* RET + declarator; a return type with parentheses or brackets (a
  * function pointer) goes through a typedef rather than C's inside-out
  * declarator syntax, for the sake of whoever reads the output. */
-static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct gen_buf *out)
+static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct spec_buf *out)
 {
 	if (e->ret_typedef)
-		gen_buf_printf(out, "apiprof_ret_%s %s", e->f->cname, declarator);
+		spec_buf_printf(out, "apiprof_ret_%s %s", e->f->cname, declarator);
 	else
-		gen_ctype_format(e->f->ret, declarator, out);
+		spec_ctype_format(e->f->ret, declarator, out);
 }
 
 /* apiprof_slow_NAME's parameters: after the named ones (in `slow`
@@ -56,54 +56,54 @@ static void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct g
  * wrapper's stack pointer. */
 static void gen_fn_slow_params(struct gen_fn *e)
 {
-	const struct gen_func *f = e->f;
-	struct gen_buf d;
+	const struct spec_func *f = e->f;
+	struct spec_buf d;
 	size_t i;
 
 	if (f->vtwin)
-		gen_buf_puts(&e->slow, ", va_list apiprof_ap");
+		spec_buf_puts(&e->slow, ", va_list apiprof_ap");
 	for (i = 0; i < f->nextra; i++) {
-		gen_buf_init(&d);
-		gen_buf_printf(&d, "apiprof_x%zu", i);
-		gen_buf_puts(&e->slow, ", ");
-		gen_ctype_format(f->extra[i], gen_buf_str(&d), &e->slow);
-		gen_buf_free(&d);
+		spec_buf_init(&d);
+		spec_buf_printf(&d, "apiprof_x%zu", i);
+		spec_buf_puts(&e->slow, ", ");
+		spec_ctype_format(f->extra[i], spec_buf_str(&d), &e->slow);
+		spec_buf_free(&d);
 	}
-	gen_buf_printf(&e->slow, "%suintptr_t apiprof_sp", f->nparams ? ", " : "");
+	spec_buf_printf(&e->slow, "%suintptr_t apiprof_sp", f->nparams ? ", " : "");
 }
 
 static void gen_fn_lists(struct gen_fn *e)
 {
-	const struct gen_func *f = e->f;
+	const struct spec_func *f = e->f;
 	size_t i;
 
 	for (i = 0; i < f->nparams; i++) {
 		const char *sep = i ? ", " : "";
 
-		gen_buf_puts(&e->params, sep);
-		gen_ctype_format(f->params[i].type, f->params[i].name, &e->params);
-		gen_buf_printf(&e->args, "%s%s", sep, f->params[i].name);
+		spec_buf_puts(&e->params, sep);
+		spec_ctype_format(f->params[i].type, f->params[i].name, &e->params);
+		spec_buf_printf(&e->args, "%s%s", sep, f->params[i].name);
 	}
-	gen_buf_puts(&e->slow, gen_buf_str(&e->params));
+	spec_buf_puts(&e->slow, spec_buf_str(&e->params));
 	if (f->nparams == 0)
-		gen_buf_puts(&e->params, "void");
+		spec_buf_puts(&e->params, "void");
 	else
-		gen_buf_puts(&e->last, f->params[f->nparams - 1].name);
-	gen_buf_puts(&e->real, gen_buf_str(&e->params));
+		spec_buf_puts(&e->last, f->params[f->nparams - 1].name);
+	spec_buf_puts(&e->real, spec_buf_str(&e->params));
 	if (f->variadic)
-		gen_buf_puts(&e->params, ", ...");
+		spec_buf_puts(&e->params, ", ...");
 	if (f->vtwin) {
-		gen_buf_puts(&e->real, ", va_list apiprof_ap");
-		gen_buf_puts(&e->args, ", apiprof_ap");
+		spec_buf_puts(&e->real, ", va_list apiprof_ap");
+		spec_buf_puts(&e->args, ", apiprof_ap");
 	} else if (f->variadic) {
-		gen_buf_puts(&e->real, ", ...");
+		spec_buf_puts(&e->real, ", ...");
 	}
 	for (i = 0; i < f->nextra; i++)
-		gen_buf_printf(&e->args, ", apiprof_x%zu", i);
+		spec_buf_printf(&e->args, ", apiprof_x%zu", i);
 	gen_fn_slow_params(e);
 }
 
-static void gen_fn_init(struct gen_fn *e, const struct gen_spec *s, const struct gen_func *f,
+static void gen_fn_init(struct gen_fn *e, const struct spec *s, const struct spec_func *f,
                         struct gen_out *o)
 {
 	memset(e, 0, sizeof *e);
@@ -117,23 +117,23 @@ static void gen_fn_init(struct gen_fn *e, const struct gen_spec *s, const struct
 
 static void gen_fn_fini(struct gen_fn *e)
 {
-	gen_buf_free(&e->params);
-	gen_buf_free(&e->real);
-	gen_buf_free(&e->args);
-	gen_buf_free(&e->last);
-	gen_buf_free(&e->slow);
+	spec_buf_free(&e->params);
+	spec_buf_free(&e->real);
+	spec_buf_free(&e->args);
+	spec_buf_free(&e->last);
+	spec_buf_free(&e->slow);
 }
 
 static void gen_emit_origin(const struct gen_fn *e)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	gen_emit_comment_text(&b, e->s->path);
-	gen_out_printf(e->o, "/* %s:%d:%d: %s%s%s%s */\n", gen_buf_str(&b), e->f->pos.line,
+	gen_out_printf(e->o, "/* %s:%d:%d: %s%s%s%s */\n", spec_buf_str(&b), e->f->pos.line,
 	               e->f->pos.col, e->f->name, e->f->alias ? " (alias " : "",
 	               e->f->alias ? e->f->symbol : "", e->f->alias ? ")" : "");
-	gen_buf_free(&b);
+	spec_buf_free(&b);
 }
 
 /* Prints `text` (one or more lines) as if it were at the spec entry. */
@@ -147,25 +147,25 @@ static void gen_emit_at_spec(const struct gen_fn *e, const char *text)
 static void gen_emit_types(const struct gen_fn *e)
 {
 	const char *name = e->f->cname;
-	struct gen_buf b, d;
+	struct spec_buf b, d;
 
-	gen_buf_init(&b);
-	gen_buf_init(&d);
+	spec_buf_init(&b);
+	spec_buf_init(&d);
 	if (e->ret_typedef) {
-		gen_buf_printf(&d, "apiprof_ret_%s", name);
-		gen_buf_puts(&b, "typedef ");
-		gen_ctype_format(e->f->ret, gen_buf_str(&d), &b);
-		gen_buf_puts(&b, ";\n");
+		spec_buf_printf(&d, "apiprof_ret_%s", name);
+		spec_buf_puts(&b, "typedef ");
+		spec_ctype_format(e->f->ret, spec_buf_str(&d), &b);
+		spec_buf_puts(&b, ";\n");
 		d.len = 0;
 	}
-	gen_buf_printf(&d, "(*apiprof_fn_%s)(%s)", name, gen_buf_str(&e->real));
-	gen_buf_puts(&b, "typedef ");
-	gen_fn_decl(e, gen_buf_str(&d), &b);
-	gen_buf_puts(&b, ";\n");
-	gen_emit_at_spec(e, gen_buf_str(&b));
+	spec_buf_printf(&d, "(*apiprof_fn_%s)(%s)", name, spec_buf_str(&e->real));
+	spec_buf_puts(&b, "typedef ");
+	gen_fn_decl(e, spec_buf_str(&d), &b);
+	spec_buf_puts(&b, ";\n");
+	gen_emit_at_spec(e, spec_buf_str(&b));
 	gen_out_puts(e->o, "\n");
-	gen_buf_free(&b);
-	gen_buf_free(&d);
+	spec_buf_free(&b);
+	spec_buf_free(&d);
 }
 
 /* What a function that does not exist returns: -1 for signed integers
@@ -184,7 +184,7 @@ static enum gen_missing gen_missing_kind(const struct gen_fn *e)
 		return GEN_MISS_ABORT;
 	if (!e->returns)
 		return GEN_MISS_VOID;
-	if (e->f->ret->kind == GEN_CT_POINTER)
+	if (e->f->ret->kind == SPEC_CT_POINTER)
 		return GEN_MISS_NULL;
 	return e->f->ret->is_signed_int ? GEN_MISS_MINUS1 : GEN_MISS_ZERO;
 }
@@ -204,20 +204,20 @@ static void gen_emit_missing_return(const struct gen_fn *e, enum gen_missing k)
 
 static void gen_emit_missing(const struct gen_fn *e)
 {
-	const struct gen_func *f = e->f;
+	const struct spec_func *f = e->f;
 	enum gen_missing k = gen_missing_kind(e);
-	struct gen_buf d, b;
+	struct spec_buf d, b;
 	size_t i;
 
-	gen_buf_init(&d);
-	gen_buf_init(&b);
-	gen_buf_printf(&d, "apiprof_missing_%s(%s)", f->cname, gen_buf_str(&e->real));
-	gen_fn_decl(e, gen_buf_str(&d), &b);
-	gen_out_printf(e->o, "static %s\n{\n", gen_buf_str(&b));
+	spec_buf_init(&d);
+	spec_buf_init(&b);
+	spec_buf_printf(&d, "apiprof_missing_%s(%s)", f->cname, spec_buf_str(&e->real));
+	gen_fn_decl(e, spec_buf_str(&d), &b);
+	gen_out_printf(e->o, "static %s\n{\n", spec_buf_str(&b));
 	if (k == GEN_MISS_ZERO) {
 		b.len = 0;
 		gen_fn_decl(e, "apiprof_zero", &b);
-		gen_out_printf(e->o, "\tstatic %s;\n\n", gen_buf_str(&b));
+		gen_out_printf(e->o, "\tstatic %s;\n\n", spec_buf_str(&b));
 	}
 	for (i = 0; i < f->nparams; i++)
 		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
@@ -226,8 +226,8 @@ static void gen_emit_missing(const struct gen_fn *e)
 	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self.api, %zu);\n", f->sym);
 	gen_emit_missing_return(e, k);
 	gen_out_puts(e->o, "}\n\n");
-	gen_buf_free(&d);
-	gen_buf_free(&b);
+	spec_buf_free(&d);
+	spec_buf_free(&b);
 }
 
 /* The union converts the object pointer dlsym returns to a function
@@ -262,75 +262,75 @@ static void gen_emit_getter(const struct gen_fn *e)
  * export) an internal name given the linker name with __asm__ or .symver. */
 static void gen_emit_signature(const struct gen_fn *e)
 {
-	const struct gen_func *f = e->f;
-	struct gen_buf d, b;
+	const struct spec_func *f = e->f;
+	struct spec_buf d, b;
 
-	gen_buf_init(&d);
-	gen_buf_init(&b);
+	spec_buf_init(&d);
+	spec_buf_init(&b);
 	if (f->asm_label)
-		gen_buf_printf(&d, "apiprof_wrap_%s(%s)", f->cname, gen_buf_str(&e->params));
+		spec_buf_printf(&d, "apiprof_wrap_%s(%s)", f->cname, spec_buf_str(&e->params));
 	else /* in parentheses: a function-like macro of the name (zlib's
 	      * gzgetc) must not expand the definition */
-		gen_buf_printf(&d, "(%s)(%s)", f->symbol, gen_buf_str(&e->params));
-	gen_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
-	gen_fn_decl(e, gen_buf_str(&d), &b);
+		spec_buf_printf(&d, "(%s)(%s)", f->symbol, spec_buf_str(&e->params));
+	spec_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
+	gen_fn_decl(e, spec_buf_str(&d), &b);
 	gen_emit_origin(e);
-	if (f->asm_label && f->symver == GEN_SYMVER_NONE)
-		gen_out_printf(e->o, "%s __asm__(\"%s\");\n", gen_buf_str(&b), f->symbol);
-	gen_buf_putc(&b, '\n');
-	gen_emit_at_spec(e, gen_buf_str(&b));
-	gen_buf_free(&d);
-	gen_buf_free(&b);
+	if (f->asm_label && f->symver == SPEC_SYMVER_NONE)
+		gen_out_printf(e->o, "%s __asm__(\"%s\");\n", spec_buf_str(&b), f->symbol);
+	spec_buf_putc(&b, '\n');
+	gen_emit_at_spec(e, spec_buf_str(&b));
+	spec_buf_free(&d);
+	spec_buf_free(&b);
 }
 
 /* A versioned export: `remove` drops the internal name, so only
  * SYMBOL@VERSION (or @@, the default) is left for the linker to export. */
 static void gen_emit_symver(const struct gen_fn *e)
 {
-	const struct gen_func *f = e->f;
+	const struct spec_func *f = e->f;
 
-	if (f->symver == GEN_SYMVER_NONE)
+	if (f->symver == SPEC_SYMVER_NONE)
 		return;
 	gen_out_printf(e->o, "__asm__(\".symver apiprof_wrap_%s, %s%s%s, remove\");\n", f->cname,
-	               f->symbol, f->symver == GEN_SYMVER_DEFAULT ? "@@" : "@", f->version);
+	               f->symbol, f->symver == SPEC_SYMVER_DEFAULT ? "@@" : "@", f->version);
 }
 
 /* `[RET apiprof_r = ]apiprof_f(ARGS);`, or with `slow`,
  * `[RET apiprof_r = ]apiprof_slow_NAME(ARGS, apiprof_sp());` */
 static void gen_emit_call(const struct gen_fn *e, const char *indent, bool slow)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	if (e->returns)
 		gen_fn_decl(e, "apiprof_r = ", &b);
 	if (slow)
 		gen_out_printf(e->o, "%s%sapiprof_slow_%s(%s%sapiprof_sp());\n", indent,
-		               gen_buf_str(&b), e->f->cname, gen_buf_str(&e->args),
+		               spec_buf_str(&b), e->f->cname, spec_buf_str(&e->args),
 		               e->args.len ? ", " : "");
 	else
-		gen_out_printf(e->o, "%s%sapiprof_f(%s);\n", indent, gen_buf_str(&b),
-		               gen_buf_str(&e->args));
-	gen_buf_free(&b);
+		gen_out_printf(e->o, "%s%sapiprof_f(%s);\n", indent, spec_buf_str(&b),
+		               spec_buf_str(&e->args));
+	spec_buf_free(&b);
 }
 
 /* Reads the fixed extra arguments of a variadic function ("extra"). */
 static void gen_emit_extra(const struct gen_fn *e)
 {
-	struct gen_buf d, b;
+	struct spec_buf d, b;
 	size_t i;
 
-	gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", gen_buf_str(&e->last));
+	gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
 	for (i = 0; i < e->f->nextra; i++) {
-		gen_buf_init(&d);
-		gen_buf_init(&b);
-		gen_buf_printf(&d, "apiprof_x%zu", i);
-		gen_ctype_format(e->f->extra[i], gen_buf_str(&d), &b);
-		gen_buf_puts(&b, " = va_arg(apiprof_ap, ");
-		gen_ctype_format(e->f->extra[i], NULL, &b);
-		gen_out_printf(e->o, "\t%s);\n", gen_buf_str(&b));
-		gen_buf_free(&d);
-		gen_buf_free(&b);
+		spec_buf_init(&d);
+		spec_buf_init(&b);
+		spec_buf_printf(&d, "apiprof_x%zu", i);
+		spec_ctype_format(e->f->extra[i], spec_buf_str(&d), &b);
+		spec_buf_puts(&b, " = va_arg(apiprof_ap, ");
+		spec_ctype_format(e->f->extra[i], NULL, &b);
+		gen_out_printf(e->o, "\t%s);\n", spec_buf_str(&b));
+		spec_buf_free(&d);
+		spec_buf_free(&b);
 	}
 	gen_out_puts(e->o, "\tva_end(apiprof_ap);\n");
 }
@@ -357,14 +357,14 @@ static void gen_emit_prelude(const struct gen_fn *e)
 	if (e->f->nextra)
 		gen_emit_extra(e);
 	if (e->f->vtwin)
-		gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", gen_buf_str(&e->last));
+		gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
 }
 
 /* Counted, never timed: there is no return to stop a clock at. */
 static void gen_emit_noreturn_body(const struct gen_fn *e)
 {
 	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self.api, %zu);\n", e->f->row);
-	gen_out_printf(e->o, "\tapiprof_f(%s);\n", gen_buf_str(&e->args));
+	gen_out_printf(e->o, "\tapiprof_f(%s);\n", spec_buf_str(&e->args));
 	gen_out_puts(e->o, "\t__builtin_unreachable();\n}\n");
 }
 
@@ -401,15 +401,15 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 static void gen_emit_slow(const struct gen_fn *e)
 {
 	const char *n = e->f->cname;
-	struct gen_buf d, b;
+	struct spec_buf d, b;
 
-	gen_buf_init(&d);
-	gen_buf_init(&b);
-	gen_buf_printf(&d, "apiprof_slow_%s(%s)", n, gen_buf_str(&e->slow));
-	gen_buf_puts(&b, "static __attribute__((noinline)) ");
-	gen_fn_decl(e, gen_buf_str(&d), &b);
-	gen_buf_putc(&b, '\n');
-	gen_emit_at_spec(e, gen_buf_str(&b));
+	spec_buf_init(&d);
+	spec_buf_init(&b);
+	spec_buf_printf(&d, "apiprof_slow_%s(%s)", n, spec_buf_str(&e->slow));
+	spec_buf_puts(&b, "static __attribute__((noinline)) ");
+	gen_fn_decl(e, spec_buf_str(&d), &b);
+	spec_buf_putc(&b, '\n');
+	gen_emit_at_spec(e, spec_buf_str(&b));
 	gen_out_printf(e->o,
 	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
 	               "\tstruct apiprof_call apiprof_c;\n"
@@ -423,8 +423,8 @@ static void gen_emit_slow(const struct gen_fn *e)
 	               e->f->row);
 	gen_emit_return(e, false, false);
 	gen_out_puts(e->o, "}\n\n");
-	gen_buf_free(&d);
-	gen_buf_free(&b);
+	spec_buf_free(&d);
+	spec_buf_free(&b);
 }
 
 /* The fast path inline: timed, or counted in sampled mode. */
@@ -450,7 +450,7 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	gen_out_puts(e->o, "}\n");
 }
 
-void gen_emit_func_types(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o)
+void gen_emit_func_types(const struct spec *s, const struct spec_func *f, struct gen_out *o)
 {
 	struct gen_fn e;
 
@@ -460,7 +460,7 @@ void gen_emit_func_types(const struct gen_spec *s, const struct gen_func *f, str
 	gen_fn_fini(&e);
 }
 
-void gen_emit_func(const struct gen_spec *s, const struct gen_func *f, struct gen_out *o)
+void gen_emit_func(const struct spec *s, const struct spec_func *f, struct gen_out *o)
 {
 	struct gen_fn e;
 

@@ -128,7 +128,7 @@ static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
 static int gen_run_cli(const struct gen_cli *c)
 {
 	struct gen_build_opts bo = {.out = c->out, .inc = c->inc, .ninc = c->ninc};
-	struct gen_spec *s = gen_spec_load(c->spec);
+	struct spec *s = spec_load(c->spec);
 	int rc = 0;
 
 	if (s == NULL)
@@ -139,7 +139,7 @@ static int gen_run_cli(const struct gen_cli *c)
 		rc = gen_generate_vscript(s, c->out) < 0 ? 1 : 0;
 	else if (c->mode == GEN_MODE_BUILD)
 		rc = gen_build(s, &bo);
-	gen_spec_free(s);
+	spec_free(s);
 	return rc;
 }
 
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-		printf("apiprof-gen %s (spec format %d)\n", APIPROF_VERSION, GEN_SPEC_VERSION);
+		printf("apiprof-gen %s (spec format %d)\n", APIPROF_VERSION, SPEC_VERSION);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "import") == 0)

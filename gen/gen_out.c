@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "apiprof_file.h"
-#include "gen_buf.h"
+#include "spec_buf.h"
 #include "gen_out.h"
 
 int gen_out_open(struct gen_out *o, const char *path)
@@ -17,7 +17,7 @@ int gen_out_open(struct gen_out *o, const char *path)
 	o->path = path;
 	o->line = 1;
 	o->err = 0;
-	o->file = gen_xmalloc(sizeof(*o->file));
+	o->file = spec_xmalloc(sizeof(*o->file));
 	if (apiprof_file_open(o->file, path, 0666) < 0 ||
 	    (o->f = fdopen(o->file->fd, "w")) == NULL) {
 		if (o->file->fd >= 0)
@@ -44,22 +44,22 @@ void gen_out_puts(struct gen_out *o, const char *s)
 
 void gen_out_printf(struct gen_out *o, const char *fmt, ...)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	if (n > 0) {
-		b.s = gen_xmalloc((size_t)n + 1);
+		b.s = spec_xmalloc((size_t)n + 1);
 		va_start(ap, fmt);
 		vsnprintf(b.s, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 		gen_out_puts(o, b.s);
 	}
-	gen_buf_free(&b);
+	spec_buf_free(&b);
 }
 
 void gen_out_abort(struct gen_out *o)

@@ -20,34 +20,34 @@
 #include "gen_build.h"
 #include "gen_emit.h"
 
-static const struct gen_func *gen_vs_entry(const struct gen_spec *s, size_t i)
+static const struct spec_func *gen_vs_entry(const struct spec *s, size_t i)
 {
 	return i < s->nfuncs ? &s->funcs[i] : &s->aliases[i - s->nfuncs];
 }
 
-static bool gen_vs_seen(const struct gen_spec *s, size_t upto, const char *version)
+static bool gen_vs_seen(const struct spec *s, size_t upto, const char *version)
 {
-	const struct gen_func *f;
+	const struct spec_func *f;
 	size_t i;
 
 	for (i = 0; i < upto; i++) {
 		f = gen_vs_entry(s, i);
-		if (f->symver != GEN_SYMVER_NONE && strcmp(f->version, version) == 0)
+		if (f->symver != SPEC_SYMVER_NONE && strcmp(f->version, version) == 0)
 			return true;
 	}
 	return false;
 }
 
 /* One empty node per version, in order of first use. */
-static bool gen_vs_nodes(const struct gen_spec *s, struct gen_out *o)
+static bool gen_vs_nodes(const struct spec *s, struct gen_out *o)
 {
 	size_t i, n = s->nfuncs + s->naliases;
-	const struct gen_func *f;
+	const struct spec_func *f;
 	bool any = false;
 
 	for (i = 0; i < n; i++) {
 		f = gen_vs_entry(s, i);
-		if (f->symver == GEN_SYMVER_NONE || gen_vs_seen(s, i, f->version))
+		if (f->symver == SPEC_SYMVER_NONE || gen_vs_seen(s, i, f->version))
 			continue;
 		gen_out_printf(o, "%s { };\n", f->version);
 		any = true;
@@ -55,7 +55,7 @@ static bool gen_vs_nodes(const struct gen_spec *s, struct gen_out *o)
 	return any;
 }
 
-void gen_vscript(const struct gen_spec *s, struct gen_out *o)
+void gen_vscript(const struct spec *s, struct gen_out *o)
 {
 	size_t i, n = s->nfuncs + s->naliases;
 
@@ -68,7 +68,7 @@ void gen_vscript(const struct gen_spec *s, struct gen_out *o)
 	gen_out_puts(o, "\tlocal:\n\t\t*;\n};\n");
 }
 
-int gen_generate_vscript(const struct gen_spec *s, const char *path)
+int gen_generate_vscript(const struct spec *s, const char *path)
 {
 	struct gen_out o = {0};
 

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../gen/gen_spec.h"
+#include "spec.h"
 #include "apiprof_shim.h"
 #include "dyn_link.h"
 
@@ -42,15 +42,15 @@ enum dyn_use {
 };
 
 /* dyn_types.c */
-DYN_HIDDEN ffi_type *dyn_type(const struct gen_spec *s, const struct gen_ctype *t, enum dyn_use use,
+DYN_HIDDEN ffi_type *dyn_type(const struct spec *s, const struct spec_ctype *t, enum dyn_use use,
                               struct dyn_why *why);
-DYN_HIDDEN ffi_type *dyn_type_depth(const struct gen_spec *s, const struct gen_ctype *t,
+DYN_HIDDEN ffi_type *dyn_type_depth(const struct spec *s, const struct spec_ctype *t,
                                     enum dyn_use use, int depth, struct dyn_why *why);
 DYN_HIDDEN void *dyn_alloc(size_t n); /* zeroed, for the life of the process */
 
 /* dyn_record.c: "struct X", "union X" or a typedef name from "types". */
-DYN_HIDDEN const struct gen_typedef *dyn_record_find(const struct gen_spec *s, const char *key);
-DYN_HIDDEN ffi_type *dyn_record(const struct gen_spec *s, const struct gen_typedef *td, int depth,
+DYN_HIDDEN const struct spec_typedef *dyn_record_find(const struct spec *s, const char *key);
+DYN_HIDDEN ffi_type *dyn_record(const struct spec *s, const struct spec_typedef *td, int depth,
                                 struct dyn_why *why);
 
 /* One entry point (a function or an alias) and its closure. */
@@ -74,7 +74,7 @@ struct dyn_fn {
 
 /* dyn_fn.c: builds f for entry g of spec s; installs its closure in
  * slot.  -1 (after one line on stderr) when the types cannot be mapped. */
-DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_func *g,
+DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct spec_func *g,
                             struct dyn_slot *slot);
 
 /* dyn_fast.c: a forwarder that calls the real function directly when
@@ -92,10 +92,10 @@ DYN_HIDDEN void *dyn_vtwin_real(struct dyn_fn *f);
 DYN_HIDDEN void *dyn_unstub(void *p);
 
 /* dyn_api.c */
-DYN_HIDDEN struct apiprof_api *dyn_api_new(const struct gen_spec *s);
+DYN_HIDDEN struct apiprof_api *dyn_api_new(const struct spec *s);
 
 /* dyn_init.c: the audit module's slot for an entry, NULL if it has none. */
-DYN_HIDDEN struct dyn_slot *dyn_slot_for(const struct gen_func *g);
+DYN_HIDDEN struct dyn_slot *dyn_slot_for(const struct spec_func *g);
 
 DYN_HIDDEN void dyn_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -9,7 +9,7 @@
  */
 #include "dyn.h"
 
-static void fill_sym(struct apiprof_api *api, const struct gen_func *g, const char **symbols,
+static void fill_sym(struct apiprof_api *api, const struct spec_func *g, const char **symbols,
                      const char **versions)
 {
 	symbols[g->sym] = g->lookup;
@@ -17,7 +17,7 @@ static void fill_sym(struct apiprof_api *api, const struct gen_func *g, const ch
 	(void)api;
 }
 
-struct apiprof_api *dyn_api_new(const struct gen_spec *s)
+struct apiprof_api *dyn_api_new(const struct spec *s)
 {
 	struct apiprof_api *api = dyn_alloc(sizeof(*api));
 	size_t nsyms = s->nfuncs + s->naliases;

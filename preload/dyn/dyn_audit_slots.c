@@ -50,7 +50,7 @@ static bool same_slot(const struct dyn_slot *a, const char *sym, const char *ver
 
 /* The symbol a caller binds: the exported name, in the version the real
  * function has (a v-twin's version is the twin's, not the caller's). */
-static void add_func(struct dyn_audit_list *l, const struct gen_func *f)
+static void add_func(struct dyn_audit_list *l, const struct spec_func *f)
 {
 	const char *ver = f->vtwin ? NULL : f->version;
 
@@ -72,7 +72,7 @@ static void add_spec(const char *path, void *arg)
 {
 	struct dyn_audit_list *l = arg;
 	const char *why;
-	struct gen_spec *s = dyn_spec_load(path, &why);
+	struct spec *s = dyn_spec_load(path, &why);
 
 	if (s == NULL)
 		return;
@@ -80,7 +80,7 @@ static void add_spec(const char *path, void *arg)
 		add_func(l, &s->funcs[i]);
 	for (size_t i = 0; i < s->naliases && l->n < DYN_MAX_SLOTS; i++)
 		add_func(l, &s->aliases[i]);
-	gen_spec_free(s);
+	spec_free(s);
 }
 
 static void build_hash(void)

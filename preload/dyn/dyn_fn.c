@@ -95,13 +95,13 @@ static void handler_noreturn(ffi_cif *cif, void *ret, void **args, void *user)
 	f->fwd(f, ret, args);
 }
 
-static void refuse(const struct gen_spec *s, const struct gen_func *g, const char *why)
+static void refuse(const struct spec *s, const struct spec_func *g, const char *why)
 {
 	dyn_say("%s:%d:%d: %s%s%s: %s; not profiled", s->path, g->pos.line, g->pos.col, g->name,
 	        g->alias ? " alias " : "", g->alias ? g->symbol : "", why);
 }
 
-static int map_types(struct dyn_fn *f, const struct gen_spec *s, const struct gen_func *g,
+static int map_types(struct dyn_fn *f, const struct spec *s, const struct spec_func *g,
                      ffi_type **rtype, ffi_type ***atypes, struct dyn_why *why)
 {
 	size_t n = g->nparams + g->nextra;
@@ -112,7 +112,7 @@ static int map_types(struct dyn_fn *f, const struct gen_spec *s, const struct ge
 	if (*rtype == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct gen_ctype *t =
+		const struct spec_ctype *t =
 		        i < g->nparams ? g->params[i].type : g->extra[i - g->nparams];
 
 		at[i] = dyn_type(s, t, DYN_PARAM, why);
@@ -123,7 +123,7 @@ static int map_types(struct dyn_fn *f, const struct gen_spec *s, const struct ge
 	return 0;
 }
 
-static int prep(struct dyn_fn *f, const struct gen_func *g, ffi_type *rtype, ffi_type **atypes)
+static int prep(struct dyn_fn *f, const struct spec_func *g, ffi_type *rtype, ffi_type **atypes)
 {
 	unsigned nfixed = (unsigned)g->nparams, n = (unsigned)(g->nparams + g->nextra);
 
@@ -137,7 +137,7 @@ static int prep(struct dyn_fn *f, const struct gen_func *g, ffi_type *rtype, ffi
 	return ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, n, rtype, atypes) == FFI_OK ? 0 : -1;
 }
 
-static int make_closure(struct dyn_fn *f, const struct gen_func *g)
+static int make_closure(struct dyn_fn *f, const struct spec_func *g)
 {
 	void (*h)(ffi_cif *, void *, void **, void *) = g->vtwin      ? handler_vtwin
 	                                                : g->noreturn ? handler_noreturn
@@ -155,7 +155,7 @@ static int make_closure(struct dyn_fn *f, const struct gen_func *g)
 	return 0;
 }
 
-int dyn_fn_build(struct dyn_fn *f, const struct gen_spec *s, const struct gen_func *g,
+int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct spec_func *g,
                  struct dyn_slot *slot)
 {
 	struct dyn_why why = {{0}};

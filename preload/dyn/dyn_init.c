@@ -55,7 +55,7 @@ static struct dyn_link *find_link(void)
 }
 
 /* The same (symbol, version) rule as the audit module's slots. */
-struct dyn_slot *dyn_slot_for(const struct gen_func *g)
+struct dyn_slot *dyn_slot_for(const struct spec_func *g)
 {
 	const char *ver = g->vtwin ? NULL : g->version;
 
@@ -78,8 +78,8 @@ void *dyn_unstub(void *p)
 	return p;
 }
 
-static void build_entry(struct dyn_fn *f, struct apiprof_api *api, const struct gen_spec *s,
-                        const struct gen_func *g)
+static void build_entry(struct dyn_fn *f, struct apiprof_api *api, const struct spec *s,
+                        const struct spec_func *g)
 {
 	struct dyn_slot *slot = dyn_slot_for(g);
 
@@ -93,7 +93,7 @@ static void load_spec(const char *name, void *arg)
 {
 	char *path = strdup(name); /* the spec keeps its path */
 	const char *why;
-	struct gen_spec *s = path ? dyn_spec_load(path, &why) : NULL;
+	struct spec *s = path ? dyn_spec_load(path, &why) : NULL;
 	struct apiprof_api *api;
 	struct dyn_fn *fns;
 

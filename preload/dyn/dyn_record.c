@@ -18,14 +18,14 @@
 #define DYN_MAX_ELEMS 4096
 
 struct dyn_cached {
-	const struct gen_typedef *td;
+	const struct spec_typedef *td;
 	ffi_type *type;
 };
 
 static struct dyn_cached cache[256];
 static size_t ncache;
 
-const struct gen_typedef *dyn_record_find(const struct gen_spec *s, const char *key)
+const struct spec_typedef *dyn_record_find(const struct spec *s, const char *key)
 {
 	for (size_t i = 0; i < s->ntypes; i++)
 		if (strcmp(s->types[i].name, key) == 0)
@@ -35,26 +35,26 @@ const struct gen_typedef *dyn_record_find(const struct gen_spec *s, const char *
 
 /* The element type and count of an array member: "char [12]" is 12 chars,
  * "int [4][4]" 16 ints; "char *[2]" 2 pointers. */
-static ffi_type *array_elem(const struct gen_spec *s, const struct gen_ctype *t, int depth,
+static ffi_type *array_elem(const struct spec *s, const struct spec_ctype *t, int depth,
                             size_t *count, struct dyn_why *why)
 {
 	size_t first = t->ntoks, n = 1;
-	struct gen_ctype_err err;
-	struct gen_ctype *et;
+	struct spec_ctype_err err;
+	struct spec_ctype *et;
 	ffi_type *ft;
 	char text[256];
 
 	for (size_t i = 0; i < t->ntoks; i++) {
-		const struct gen_tok *k = &t->toks[i];
+		const struct spec_tok *k = &t->toks[i];
 
-		if (k->kind == GEN_TOK_PUNCT && k->s[0] == '[' && first == t->ntoks)
+		if (k->kind == SPEC_TOK_PUNCT && k->s[0] == '[' && first == t->ntoks)
 			first = i;
-		if (k->kind == GEN_TOK_PUNCT && k->s[0] == '(') {
+		if (k->kind == SPEC_TOK_PUNCT && k->s[0] == '(') {
 			snprintf(why->msg, sizeof(why->msg), "an array member of this shape");
 			return NULL;
 		}
-		if (first < t->ntoks && k->kind == GEN_TOK_PUNCT && k->s[0] == '[') {
-			if (i + 1 >= t->ntoks || t->toks[i + 1].kind != GEN_TOK_INT) {
+		if (first < t->ntoks && k->kind == SPEC_TOK_PUNCT && k->s[0] == '[') {
+			if (i + 1 >= t->ntoks || t->toks[i + 1].kind != SPEC_TOK_INT) {
 				snprintf(why->msg, sizeof(why->msg),
 				         "an array member without a size");
 				return NULL;
@@ -63,14 +63,14 @@ static ffi_type *array_elem(const struct gen_spec *s, const struct gen_ctype *t,
 		}
 	}
 	snprintf(text, sizeof(text), "%.*s", (int)(t->toks[first].s - t->text), t->text);
-	et = gen_ctype_parse(text, &err);
+	et = spec_ctype_parse(text, &err);
 	if (et == NULL || n == 0 || n > DYN_MAX_ELEMS) {
-		gen_ctype_free(et);
+		spec_ctype_free(et);
 		snprintf(why->msg, sizeof(why->msg), "an array member of %zu elements", n);
 		return NULL;
 	}
 	ft = dyn_type_depth(s, et, DYN_MEMBER, depth, why);
-	gen_ctype_free(et);
+	spec_ctype_free(et);
 	*count = n;
 	return ft;
 }
@@ -89,14 +89,14 @@ static ffi_type *repeat(ffi_type *t, size_t n, struct dyn_why *why, const char *
 
 /* The members' types, NULL-terminated; in a struct an array is expanded
  * into its elements. */
-static ffi_type **member_list(const struct gen_spec *s, const struct gen_typedef *td, int depth,
+static ffi_type **member_list(const struct spec *s, const struct spec_typedef *td, int depth,
                               struct dyn_why *why)
 {
 	ffi_type **el = dyn_alloc((DYN_MAX_ELEMS + 1) * sizeof(*el));
 	size_t n = 0;
 
 	for (size_t i = 0; i < td->nmembers; i++) {
-		const struct gen_member *m = &td->members[i];
+		const struct spec_member *m = &td->members[i];
 		size_t count = 1;
 		ffi_type *t;
 
@@ -104,7 +104,7 @@ static ffi_type **member_list(const struct gen_spec *s, const struct gen_typedef
 			snprintf(why->msg, sizeof(why->msg), "%s has a bit-field", td->name);
 			return NULL;
 		}
-		t = m->type->kind == GEN_CT_ARRAY
+		t = m->type->kind == SPEC_CT_ARRAY
 		            ? array_elem(s, m->type, depth, &count, why)
 		            : dyn_type_depth(s, m->type, DYN_MEMBER, depth, why);
 		if (t == NULL || n + count > DYN_MAX_ELEMS)
@@ -212,7 +212,7 @@ static ffi_type *make_union(ffi_type **members, struct dyn_why *why, const char 
 	return union_struct(members, size, align, why, name);
 }
 
-ffi_type *dyn_record(const struct gen_spec *s, const struct gen_typedef *td, int depth,
+ffi_type *dyn_record(const struct spec *s, const struct spec_typedef *td, int depth,
                      struct dyn_why *why)
 {
 	ffi_type **members, *t;

@@ -34,9 +34,9 @@ size_t dyn_spec_each(const char *specs, void (*fn)(const char *path, void *arg),
 	return n;
 }
 
-struct gen_spec *dyn_spec_load(const char *path, const char **why)
+struct spec *dyn_spec_load(const char *path, const char **why)
 {
-	struct gen_spec *s = NULL;
+	struct spec *s = NULL;
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
@@ -50,7 +50,7 @@ struct gen_spec *dyn_spec_load(const char *path, const char **why)
 	else if (!S_ISREG(st.st_mode))
 		*why = "not a regular file";
 	else
-		s = gen_spec_load_fd(fd, path);
+		s = spec_load_fd(fd, path);
 	close(fd);
 	return s;
 }

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../../gen/gen_spec.h"
+#include "spec.h"
 
 /* One api per spec, and the runtime has APIPROF_MAX_APIS - 1 api ids
  * (dyn_init.c checks the two agree): specs past that are not read. */
@@ -21,6 +21,6 @@ size_t dyn_spec_each(const char *specs, void (*fn)(const char *path, void *arg),
 /* Loads the spec at path if it is a regular file.  NULL when it is not,
  * with *why saying why (a constant string), or with *why NULL when the
  * generator's loader refused it (and said so in its own line). */
-struct gen_spec *dyn_spec_load(const char *path, const char **why);
+struct spec *dyn_spec_load(const char *path, const char **why);
 
 #endif /* DYN_SPEC_H */

@@ -126,7 +126,7 @@ static const struct dyn_tdef dyn_tdefs[] = {
 struct dyn_base {
 	int n_void, n_char, n_short, n_int, n_long, n_float, n_double;
 	int n_signed, n_unsigned, n_bool, n_complex;
-	const struct gen_tok *tag_kw, *name;
+	const struct spec_tok *tag_kw, *name;
 };
 
 void *dyn_alloc(size_t n)
@@ -138,12 +138,12 @@ void *dyn_alloc(size_t n)
 	return p;
 }
 
-static bool tok_is(const struct gen_tok *t, const char *w)
+static bool tok_is(const struct spec_tok *t, const char *w)
 {
-	return t->kind == GEN_TOK_WORD && t->n == strlen(w) && memcmp(t->s, w, t->n) == 0;
+	return t->kind == SPEC_TOK_WORD && t->n == strlen(w) && memcmp(t->s, w, t->n) == 0;
 }
 
-static int *keyword_counter(struct dyn_base *b, const struct gen_tok *t)
+static int *keyword_counter(struct dyn_base *b, const struct spec_tok *t)
 {
 	static const char *const words[] = {"void",     "char",  "short",  "int",
 	                                    "long",     "float", "double", "signed",
@@ -159,11 +159,11 @@ static int *keyword_counter(struct dyn_base *b, const struct gen_tok *t)
 }
 
 /* The parser already checked the combination; this only collects it. */
-static void scan_base(const struct gen_ctype *t, struct dyn_base *b)
+static void scan_base(const struct spec_ctype *t, struct dyn_base *b)
 {
 	memset(b, 0, sizeof(*b));
 	for (size_t i = 0; i < t->ntoks; i++) {
-		const struct gen_tok *k = &t->toks[i];
+		const struct spec_tok *k = &t->toks[i];
 		int *c = keyword_counter(b, k);
 
 		if (c != NULL)
@@ -232,11 +232,11 @@ static ffi_type *table_type(const char *name, enum dyn_use use, struct dyn_why *
 }
 
 /* struct X / union X / a typedef: the spec's "types", then the table. */
-static ffi_type *named_type(const struct gen_spec *s, const struct dyn_base *b, enum dyn_use use,
+static ffi_type *named_type(const struct spec *s, const struct dyn_base *b, enum dyn_use use,
                             int depth, struct dyn_why *why)
 {
 	char key[140];
-	const struct gen_typedef *td;
+	const struct spec_typedef *td;
 
 	if (b->tag_kw != NULL && b->tag_kw->n == 4)
 		return &ffi_type_sint32; /* enum */
@@ -255,7 +255,7 @@ static ffi_type *named_type(const struct gen_spec *s, const struct dyn_base *b, 
 	return table_type(key, use, why);
 }
 
-ffi_type *dyn_type_depth(const struct gen_spec *s, const struct gen_ctype *t, enum dyn_use use,
+ffi_type *dyn_type_depth(const struct spec *s, const struct spec_ctype *t, enum dyn_use use,
                          int depth, struct dyn_why *why)
 {
 	struct dyn_base b;
@@ -264,10 +264,10 @@ ffi_type *dyn_type_depth(const struct gen_spec *s, const struct gen_ctype *t, en
 		snprintf(why->msg, sizeof(why->msg), "types nested too deeply");
 		return NULL;
 	}
-	if (t->kind == GEN_CT_POINTER || t->kind == GEN_CT_FUNCTION ||
-	    (t->kind == GEN_CT_ARRAY && use == DYN_PARAM))
+	if (t->kind == SPEC_CT_POINTER || t->kind == SPEC_CT_FUNCTION ||
+	    (t->kind == SPEC_CT_ARRAY && use == DYN_PARAM))
 		return &ffi_type_pointer; /* arrays and functions decay to pointers */
-	if (t->kind == GEN_CT_ARRAY) {
+	if (t->kind == SPEC_CT_ARRAY) {
 		snprintf(why->msg, sizeof(why->msg), "an array here");
 		return NULL;
 	}
@@ -277,7 +277,7 @@ ffi_type *dyn_type_depth(const struct gen_spec *s, const struct gen_ctype *t, en
 	return keyword_type(&b, use, why);
 }
 
-ffi_type *dyn_type(const struct gen_spec *s, const struct gen_ctype *t, enum dyn_use use,
+ffi_type *dyn_type(const struct spec *s, const struct spec_ctype *t, enum dyn_use use,
                    struct dyn_why *why)
 {
 	return dyn_type_depth(s, t, use, 0, why);

@@ -10,7 +10,7 @@ out=${TMPDIR:-/tmp}/apiprof-demo-$$.json
 say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 
 say "\$ apiprof-run -s zlib --summary -o $out -- /usr/bin/python3 zlib_threads.py 3 400 4"
-"$build/gen/apiprof-run" -s zlib --summary -o "$out" -- \
+"$build/run/apiprof-run" -s zlib --summary -o "$out" -- \
 	/usr/bin/python3 "$here/tests/e2e/zlib_threads.py" 3 400 4
 
 say "Per-thread totals as JSON ($out), one line per function:"

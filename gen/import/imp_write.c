@@ -11,66 +11,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_buf.h"
+#include "spec_buf.h"
 #include "gen_out.h"
 #include "imp.h"
 
 /* A JSON string: escapes quotes, backslashes and control characters. */
-static void imp_json_str(struct gen_buf *b, const char *s)
+static void imp_json_str(struct spec_buf *b, const char *s)
 {
-	gen_buf_putc(b, '"');
+	spec_buf_putc(b, '"');
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			gen_buf_printf(b, "\\%c", *s);
+			spec_buf_printf(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
-			gen_buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*s);
+			spec_buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*s);
 		else
-			gen_buf_putc(b, *s);
+			spec_buf_putc(b, *s);
 	}
-	gen_buf_putc(b, '"');
+	spec_buf_putc(b, '"');
 }
 
-static void imp_json_key(struct gen_buf *b, const char *key, const char *value)
+static void imp_json_key(struct spec_buf *b, const char *key, const char *value)
 {
-	gen_buf_printf(b, ", \"%s\": ", key);
+	spec_buf_printf(b, ", \"%s\": ", key);
 	imp_json_str(b, value);
 }
 
-static void imp_write_params(struct gen_buf *b, const struct imp_func *f)
+static void imp_write_params(struct spec_buf *b, const struct imp_func *f)
 {
 	size_t i;
 
-	gen_buf_puts(b, ", \"params\": [");
+	spec_buf_puts(b, ", \"params\": [");
 	for (i = 0; i < f->nparams; i++) {
-		gen_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
+		spec_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
 		imp_json_str(b, f->params[i].type);
 		if (f->params[i].name != NULL)
 			imp_json_key(b, "name", f->params[i].name);
-		gen_buf_putc(b, '}');
+		spec_buf_putc(b, '}');
 	}
-	gen_buf_putc(b, ']');
+	spec_buf_putc(b, ']');
 }
 
-static void imp_write_func(struct gen_buf *b, const struct imp_func *f, bool last)
+static void imp_write_func(struct spec_buf *b, const struct imp_func *f, bool last)
 {
-	gen_buf_puts(b, "    {\"name\": ");
+	spec_buf_puts(b, "    {\"name\": ");
 	imp_json_str(b, f->name);
 	if (!f->unwritable) {
 		imp_json_key(b, "returns", f->ret);
 		imp_write_params(b, f);
 	}
 	if (f->vtwin != NULL) {
-		gen_buf_puts(b, ", \"variadic\": {\"vtwin\": ");
+		spec_buf_puts(b, ", \"variadic\": {\"vtwin\": ");
 		imp_json_str(b, f->vtwin);
-		gen_buf_putc(b, '}');
+		spec_buf_putc(b, '}');
 	}
 	if (f->noreturn)
-		gen_buf_puts(b, ", \"noreturn\": true");
+		spec_buf_puts(b, ", \"noreturn\": true");
 	if (f->deprecated)
-		gen_buf_puts(b, ", \"deprecated\": true");
+		spec_buf_puts(b, ", \"deprecated\": true");
 	if (f->unsupported != NULL)
 		imp_json_key(b, "unsupported", f->unsupported);
-	gen_buf_puts(b, last ? "}\n" : "},\n");
+	spec_buf_puts(b, last ? "}\n" : "},\n");
 }
 
 static int imp_cmp_func(const void *a, const void *b)
@@ -102,7 +102,7 @@ static void imp_need(const struct imp_header *h, const char *type, bool *need)
 	char *base, *sp;
 	size_t i;
 
-	base = gen_xstrdup(type);
+	base = spec_xstrdup(type);
 	if ((sp = strstr(base, " [")) != NULL) /* an array member: its element */
 		*sp = '\0';
 	r = imp_record_named(h, base);
@@ -114,31 +114,31 @@ static void imp_need(const struct imp_header *h, const char *type, bool *need)
 		imp_need(h, r->members[i].type, need);
 }
 
-static void imp_write_record(struct gen_buf *b, const struct imp_record *r, bool last)
+static void imp_write_record(struct spec_buf *b, const struct imp_record *r, bool last)
 {
 	size_t i;
 
-	gen_buf_puts(b, "    ");
+	spec_buf_puts(b, "    ");
 	imp_json_str(b, r->name);
-	gen_buf_printf(b, ": {\"kind\": \"%s\", \"members\": [", r->is_union ? "union" : "struct");
+	spec_buf_printf(b, ": {\"kind\": \"%s\", \"members\": [", r->is_union ? "union" : "struct");
 	for (i = 0; i < r->nmembers; i++) {
-		gen_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
+		spec_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
 		imp_json_str(b, r->members[i].type);
 		if (r->members[i].name != NULL)
 			imp_json_key(b, "name", r->members[i].name);
 		if (r->members[i].bits > 0)
-			gen_buf_printf(b, ", \"bits\": %d", r->members[i].bits);
-		gen_buf_putc(b, '}');
+			spec_buf_printf(b, ", \"bits\": %d", r->members[i].bits);
+		spec_buf_putc(b, '}');
 	}
-	gen_buf_puts(b, last ? "]}\n" : "]},\n");
+	spec_buf_puts(b, last ? "]}\n" : "]},\n");
 }
 
 /* The layouts the kept functions pass by value, sorted by name. */
-static void imp_write_types(struct gen_buf *b, const struct imp_header *h,
+static void imp_write_types(struct spec_buf *b, const struct imp_header *h,
                             const struct imp_func *const *kept, size_t nkept)
 {
-	bool *need = gen_xcalloc(h->nrecords + 1, sizeof *need);
-	const struct imp_record **rs = gen_xcalloc(h->nrecords + 1, sizeof *rs);
+	bool *need = spec_xcalloc(h->nrecords + 1, sizeof *need);
+	const struct imp_record **rs = spec_xcalloc(h->nrecords + 1, sizeof *rs);
 	size_t i, j, n = 0;
 
 	for (i = 0; i < nkept; i++) {
@@ -157,27 +157,27 @@ static void imp_write_types(struct gen_buf *b, const struct imp_header *h,
 	}
 	qsort(rs, n, sizeof *rs, imp_cmp_record);
 	if (n > 0)
-		gen_buf_puts(b, "  \"types\": {\n");
+		spec_buf_puts(b, "  \"types\": {\n");
 	for (i = 0; i < n; i++)
 		imp_write_record(b, rs[i], i + 1 == n);
 	if (n > 0)
-		gen_buf_puts(b, "  },\n");
+		spec_buf_puts(b, "  },\n");
 	free(rs);
 	free(need);
 }
 
-static void imp_write_top(struct gen_buf *b, const struct imp_opts *o)
+static void imp_write_top(struct spec_buf *b, const struct imp_opts *o)
 {
-	gen_buf_puts(b, "{\n  \"apiprof\": 1,\n  \"api\": ");
+	spec_buf_puts(b, "{\n  \"apiprof\": 1,\n  \"api\": ");
 	imp_json_str(b, o->api);
-	gen_buf_puts(b, ",\n  \"library\": ");
+	spec_buf_puts(b, ",\n  \"library\": ");
 	/* A library given as a path is named by its file name. */
 	imp_json_str(b, strrchr(o->library, '/') ? strrchr(o->library, '/') + 1 : o->library);
-	gen_buf_puts(b, ",\n  \"headers\": [");
+	spec_buf_puts(b, ",\n  \"headers\": [");
 	imp_json_str(b, o->include);
-	gen_buf_puts(b, "],\n  \"description\": ");
+	spec_buf_puts(b, "],\n  \"description\": ");
 	imp_json_str(b, o->description);
-	gen_buf_puts(b, ",\n");
+	spec_buf_puts(b, ",\n");
 }
 
 static int imp_emit(const struct imp_opts *o, const char *text)
@@ -194,8 +194,8 @@ static int imp_emit(const struct imp_opts *o, const char *text)
 
 int imp_write(const struct imp_opts *o, const struct imp_header *h)
 {
-	const struct imp_func **kept = gen_xcalloc(h->nfuncs + 1, sizeof *kept);
-	struct gen_buf b;
+	const struct imp_func **kept = spec_xcalloc(h->nfuncs + 1, sizeof *kept);
+	struct spec_buf b;
 	size_t i, n = 0;
 	int rc;
 
@@ -203,15 +203,15 @@ int imp_write(const struct imp_opts *o, const struct imp_header *h)
 		if (h->funcs[i].kept)
 			kept[n++] = &h->funcs[i];
 	qsort(kept, n, sizeof *kept, imp_cmp_func);
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	imp_write_top(&b, o);
 	imp_write_types(&b, h, kept, n);
-	gen_buf_puts(&b, "  \"functions\": [\n");
+	spec_buf_puts(&b, "  \"functions\": [\n");
 	for (i = 0; i < n; i++)
 		imp_write_func(&b, kept[i], i + 1 == n);
-	gen_buf_puts(&b, "  ]\n}\n");
-	rc = imp_emit(o, gen_buf_str(&b));
-	gen_buf_free(&b);
+	spec_buf_puts(&b, "  ]\n}\n");
+	rc = imp_emit(o, spec_buf_str(&b));
+	spec_buf_free(&b);
 	free(kept);
 	return rc;
 }

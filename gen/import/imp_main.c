@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_buf.h"
-#include "gen_ident.h"
-#include "gen_spec.h"
+#include "spec_buf.h"
+#include "spec_ident.h"
+#include "spec.h"
 #include "imp.h"
 
 static const char imp_usage[] =
@@ -35,13 +35,13 @@ static int imp_usage_error(const char *fmt, const char *arg)
 /* -I and -D become clang arguments as they are ("-IDIR", "-DX=1"). */
 static int imp_cflag(struct imp_opts *o, const char *flag, const char *v)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
 	if (v == NULL)
 		return imp_usage_error("option '%s' needs an argument", flag);
-	gen_buf_init(&b);
-	gen_buf_printf(&b, "%.2s%s", flag, v);
-	o->cflags[o->ncflags++] = gen_buf_steal(&b);
+	spec_buf_init(&b);
+	spec_buf_printf(&b, "%.2s%s", flag, v);
+	o->cflags[o->ncflags++] = spec_buf_steal(&b);
 	return 0;
 }
 
@@ -100,7 +100,7 @@ static int imp_args(struct imp_opts *o, int argc, char **argv)
 		return imp_usage_error("%s", "no --library SONAME given");
 	if (o->prefix != NULL && o->functions != NULL)
 		return imp_usage_error("%s", "--prefix and --functions exclude each other");
-	if (o->api != NULL && gen_check_ident(o->api, GEN_API_NAME_MAX) != GEN_NAME_OK)
+	if (o->api != NULL && spec_check_ident(o->api, SPEC_API_NAME_MAX) != SPEC_NAME_OK)
 		return imp_usage_error("--api '%s' is not a C identifier of at most 31 characters",
 		                       o->api);
 	return 0;
@@ -137,7 +137,7 @@ static const char *imp_include_name(const struct imp_opts *o)
 static char *imp_default_api(const char *include)
 {
 	const char *base = strrchr(include, '/') ? strrchr(include, '/') + 1 : include;
-	char *api = gen_xstrdup(base), *p;
+	char *api = spec_xstrdup(base), *p;
 
 	if ((p = strrchr(api, '.')) != NULL)
 		*p = '\0';
@@ -145,21 +145,22 @@ static char *imp_default_api(const char *include)
 		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (p > api && *p >= '0' && *p <= '9')))
 			*p = '_';
-	api[GEN_API_NAME_MAX < strlen(api) ? GEN_API_NAME_MAX : strlen(api)] = '\0';
+	api[SPEC_API_NAME_MAX < strlen(api) ? SPEC_API_NAME_MAX : strlen(api)] = '\0';
 	return api;
 }
 
 static char *imp_describe(const struct imp_opts *o)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
-	gen_buf_init(&b);
-	gen_buf_printf(&b, "Imported by apiprof-gen import from %s and %s", o->include, o->library);
+	spec_buf_init(&b);
+	spec_buf_printf(&b, "Imported by apiprof-gen import from %s and %s", o->include,
+	                o->library);
 	if (o->functions != NULL)
-		gen_buf_printf(&b, " (--functions %s)", o->functions);
+		spec_buf_printf(&b, " (--functions %s)", o->functions);
 	else
-		gen_buf_printf(&b, " (--prefix '%s')", o->prefix ? o->prefix : "");
-	return gen_buf_steal(&b);
+		spec_buf_printf(&b, " (--prefix '%s')", o->prefix ? o->prefix : "");
+	return spec_buf_steal(&b);
 }
 
 static int imp_run(struct imp_opts *o)
@@ -194,7 +195,7 @@ int imp_main(int argc, char **argv)
 		fputs(imp_usage, stdout);
 		return 0;
 	}
-	o.cflags = gen_xcalloc((size_t)argc + 1, sizeof *o.cflags);
+	o.cflags = spec_xcalloc((size_t)argc + 1, sizeof *o.cflags);
 	rc = imp_args(&o, argc, argv);
 	if (rc == 0) {
 		o.include = imp_include_name(&o);

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_buf.h"
-#include "gen_ident.h"
-#include "gen_spec.h"
+#include "spec_buf.h"
+#include "spec_ident.h"
+#include "spec.h"
 #include "imp.h"
 
 /* The names a filter lets through, as a sorted list of one kind. */
@@ -26,23 +26,23 @@ struct imp_list {
 
 static void imp_list_add(struct imp_list *l, const char *s)
 {
-	l->v = gen_xrealloc(l->v, l->n + 1, sizeof *l->v);
+	l->v = spec_xrealloc(l->v, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = s;
 }
 
 /* "what: a, b, c" on one line, sorted; nothing when the list is empty. */
 static void imp_list_report(struct imp_list *l, const char *what)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 	size_t i;
 
 	if (l->n > 0) {
 		qsort(l->v, l->n, sizeof *l->v, imp_cmp_str);
-		gen_buf_init(&b);
+		spec_buf_init(&b);
 		for (i = 0; i < l->n; i++)
-			gen_buf_printf(&b, "%s%s", i ? ", " : "", l->v[i]);
-		imp_warn("%s (%zu): %s", what, l->n, gen_buf_str(&b));
-		gen_buf_free(&b);
+			spec_buf_printf(&b, "%s%s", i ? ", " : "", l->v[i]);
+		imp_warn("%s (%zu): %s", what, l->n, spec_buf_str(&b));
+		spec_buf_free(&b);
 	}
 	free(l->v);
 	l->v = NULL;
@@ -131,7 +131,7 @@ static void imp_find_twin(struct imp_header *h, const struct imp_exports *x, str
 		}
 	}
 	if (f->unsupported == NULL)
-		f->unsupported = gen_xstrdup("variadic without a va_list twin");
+		f->unsupported = spec_xstrdup("variadic without a va_list twin");
 }
 
 /* What the generator refuses by name; kept in the spec, marked. */
@@ -141,10 +141,10 @@ static void imp_check_name(struct imp_func *f)
 
 	if (strcmp(f->name, "dlsym") == 0 || strcmp(f->name, "dlvsym") == 0)
 		why = "the shim itself calls it";
-	else if (gen_check_ident(f->name, GEN_FUNC_NAME_MAX) != GEN_NAME_OK)
+	else if (spec_check_ident(f->name, SPEC_FUNC_NAME_MAX) != SPEC_NAME_OK)
 		why = "its name is longer than 63 characters or reserved";
 	if (why != NULL && f->unsupported == NULL)
-		f->unsupported = gen_xstrdup(why);
+		f->unsupported = spec_xstrdup(why);
 }
 
 static size_t imp_keep(struct imp_header *h, const struct imp_exports *x, struct imp_func *f)
@@ -209,7 +209,7 @@ static void imp_report_unknown(const struct imp_opts *o, const struct imp_header
 
 	if (o->functions == NULL)
 		return;
-	csv = gen_xstrdup(o->functions);
+	csv = spec_xstrdup(o->functions);
 	for (tok = strtok_r(csv, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		if (imp_declared(h, tok) == NULL && !imp_is_macro(h, tok) &&
 		    imp_export_find(x, tok) == NULL)

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * gen_ident.c - identifiers, keywords and the allow-lists of spec strings.
+ * spec_ident.c - identifiers, keywords and the allow-lists of spec strings.
  */
 #include <string.h>
 #include <strings.h>
 
-#include "gen_ident.h"
+#include "spec_ident.h"
 
-#define GEN_LIBRARY_MAX 255
-#define GEN_HEADER_MAX  255
-#define GEN_VERSION_MAX 255
-#define GEN_SYMBOL_MAX  1024
+#define SPEC_LIBRARY_MAX 255
+#define SPEC_HEADER_MAX  255
+#define SPEC_VERSION_MAX 255
+#define SPEC_SYMBOL_MAX  1024
 
 /* C11 keywords, the C23 ones a gnu11 compiler may already treat specially,
  * and the GNU spellings that would let a "type" smuggle in attributes or
  * assembly. */
-static const char *const gen_keywords[] = {
+static const char *const spec_keywords[] = {
         "auto",
         "break",
         "case",
@@ -96,12 +96,12 @@ static const char *const gen_keywords[] = {
         "defined",
 };
 
-bool gen_is_keyword(const char *s, size_t n)
+bool spec_is_keyword(const char *s, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof gen_keywords / sizeof gen_keywords[0]; i++)
-		if (strlen(gen_keywords[i]) == n && memcmp(gen_keywords[i], s, n) == 0)
+	for (i = 0; i < sizeof spec_keywords / sizeof spec_keywords[0]; i++)
+		if (strlen(spec_keywords[i]) == n && memcmp(spec_keywords[i], s, n) == 0)
 			return true;
 	return false;
 }
@@ -109,123 +109,123 @@ bool gen_is_keyword(const char *s, size_t n)
 /* The generated code names its own things apiprof_* / APIPROF_*; a spec
  * identifier with that prefix could collide with (or redefine the meaning
  * of) one of them. */
-bool gen_is_reserved(const char *s, size_t n)
+bool spec_is_reserved(const char *s, size_t n)
 {
 	return n >= 8 && strncasecmp(s, "apiprof_", 8) == 0;
 }
 
-static bool gen_is_ident_char(char c, bool first)
+static bool spec_is_ident_char(char c, bool first)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
 		return true;
 	return !first && c >= '0' && c <= '9';
 }
 
-enum gen_name_err gen_check_ident(const char *s, size_t max)
+enum spec_name_err spec_check_ident(const char *s, size_t max)
 {
 	size_t n = strlen(s), i;
 
 	if (n == 0)
-		return GEN_NAME_EMPTY;
+		return SPEC_NAME_EMPTY;
 	for (i = 0; i < n; i++)
-		if (!gen_is_ident_char(s[i], i == 0))
-			return GEN_NAME_SYNTAX;
+		if (!spec_is_ident_char(s[i], i == 0))
+			return SPEC_NAME_SYNTAX;
 	if (n > max)
-		return GEN_NAME_TOO_LONG;
-	if (gen_is_keyword(s, n))
-		return GEN_NAME_KEYWORD;
-	if (gen_is_reserved(s, n))
-		return GEN_NAME_RESERVED;
-	return GEN_NAME_OK;
+		return SPEC_NAME_TOO_LONG;
+	if (spec_is_keyword(s, n))
+		return SPEC_NAME_KEYWORD;
+	if (spec_is_reserved(s, n))
+		return SPEC_NAME_RESERVED;
+	return SPEC_NAME_OK;
 }
 
-static bool gen_all_in(const char *s, const char *extra)
+static bool spec_all_in(const char *s, const char *extra)
 {
 	for (; *s; s++)
-		if (!gen_is_ident_char(*s, false) && strchr(extra, *s) == NULL)
+		if (!spec_is_ident_char(*s, false) && strchr(extra, *s) == NULL)
 			return false;
 	return true;
 }
 
-static enum gen_name_err gen_check_set(const char *s, const char *extra, size_t max)
+static enum spec_name_err spec_check_set(const char *s, const char *extra, size_t max)
 {
 	if (*s == '\0')
-		return GEN_NAME_EMPTY;
-	if (!gen_all_in(s, extra))
-		return GEN_NAME_SYNTAX;
+		return SPEC_NAME_EMPTY;
+	if (!spec_all_in(s, extra))
+		return SPEC_NAME_SYNTAX;
 	if (strlen(s) > max)
-		return GEN_NAME_TOO_LONG;
-	return GEN_NAME_OK;
+		return SPEC_NAME_TOO_LONG;
+	return SPEC_NAME_OK;
 }
 
-enum gen_name_err gen_check_library(const char *s)
+enum spec_name_err spec_check_library(const char *s)
 {
-	return gen_check_set(s, ".+-", GEN_LIBRARY_MAX);
+	return spec_check_set(s, ".+-", SPEC_LIBRARY_MAX);
 }
 
-enum gen_name_err gen_check_header(const char *s)
+enum spec_name_err spec_check_header(const char *s)
 {
-	enum gen_name_err e = gen_check_set(s, "./+-", GEN_HEADER_MAX);
+	enum spec_name_err e = spec_check_set(s, "./+-", SPEC_HEADER_MAX);
 
-	if (e != GEN_NAME_OK)
+	if (e != SPEC_NAME_OK)
 		return e;
 	if (strstr(s, "..") != NULL)
-		return GEN_NAME_DOTDOT;
+		return SPEC_NAME_DOTDOT;
 	if (s[0] == '-')
-		return GEN_NAME_DASH;
-	return GEN_NAME_OK;
+		return SPEC_NAME_DASH;
+	return SPEC_NAME_OK;
 }
 
-enum gen_name_err gen_check_version(const char *s)
+enum spec_name_err spec_check_version(const char *s)
 {
-	return gen_check_set(s, ".", GEN_VERSION_MAX);
+	return spec_check_set(s, ".", SPEC_VERSION_MAX);
 }
 
 /* Linker names also allow '$' and '.', but must not start with a digit:
  * the assembler would read the label as a number. */
-enum gen_name_err gen_check_symbol(const char *s)
+enum spec_name_err spec_check_symbol(const char *s)
 {
-	enum gen_name_err e = gen_check_set(s, "$.", GEN_SYMBOL_MAX);
+	enum spec_name_err e = spec_check_set(s, "$.", SPEC_SYMBOL_MAX);
 
-	if (e == GEN_NAME_OK && !gen_is_ident_char(s[0], true))
-		return GEN_NAME_SYNTAX;
-	if (e == GEN_NAME_OK && gen_is_reserved(s, strlen(s)))
-		return GEN_NAME_RESERVED;
+	if (e == SPEC_NAME_OK && !spec_is_ident_char(s[0], true))
+		return SPEC_NAME_SYNTAX;
+	if (e == SPEC_NAME_OK && spec_is_reserved(s, strlen(s)))
+		return SPEC_NAME_RESERVED;
 	return e;
 }
 
 /* The display name of a function with a "symbol" (C++ operators): it is
  * printed inside a C string and a C comment, so no quote, backslash or
  * slash (no comment end) can be in it, and it must start like a name. */
-enum gen_name_err gen_check_display(const char *s, size_t max)
+enum spec_name_err spec_check_display(const char *s, size_t max)
 {
-	enum gen_name_err e = gen_check_set(s, " ()*&,:<>[]~", max);
+	enum spec_name_err e = spec_check_set(s, " ()*&,:<>[]~", max);
 
-	if (e == GEN_NAME_OK && !gen_is_ident_char(s[0], true))
-		return GEN_NAME_SYNTAX;
-	if (e == GEN_NAME_OK && gen_is_reserved(s, strlen(s)))
-		return GEN_NAME_RESERVED;
+	if (e == SPEC_NAME_OK && !spec_is_ident_char(s[0], true))
+		return SPEC_NAME_SYNTAX;
+	if (e == SPEC_NAME_OK && spec_is_reserved(s, strlen(s)))
+		return SPEC_NAME_RESERVED;
 	return e;
 }
 
-const char *gen_name_err_str(enum gen_name_err e)
+const char *spec_name_err_str(enum spec_name_err e)
 {
 	switch (e) {
-	case GEN_NAME_OK:
+	case SPEC_NAME_OK:
 		return "is valid";
-	case GEN_NAME_EMPTY:
+	case SPEC_NAME_EMPTY:
 		return "must not be empty";
-	case GEN_NAME_SYNTAX:
+	case SPEC_NAME_SYNTAX:
 		return "contains a character that is not allowed";
-	case GEN_NAME_KEYWORD:
+	case SPEC_NAME_KEYWORD:
 		return "is a C keyword";
-	case GEN_NAME_RESERVED:
+	case SPEC_NAME_RESERVED:
 		return "uses the prefix apiprof_, which is reserved for generated code";
-	case GEN_NAME_TOO_LONG:
+	case SPEC_NAME_TOO_LONG:
 		return "is too long";
-	case GEN_NAME_DOTDOT:
+	case SPEC_NAME_DOTDOT:
 		return "must not contain \"..\"";
-	case GEN_NAME_DASH:
+	case SPEC_NAME_DASH:
 		return "must not start with '-'";
 	}
 	return "is invalid";

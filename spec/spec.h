@@ -1,49 +1,49 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gen_spec.h - a validated spec.
+ * spec.h - a validated spec.
  *
- * Everything in here has passed the checks of gen_load.c: names are C
+ * Everything in here has passed the checks of spec_load.c: names are C
  * identifiers, types parsed, allow-listed strings are allow-listed.  The
  * emitter relies on that and does no checking of its own.
  */
-#ifndef GEN_SPEC_H
-#define GEN_SPEC_H
+#ifndef SPEC_H
+#define SPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gen_ctype.h"
-#include "gen_locate.h"
+#include "spec_ctype.h"
+#include "spec_locate.h"
 
-#define GEN_SPEC_VERSION  1
-#define GEN_API_NAME_MAX  31 /* fits APIPROF_API_NAME_MAX with its NUL */
-#define GEN_FUNC_NAME_MAX 63 /* fits APIPROF_NAME_MAX with its NUL */
+#define SPEC_VERSION       1
+#define SPEC_API_NAME_MAX  31 /* fits APIPROF_API_NAME_MAX with its NUL */
+#define SPEC_FUNC_NAME_MAX 63 /* fits APIPROF_NAME_MAX with its NUL */
 
-struct gen_param {
+struct spec_param {
 	const char *name; /* given, or defname */
-	struct gen_ctype *type;
+	struct spec_ctype *type;
 	char defname[24]; /* p0, p1, ... */
 };
 
 /* How a wrapper is exported when the real symbol is versioned. */
-enum gen_symver {
-	GEN_SYMVER_NONE,    /* unversioned: binds references to any version */
-	GEN_SYMVER_DEFAULT, /* SYMBOL@@VERSION */
-	GEN_SYMVER_OLD,     /* SYMBOL@VERSION: only objects bound to that version */
+enum spec_symver {
+	SPEC_SYMVER_NONE,    /* unversioned: binds references to any version */
+	SPEC_SYMVER_DEFAULT, /* SYMBOL@@VERSION */
+	SPEC_SYMVER_OLD,     /* SYMBOL@VERSION: only objects bound to that version */
 };
 
 /* A function (a statistics row) or an alias entry point of one. */
-struct gen_func {
+struct spec_func {
 	const char *name;    /* display name (an alias: its row's), C name of the wrapper */
 	const char *cname;   /* stem of the generated identifiers: name, or apiprof_aN */
 	const char *symbol;  /* the exported linker name; == name unless "symbol" */
 	const char *lookup;  /* what is resolved: symbol, or the v-twin */
 	const char *version; /* NULL: unversioned dlsym */
-	enum gen_symver symver;
-	struct gen_ctype *ret;
-	struct gen_param *params;
+	enum spec_symver symver;
+	struct spec_ctype *ret;
+	struct spec_param *params;
 	size_t nparams;
-	struct gen_ctype **extra; /* "variadic": {"extra": [...]} */
+	struct spec_ctype **extra; /* "variadic": {"extra": [...]} */
 	size_t nextra;
 	size_t row; /* the statistics row it counts into */
 	size_t sym; /* its index in the symbol tables */
@@ -55,47 +55,47 @@ struct gen_func {
 	bool alias;           /* an entry of "aliases" */
 	bool borrowed_ret;    /* an alias without its own "returns": ret is the row's */
 	bool borrowed_params; /* ... without its own "params": params and extra are */
-	struct gen_pos pos;   /* of the function's object in the spec */
+	struct spec_pos pos;  /* of the function's object in the spec */
 	char cbuf[32];        /* cname of an alias */
 };
 
 /* A member of a "types" entry: the layout of a struct or union passed by
  * value, for modes that build calls without the headers (libffi). */
-struct gen_member {
+struct spec_member {
 	const char *name; /* NULL: unnamed (padding bit-field, anonymous member) */
-	struct gen_ctype *type;
+	struct spec_ctype *type;
 	int bits; /* a bit-field's width, 0 otherwise */
 };
 
-struct gen_typedef {
+struct spec_typedef {
 	const char *name; /* as parameters spell it: "struct tl_pair", "pair_t" */
 	bool is_union;
-	struct gen_member *members;
+	struct spec_member *members;
 	size_t nmembers;
-	struct gen_pos pos;
+	struct spec_pos pos;
 };
 
-struct gen_spec {
+struct spec {
 	const char *path;
 	const char *api;
 	const char *library;
 	const char **headers;
 	size_t nheaders;
-	struct gen_func *funcs; /* the rows */
+	struct spec_func *funcs; /* the rows */
 	size_t nfuncs;
-	struct gen_func *aliases; /* symbol nfuncs + i */
+	struct spec_func *aliases; /* symbol nfuncs + i */
 	size_t naliases;
-	struct gen_typedef *types; /* "types", in document order */
+	struct spec_typedef *types; /* "types", in document order */
 	size_t ntypes;
 	void *json; /* owns the strings above */
 };
 
 /* Reads and validates a spec; prints one "path:line:col: message" line on
  * stderr and returns NULL when it is not valid. */
-struct gen_spec *gen_spec_load(const char *path);
+struct spec *spec_load(const char *path);
 /* The same from an open descriptor (read to its end, not closed); path
  * names it in messages and is kept in the spec. */
-struct gen_spec *gen_spec_load_fd(int fd, const char *path);
-void gen_spec_free(struct gen_spec *spec);
+struct spec *spec_load_fd(int fd, const char *path);
+void spec_free(struct spec *spec);
 
-#endif /* GEN_SPEC_H */
+#endif /* SPEC_H */

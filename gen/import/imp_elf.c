@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gen_buf.h"
+#include "spec_buf.h"
 #include "imp.h"
 
 /* .gnu.version entries: the version index, and the bit of an old version. */
@@ -37,7 +37,7 @@ int imp_find_library(const char *soname, char **path)
 	void *h;
 
 	if (strchr(soname, '/') != NULL) {
-		*path = gen_xstrdup(soname);
+		*path = spec_xstrdup(soname);
 		return 0;
 	}
 	h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
@@ -49,7 +49,7 @@ int imp_find_library(const char *soname, char **path)
 		fprintf(stderr, "apiprof-gen: import: cannot tell which file %s is\n", soname);
 		return -1;
 	}
-	*path = gen_xstrdup(lm->l_name);
+	*path = spec_xstrdup(lm->l_name);
 	/* Left loaded: the importer exits soon, and unloading runs the
 	 * library's destructors for nothing. */
 	return 0;
@@ -160,10 +160,10 @@ static struct imp_export *imp_export_add(struct imp_exports *x, const char *name
 	for (i = 0; i < x->nsyms; i++)
 		if (strcmp(x->syms[i].name, name) == 0)
 			return &x->syms[i];
-	x->syms = gen_xrealloc(x->syms, x->nsyms + 1, sizeof *x->syms);
+	x->syms = spec_xrealloc(x->syms, x->nsyms + 1, sizeof *x->syms);
 	s = &x->syms[x->nsyms++];
 	memset(s, 0, sizeof *s);
-	s->name = gen_xstrdup(name);
+	s->name = spec_xstrdup(name);
 	return s;
 }
 
@@ -184,9 +184,9 @@ static void imp_add_sym(const struct imp_elf *e, size_t i, struct imp_exports *x
 	if ((v & IMP_VERSYM_HIDDEN) == 0) {
 		s->current = true;
 		if (vn != NULL && s->version == NULL)
-			s->version = gen_xstrdup(vn);
+			s->version = spec_xstrdup(vn);
 	} else if (s->old == NULL && vn != NULL) {
-		s->old = gen_xstrdup(vn);
+		s->old = spec_xstrdup(vn);
 	}
 }
 
@@ -240,7 +240,7 @@ int imp_read_exports(const char *path, struct imp_exports *x)
 		        path);
 	else
 		imp_collect(&e, x);
-	x->path = gen_xstrdup(path);
+	x->path = spec_xstrdup(path);
 	munmap(map, e.size);
 	return rc;
 }

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_buf.h"
-#include "gen_ctype.h"
+#include "spec_buf.h"
+#include "spec_ctype.h"
 #include "imp_clang.h"
 
 char *imp_string(CXString s)
 {
-	char *r = gen_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
+	char *r = spec_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
 
 	clang_disposeString(s);
 	return r;
@@ -34,10 +34,10 @@ char *imp_type_spell(CXType t)
 
 bool imp_type_ok(const char *spelling)
 {
-	struct gen_ctype_err err;
-	struct gen_ctype *t = gen_ctype_parse(spelling, &err);
+	struct spec_ctype_err err;
+	struct spec_ctype *t = spec_ctype_parse(spelling, &err);
 
-	gen_ctype_free(t);
+	spec_ctype_free(t);
 	return t != NULL;
 }
 
@@ -76,7 +76,7 @@ static void imp_add_member(struct imp_fields *f, CXCursor c)
 	struct imp_member *m;
 	char *name = imp_string(clang_getCursorSpelling(c));
 
-	r->members = gen_xrealloc(r->members, r->nmembers + 1, sizeof *r->members);
+	r->members = spec_xrealloc(r->members, r->nmembers + 1, sizeof *r->members);
 	m = &r->members[r->nmembers++];
 	m->type = imp_type_spell(clang_getCursorType(c));
 	m->bits = clang_Cursor_isBitField(c) ? clang_getFieldDeclBitWidth(c) : 0;
@@ -92,7 +92,7 @@ static enum CXVisitorResult imp_field(CXCursor c, CXClientData data)
 	struct imp_fields *f = data;
 
 	imp_add_member(f, c);
-	f->types = gen_xrealloc(f->types, f->ntypes + 1, sizeof *f->types);
+	f->types = spec_xrealloc(f->types, f->ntypes + 1, sizeof *f->types);
 	f->types[f->ntypes++] = clang_getCursorType(c);
 	return CXVisit_Continue;
 }
@@ -140,7 +140,7 @@ static void imp_note(struct imp_header *h, CXType t, bool member)
 		free(name);
 		return;
 	}
-	h->records = gen_xrealloc(h->records, h->nrecords + 1, sizeof *h->records);
+	h->records = spec_xrealloc(h->records, h->nrecords + 1, sizeof *h->records);
 	r = &h->records[h->nrecords];
 	memset(r, 0, sizeof *r);
 	r->name = name;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_buf.h"
+#include "spec_buf.h"
 #include "imp_clang.h"
 
 #define IMP_MAX_ERRORS 10
@@ -24,7 +24,7 @@
  * identifiers that could name the function it expands to. */
 struct imp_pending {
 	char *name;
-	struct gen_buf cands; /* space-separated */
+	struct spec_buf cands; /* space-separated */
 };
 
 struct imp_walk {
@@ -39,16 +39,16 @@ static char *imp_where(CXCursor c)
 	CXFile file;
 	unsigned line;
 	char *name, buf[32];
-	struct gen_buf b;
+	struct spec_buf b;
 
 	clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, NULL, NULL);
 	name = imp_string(clang_getFileName(file));
-	gen_buf_init(&b);
+	spec_buf_init(&b);
 	snprintf(buf, sizeof buf, ":%u", line);
-	gen_buf_puts(&b, name);
-	gen_buf_puts(&b, buf);
+	spec_buf_puts(&b, name);
+	spec_buf_puts(&b, buf);
 	free(name);
-	return gen_buf_steal(&b);
+	return spec_buf_steal(&b);
 }
 
 static struct imp_func *imp_func_find(struct imp_header *h, const char *name)
@@ -64,28 +64,28 @@ static struct imp_func *imp_func_find(struct imp_header *h, const char *name)
 /* clang names an anonymous type "(unnamed at /path/to/x.h:3:1)": the
  * reason keeps "(unnamed)", so the spec does not depend on where the
  * header was. */
-static void imp_anonymize(struct gen_buf *b, const char *s)
+static void imp_anonymize(struct spec_buf *b, const char *s)
 {
 	const char *at, *close;
 
 	while ((at = strstr(s, " at ")) != NULL && (close = strchr(at, ')')) != NULL) {
-		gen_buf_putn(b, s, (size_t)(at - s));
+		spec_buf_putn(b, s, (size_t)(at - s));
 		s = close;
 	}
-	gen_buf_puts(b, s);
+	spec_buf_puts(b, s);
 }
 
 /* Marks f unsupported because of a type the grammar cannot write. */
 static void imp_check_type(struct imp_func *f, const char *spelling)
 {
-	struct gen_buf b;
+	struct spec_buf b;
 
 	if (f->unsupported != NULL || imp_type_ok(spelling))
 		return;
-	gen_buf_init(&b);
-	gen_buf_puts(&b, "a type the spec grammar cannot write: ");
+	spec_buf_init(&b);
+	spec_buf_puts(&b, "a type the spec grammar cannot write: ");
 	imp_anonymize(&b, spelling);
-	f->unsupported = gen_buf_steal(&b);
+	f->unsupported = spec_buf_steal(&b);
 	f->unwritable = true;
 }
 
@@ -95,7 +95,7 @@ static void imp_params(struct imp_walk *w, struct imp_func *f, CXCursor c, int n
 	char *name;
 	int i;
 
-	f->params = gen_xcalloc((size_t)n + 1, sizeof *f->params);
+	f->params = spec_xcalloc((size_t)n + 1, sizeof *f->params);
 	for (i = 0; i < n; i++) {
 		a = clang_Cursor_getArgument(c, (unsigned)i);
 		f->params[i].type = imp_type_spell(clang_getCursorType(a));
@@ -117,17 +117,17 @@ static struct imp_func *imp_func_new(struct imp_walk *w, CXCursor c, const char 
 	int n = clang_Cursor_getNumArguments(c);
 	struct imp_func *f;
 
-	h->funcs = gen_xrealloc(h->funcs, h->nfuncs + 1, sizeof *h->funcs);
+	h->funcs = spec_xrealloc(h->funcs, h->nfuncs + 1, sizeof *h->funcs);
 	f = &h->funcs[h->nfuncs++];
 	memset(f, 0, sizeof *f);
-	f->name = gen_xstrdup(name);
+	f->name = spec_xstrdup(name);
 	f->where = imp_where(c);
 	f->ret = imp_type_spell(rt);
 	imp_check_type(f, f->ret);
 	imp_note_record(h, rt);
 	if (ft.kind == CXType_FunctionNoProto) {
 		/* `int f();` says nothing about the parameters. */
-		f->unsupported = gen_xstrdup("declared without a prototype");
+		f->unsupported = spec_xstrdup("declared without a prototype");
 		n = 0;
 	}
 	imp_params(w, f, c, n < 0 ? 0 : n);
@@ -204,7 +204,7 @@ static void imp_visit_func(struct imp_walk *w, CXCursor c)
  * for: in a function-like macro those followed by '(', in an object-like
  * one a body of exactly one identifier (`#define compress z_compress`). */
 static void imp_macro_cands(struct imp_walk *w, CXToken *t, unsigned n, bool fnlike,
-                            struct gen_buf *out)
+                            struct spec_buf *out)
 {
 	unsigned i = 1, depth = 0;
 	char *s, *next;
@@ -228,7 +228,7 @@ static void imp_macro_cands(struct imp_walk *w, CXToken *t, unsigned n, bool fnl
 		next = i + 1 < n ? imp_string(clang_getTokenSpelling(w->tu, t[i + 1])) : NULL;
 		if (!fnlike || (next != NULL && strcmp(next, "(") == 0)) {
 			s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
-			gen_buf_printf(out, "%s ", s);
+			spec_buf_printf(out, "%s ", s);
 			free(s);
 		}
 		free(next);
@@ -244,10 +244,10 @@ static void imp_visit_macro(struct imp_walk *w, CXCursor c)
 	if (clang_Cursor_isMacroBuiltin(c))
 		return;
 	clang_tokenize(w->tu, clang_getCursorExtent(c), &toks, &n);
-	w->pend = gen_xrealloc(w->pend, w->npend + 1, sizeof *w->pend);
+	w->pend = spec_xrealloc(w->pend, w->npend + 1, sizeof *w->pend);
 	p = &w->pend[w->npend++];
 	p->name = imp_string(clang_getCursorSpelling(c));
-	gen_buf_init(&p->cands);
+	spec_buf_init(&p->cands);
 	if (n > 0)
 		imp_macro_cands(w, toks, n, clang_Cursor_isMacroFunctionLike(c) != 0, &p->cands);
 	clang_disposeTokens(w->tu, toks, n);
@@ -279,9 +279,9 @@ static void imp_resolve_macro(struct imp_header *h, struct imp_pending *p)
 	for (tok = strtok_r(p->cands.s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		if (imp_func_find(h, tok) == NULL)
 			continue;
-		h->macros = gen_xrealloc(h->macros, h->nmacros + 1, sizeof *h->macros);
-		h->macros[h->nmacros].name = gen_xstrdup(p->name);
-		h->macros[h->nmacros++].target = gen_xstrdup(tok);
+		h->macros = spec_xrealloc(h->macros, h->nmacros + 1, sizeof *h->macros);
+		h->macros[h->nmacros].name = spec_xstrdup(p->name);
+		h->macros[h->nmacros++].target = spec_xstrdup(tok);
 		return;
 	}
 }
@@ -293,7 +293,7 @@ static void imp_resolve_macros(struct imp_walk *w)
 	for (i = 0; i < w->npend; i++) {
 		imp_resolve_macro(w->h, &w->pend[i]);
 		free(w->pend[i].name);
-		gen_buf_free(&w->pend[i].cands);
+		spec_buf_free(&w->pend[i].cands);
 	}
 	free(w->pend);
 }
@@ -323,7 +323,7 @@ static int imp_diagnostics(CXTranslationUnit tu)
 
 static CXTranslationUnit imp_compile(CXIndex idx, const struct imp_opts *o)
 {
-	const char **args = gen_xcalloc(o->ncflags + 4, sizeof *args);
+	const char **args = spec_xcalloc(o->ncflags + 4, sizeof *args);
 	CXTranslationUnit tu = NULL;
 	enum CXErrorCode e;
 	size_t n = 0, i;

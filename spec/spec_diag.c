@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * gen_diag.c - printing located errors.
+ * spec_diag.c - printing located errors.
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gen_diag.h"
+#include "spec_diag.h"
 
-#define GEN_QUOTE_MAX 48 /* characters of a spec string shown in a message */
+#define SPEC_QUOTE_MAX 48 /* characters of a spec string shown in a message */
 
-const char *gen_quote(struct gen_quoted *q, const char *s)
+const char *spec_quote(struct spec_quoted *q, const char *s)
 {
 	size_t o = 0, i;
 
@@ -19,7 +19,7 @@ const char *gen_quote(struct gen_quoted *q, const char *s)
 	for (i = 0; s[i] != '\0' && o + 8 < sizeof q->s; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (i == GEN_QUOTE_MAX) {
+		if (i == SPEC_QUOTE_MAX) {
 			o += (size_t)snprintf(q->s + o, sizeof q->s - o, "...");
 			break;
 		}
@@ -35,7 +35,7 @@ const char *gen_quote(struct gen_quoted *q, const char *s)
 	return q->s;
 }
 
-static void gen_vdiag(const char *path, struct gen_pos pos, const char *fmt, va_list ap)
+static void spec_vdiag(const char *path, struct spec_pos pos, const char *fmt, va_list ap)
 {
 	char msg[512];
 	size_t i;
@@ -48,49 +48,49 @@ static void gen_vdiag(const char *path, struct gen_pos pos, const char *fmt, va_
 	fprintf(stderr, "%s:%d:%d: %s\n", path, pos.line, pos.col > 0 ? pos.col : 1, msg);
 }
 
-void gen_diag_at(const char *path, int line, int col, const char *fmt, ...)
+void spec_diag_at(const char *path, int line, int col, const char *fmt, ...)
 {
-	struct gen_pos pos = {.line = line, .col = col};
+	struct spec_pos pos = {.line = line, .col = col};
 	va_list ap;
 
 	va_start(ap, fmt);
-	gen_vdiag(path, pos, fmt, ap);
+	spec_vdiag(path, pos, fmt, ap);
 	va_end(ap);
 }
 
-int gen_err(struct gen_ctx *c, const char *fmt, ...)
+int spec_err(struct spec_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	gen_vdiag(c->path, gen_locate(c->text, c->len, &c->at, false), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int gen_err_key(struct gen_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	gen_vdiag(c->path, gen_locate(c->text, c->len, &c->at, true), fmt, ap);
+	spec_vdiag(c->path, spec_locate(c->text, c->len, &c->at, false), fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-int gen_err_pos(struct gen_ctx *c, struct gen_pos pos, const char *fmt, ...)
+int spec_err_key(struct spec_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	gen_vdiag(c->path, pos, fmt, ap);
+	spec_vdiag(c->path, spec_locate(c->text, c->len, &c->at, true), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int spec_err_pos(struct spec_ctx *c, struct spec_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	spec_vdiag(c->path, pos, fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
 /* True when the source of the string at `pos` spells its first `n` bytes
  * literally (no escapes, ASCII), so byte offsets are column offsets. */
-static bool gen_literal_prefix(const struct gen_ctx *c, struct gen_pos pos, size_t n)
+static bool spec_literal_prefix(const struct spec_ctx *c, struct spec_pos pos, size_t n)
 {
 	size_t i, start = pos.byte + 1;
 
@@ -102,15 +102,15 @@ static bool gen_literal_prefix(const struct gen_ctx *c, struct gen_pos pos, size
 	return true;
 }
 
-int gen_err_in(struct gen_ctx *c, size_t offset, const char *fmt, ...)
+int spec_err_in(struct spec_ctx *c, size_t offset, const char *fmt, ...)
 {
-	struct gen_pos pos = gen_locate(c->text, c->len, &c->at, false);
+	struct spec_pos pos = spec_locate(c->text, c->len, &c->at, false);
 	va_list ap;
 
-	if (gen_literal_prefix(c, pos, offset))
+	if (spec_literal_prefix(c, pos, offset))
 		pos.col += 1 + (int)offset;
 	va_start(ap, fmt);
-	gen_vdiag(c->path, pos, fmt, ap);
+	spec_vdiag(c->path, pos, fmt, ap);
 	va_end(ap);
 	return -1;
 }
