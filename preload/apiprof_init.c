@@ -17,6 +17,7 @@
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
+int apiprof_init_done; /* init_state is INIT_DONE, for apiprof_started */
 static pid_t self_pid; /* tells a vfork child, which runs no atfork handler */
 
 uint32_t apiprof_gettid(void)
@@ -76,6 +77,7 @@ bool apiprof_ready(void)
 		return false;
 	start();
 	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
+	__atomic_store_n(&apiprof_init_done, 1, __ATOMIC_RELEASE);
 	return true;
 }
 

@@ -241,6 +241,14 @@ APIPROF_HIDDEN void apiprof_hook_store(void *slot, void *p);
 
 /* --- lifecycle (apiprof_init.c) --------------------------------------- */
 APIPROF_HIDDEN bool apiprof_ready(void);
+APIPROF_HIDDEN extern int apiprof_init_done;
+
+/* True once the runtime has started; unlike apiprof_ready, never starts
+ * it.  Pairs with the release store at the end of start-up. */
+static inline bool apiprof_started(void)
+{
+	return __atomic_load_n(&apiprof_init_done, __ATOMIC_ACQUIRE) != 0;
+}
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
 APIPROF_HIDDEN void apiprof_resume(uint64_t busy);

@@ -151,8 +151,10 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
 	return APIPROF_CALL_SLOW;
 }
 
-unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
-                            uint32_t idx)
+/* Every case of a call that left the inline path: not started, runtime
+ * busy, first call, a frame in progress. */
+static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, struct apiprof_call *c,
+                                                    uintptr_t sp, uint32_t idx)
 {
 	struct apiprof_tls *t;
 	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
@@ -171,6 +173,26 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	} else if (t->api[id].frame != APIPROF_FRAME_IDLE && nested(t, id, sp)) {
 		return APIPROF_CALL_FORWARD;
 	}
+	frame_enter(t, id, sp, idx);
+	return how_of(t, c);
+}
+
+/* The common case first, with no call on its way, so that it saves no
+ * registers: sampled mode's draws and timed calls, and the monotonic
+ * clock's calls, on a started runtime, by a thread with its table and no
+ * call of the api in progress.  Everything else is enter_any's. */
+unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
+                            uint32_t idx)
+{
+	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
+	struct apiprof_tls *t;
+
+	if (!apiprof_started() || !apiprof_tls_ok())
+		return enter_any(api, c, sp, idx);
+	t = apiprof_tls_self();
+	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
+	    t->api[id].frame != APIPROF_FRAME_IDLE)
+		return enter_any(api, c, sp, idx);
 	frame_enter(t, id, sp, idx);
 	return how_of(t, c);
 }
