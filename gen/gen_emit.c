@@ -51,9 +51,7 @@ void gen_emit_line(struct gen_out *o, unsigned long line, const char *file)
 
 static bool gen_any_noreturn(const struct spec *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		if (s->funcs[i].noreturn)
 			return true;
 	return false;
@@ -61,14 +59,12 @@ static bool gen_any_noreturn(const struct spec *s)
 
 static bool gen_func_uses_bool(const struct spec_func *f)
 {
-	size_t i;
-
 	if (f->ret->uses_bool)
 		return true;
-	for (i = 0; i < f->nparams; i++)
+	for (size_t i = 0; i < f->nparams; i++)
 		if (f->params[i].type->uses_bool)
 			return true;
-	for (i = 0; i < f->nextra; i++)
+	for (size_t i = 0; i < f->nextra; i++)
 		if (f->extra[i]->uses_bool)
 			return true;
 	return false;
@@ -76,12 +72,10 @@ static bool gen_func_uses_bool(const struct spec_func *f)
 
 static bool gen_any_bool(const struct spec *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		if (gen_func_uses_bool(&s->funcs[i]))
 			return true;
-	for (i = 0; i < s->naliases; i++)
+	for (size_t i = 0; i < s->naliases; i++)
 		if (gen_func_uses_bool(&s->aliases[i]))
 			return true;
 	return false;
@@ -90,7 +84,6 @@ static bool gen_any_bool(const struct spec *s)
 static void gen_emit_prologue(const struct spec *s, struct gen_out *o)
 {
 	struct spec_buf b;
-	size_t i;
 
 	spec_buf_init(&b);
 	gen_emit_comment_text(&b, s->path);
@@ -104,7 +97,7 @@ static void gen_emit_prologue(const struct spec *s, struct gen_out *o)
 	if (gen_any_noreturn(s))
 		gen_out_puts(o, "#include <stdlib.h>\n");
 	gen_out_puts(o, "\n");
-	for (i = 0; i < s->nheaders; i++)
+	for (size_t i = 0; i < s->nheaders; i++)
 		gen_out_printf(o, "#include <%s>\n", s->headers[i]);
 	gen_out_puts(o, s->nheaders ? "\n#include \"apiprof_shim.h\"\n\n"
 	                            : "#include \"apiprof_shim.h\"\n\n");
@@ -134,12 +127,11 @@ static const struct spec_func *gen_sym_at(const struct spec *s, size_t i)
 static void gen_emit_strings(const struct spec *s, struct gen_out *o, const char *table,
                              enum gen_col col)
 {
-	size_t i, n = col == GEN_COL_DISPLAY ? s->nfuncs : s->nfuncs + s->naliases;
-	const char *v;
+	size_t n = col == GEN_COL_DISPLAY ? s->nfuncs : s->nfuncs + s->naliases;
 
 	gen_out_printf(o, "static const char *const %s[] = {\n", table);
-	for (i = 0; i < n; i++) {
-		v = gen_col_value(gen_sym_at(s, i), col);
+	for (size_t i = 0; i < n; i++) {
+		const char *v = gen_col_value(gen_sym_at(s, i), col);
 		/* Allow-listed or identifiers: safe inside quotes as they are. */
 		if (v != NULL)
 			gen_out_printf(o, "\t\"%s\",\n", v);
@@ -153,16 +145,14 @@ static void gen_emit_strings(const struct spec *s, struct gen_out *o, const char
  * row its wrapper counts into (the runtime's, for an abandoned call). */
 static void gen_emit_flags(const struct spec *s, struct gen_out *o)
 {
-	size_t i;
-
 	gen_out_puts(o, "static const uint32_t apiprof_flags[] = {\n");
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_out_puts(o, s->funcs[i].noreturn ? "\tAPIPROF_FUNC_NORETURN,\n" : "\t0,\n");
 	gen_out_puts(o, "};\n");
 	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n",
 	               s->nfuncs + s->naliases);
 	gen_out_puts(o, "static const uint32_t apiprof_rows[] = {\n");
-	for (i = 0; i < s->nfuncs + s->naliases; i++)
+	for (size_t i = 0; i < s->nfuncs + s->naliases; i++)
 		gen_out_printf(o, "\t%zu,\n", gen_sym_at(s, i)->row);
 	gen_out_puts(o, "};\n\n");
 }
@@ -174,15 +164,14 @@ static void gen_emit_flags(const struct spec *s, struct gen_out *o)
 static void gen_emit_api(const struct spec *s, struct gen_out *o)
 {
 	struct spec_buf path;
-	size_t i;
 
 	spec_buf_init(&path);
 	gen_emit_cstr(&path, s->path);
 	gen_out_puts(o, "\nstatic struct {\n\tstruct apiprof_api api;\n");
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_out_printf(o, "\tapiprof_fn_%s real_%s;\n", s->funcs[i].cname,
 		               s->funcs[i].cname);
-	for (i = 0; i < s->naliases; i++)
+	for (size_t i = 0; i < s->naliases; i++)
 		gen_out_printf(o, "\tapiprof_fn_%s real_%s;\n", s->aliases[i].cname,
 		               s->aliases[i].cname);
 	gen_out_printf(o,
@@ -214,21 +203,17 @@ static void gen_emit_api(const struct spec *s, struct gen_out *o)
  * later): apiprof_prefetch keeps such NULLs from being cached. */
 static void gen_emit_ctor(const struct spec *s, struct gen_out *o)
 {
-	size_t i;
-
 	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
 	                "{\n\tapiprof_register(&apiprof_self.api);\n\tapiprof_prefetch(1);\n");
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->funcs[i].cname);
-	for (i = 0; i < s->naliases; i++)
+	for (size_t i = 0; i < s->naliases; i++)
 		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->aliases[i].cname);
 	gen_out_puts(o, "\tapiprof_prefetch(0);\n}\n");
 }
 
 void gen_emit(const struct spec *s, struct gen_out *o)
 {
-	size_t i;
-
 	gen_emit_prologue(s, o);
 	gen_out_puts(o, "/* Resolved with dlsym(RTLD_NEXT) (dlvsym when versioned): the v-twin\n"
 	                " * for functions forwarded as a va_list. */\n");
@@ -237,14 +222,14 @@ void gen_emit(const struct spec *s, struct gen_out *o)
 	gen_emit_strings(s, o, "apiprof_display", GEN_COL_DISPLAY);
 	gen_emit_strings(s, o, "apiprof_exports", GEN_COL_EXPORT);
 	gen_emit_flags(s, o);
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_emit_func_types(s, &s->funcs[i], o);
-	for (i = 0; i < s->naliases; i++)
+	for (size_t i = 0; i < s->naliases; i++)
 		gen_emit_func_types(s, &s->aliases[i], o);
 	gen_emit_api(s, o);
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_emit_func(s, &s->funcs[i], o);
-	for (i = 0; i < s->naliases; i++)
+	for (size_t i = 0; i < s->naliases; i++)
 		gen_emit_func(s, &s->aliases[i], o);
 	gen_emit_ctor(s, o);
 }

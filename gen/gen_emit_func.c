@@ -58,11 +58,10 @@ static void gen_fn_slow_params(struct gen_fn *e)
 {
 	const struct spec_func *f = e->f;
 	struct spec_buf d;
-	size_t i;
 
 	if (f->vtwin)
 		spec_buf_puts(&e->slow, ", va_list apiprof_ap");
-	for (i = 0; i < f->nextra; i++) {
+	for (size_t i = 0; i < f->nextra; i++) {
 		spec_buf_init(&d);
 		spec_buf_printf(&d, "apiprof_x%zu", i);
 		spec_buf_puts(&e->slow, ", ");
@@ -75,9 +74,8 @@ static void gen_fn_slow_params(struct gen_fn *e)
 static void gen_fn_lists(struct gen_fn *e)
 {
 	const struct spec_func *f = e->f;
-	size_t i;
 
-	for (i = 0; i < f->nparams; i++) {
+	for (size_t i = 0; i < f->nparams; i++) {
 		const char *sep = i ? ", " : "";
 
 		spec_buf_puts(&e->params, sep);
@@ -98,7 +96,7 @@ static void gen_fn_lists(struct gen_fn *e)
 	} else if (f->variadic) {
 		spec_buf_puts(&e->real, ", ...");
 	}
-	for (i = 0; i < f->nextra; i++)
+	for (size_t i = 0; i < f->nextra; i++)
 		spec_buf_printf(&e->args, ", apiprof_x%zu", i);
 	gen_fn_slow_params(e);
 }
@@ -207,7 +205,6 @@ static void gen_emit_missing(const struct gen_fn *e)
 	const struct spec_func *f = e->f;
 	enum gen_missing k = gen_missing_kind(e);
 	struct spec_buf d, b;
-	size_t i;
 
 	spec_buf_init(&d);
 	spec_buf_init(&b);
@@ -219,7 +216,7 @@ static void gen_emit_missing(const struct gen_fn *e)
 		gen_fn_decl(e, "apiprof_zero", &b);
 		gen_out_printf(e->o, "\tstatic %s;\n\n", spec_buf_str(&b));
 	}
-	for (i = 0; i < f->nparams; i++)
+	for (size_t i = 0; i < f->nparams; i++)
 		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
 	if (f->vtwin)
 		gen_out_puts(e->o, "\t(void)apiprof_ap;\n");
@@ -318,10 +315,9 @@ static void gen_emit_call(const struct gen_fn *e, const char *indent, bool slow)
 static void gen_emit_extra(const struct gen_fn *e)
 {
 	struct spec_buf d, b;
-	size_t i;
 
 	gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
-	for (i = 0; i < e->f->nextra; i++) {
+	for (size_t i = 0; i < e->f->nextra; i++) {
 		spec_buf_init(&d);
 		spec_buf_init(&b);
 		spec_buf_printf(&d, "apiprof_x%zu", i);

@@ -68,7 +68,6 @@ static const char *gen_optarg(int argc, char **argv, int *i)
 static int gen_parse_opt(struct gen_cli *c, int argc, char **argv, int *i)
 {
 	char *a = argv[*i];
-	const char *v;
 
 	if (strcmp(a, "--check") == 0 && c->mode == GEN_MODE_GENERATE) {
 		c->mode = GEN_MODE_CHECK;
@@ -80,7 +79,7 @@ static int gen_parse_opt(struct gen_cli *c, int argc, char **argv, int *i)
 	}
 	if (a[1] != 'o' && (a[1] != 'I' || c->mode != GEN_MODE_BUILD))
 		return gen_usage_error("unknown option '%s'", a);
-	v = gen_optarg(argc, argv, i);
+	const char *v = gen_optarg(argc, argv, i);
 	if (v == NULL)
 		return gen_usage_error("option '%s' needs an argument", a);
 	if (a[1] == 'o')
@@ -92,7 +91,7 @@ static int gen_parse_opt(struct gen_cli *c, int argc, char **argv, int *i)
 
 static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
 {
-	int i = 1, rc;
+	int i = 1;
 	bool dashdash = false;
 
 	if (argc > 1 && strcmp(argv[1], "build") == 0) {
@@ -106,7 +105,9 @@ static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
 		if (!dashdash && strcmp(argv[i], "--") == 0) {
 			dashdash = true;
 		} else if (!dashdash && argv[i][0] == '-' && argv[i][1] != '\0') {
-			if ((rc = gen_parse_opt(c, argc, argv, &i)) != 0)
+			int rc = gen_parse_opt(c, argc, argv, &i);
+
+			if (rc != 0)
 				return rc;
 		} else if (c->spec == NULL) {
 			c->spec = argv[i];
@@ -146,7 +147,6 @@ static int gen_run_cli(const struct gen_cli *c)
 int main(int argc, char **argv)
 {
 	struct gen_cli c = {0};
-	int rc;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
 		fputs(gen_usage, stdout);
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "import") == 0)
 		return imp_main(argc - 1, argv + 1);
-	rc = gen_parse_args(&c, argc, argv);
+	int rc = gen_parse_args(&c, argc, argv);
 	if (rc == 0)
 		rc = gen_run_cli(&c);
 	free(c.inc);

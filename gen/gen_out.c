@@ -34,9 +34,7 @@ int gen_out_open(struct gen_out *o, const char *path)
 
 void gen_out_puts(struct gen_out *o, const char *s)
 {
-	const char *nl;
-
-	for (nl = s; (nl = strchr(nl, '\n')) != NULL; nl++)
+	for (const char *nl = s; (nl = strchr(nl, '\n')) != NULL; nl++)
 		o->line++;
 	if (fputs(s, o->f) == EOF && o->err == 0)
 		o->err = errno ? errno : EIO;
@@ -46,10 +44,9 @@ void gen_out_printf(struct gen_out *o, const char *fmt, ...)
 {
 	struct spec_buf b;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	spec_buf_init(&b);
 	if (n > 0) {

@@ -68,14 +68,13 @@ void spec_buf_free(struct spec_buf *b)
 static void spec_buf_reserve(struct spec_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
-	char *s;
 
 	if (need <= b->cap)
 		return;
 	if (need < b->len)
 		spec_oom();
 	b->cap = need < 64 ? 64 : need * 2;
-	s = realloc(b->s, b->cap);
+	char *s = realloc(b->s, b->cap);
 	if (s == NULL)
 		spec_oom();
 	b->s = s;
@@ -102,10 +101,9 @@ void spec_buf_putc(struct spec_buf *b, char c)
 void spec_buf_printf(struct spec_buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		spec_oom();

@@ -132,11 +132,9 @@ static bool spec_is_qualifier(const struct spec_tok *t)
 
 static int spec_builtin_index(const struct spec_tok *t)
 {
-	int k;
-
 	if (spec_is_word(t, "bool"))
 		return SPEC_S_BOOL;
-	for (k = 0; k < SPEC_S_TAG; k++)
+	for (int k = 0; k < SPEC_S_TAG; k++)
 		if (spec_is_word(t, spec_tspec_words[k]))
 			return k;
 	return -1;
@@ -164,9 +162,7 @@ static int spec_check_name_tok(struct spec_parser *p, const struct spec_tok *t, 
 
 static bool spec_any_type_spec(const struct spec_tspecs *sp)
 {
-	int k;
-
-	for (k = 0; k < SPEC_S_COUNT; k++)
+	for (int k = 0; k < SPEC_S_COUNT; k++)
 		if (sp->count[k])
 			return true;
 	return false;
@@ -215,9 +211,9 @@ static int spec_parse_one_spec(struct spec_parser *p, struct spec_tspecs *sp)
 
 static int spec_sum(const struct spec_tspecs *sp, int skip1, int skip2)
 {
-	int k, s = 0;
+	int s = 0;
 
-	for (k = 0; k < SPEC_S_COUNT; k++)
+	for (int k = 0; k < SPEC_S_COUNT; k++)
 		if (k != skip1 && k != skip2)
 			s += sp->count[k];
 	return s;
@@ -258,7 +254,6 @@ static const char *spec_check_combination(const struct spec_tspecs *sp)
 static int spec_parse_specs(struct spec_parser *p, struct spec_tspecs *sp)
 {
 	size_t start = spec_offset(p);
-	const char *bad;
 	int r;
 
 	memset(sp, 0, sizeof *sp);
@@ -268,7 +263,7 @@ static int spec_parse_specs(struct spec_parser *p, struct spec_tspecs *sp)
 		return -1;
 	if (!spec_any_type_spec(sp))
 		return spec_expected(p, "a type");
-	bad = spec_check_combination(sp);
+	const char *bad = spec_check_combination(sp);
 	if (bad != NULL) {
 		spec_ctype_fail(p->err, start, "%s in type", bad);
 		return -1;
@@ -363,8 +358,8 @@ static int spec_parse_direct(struct spec_parser *p, bool nested, struct spec_dec
 
 static int spec_parse_declarator(struct spec_parser *p, bool nested, struct spec_decl *d)
 {
-	enum spec_ckind first = SPEC_CT_BASE, k;
-	bool pointer = false, group;
+	enum spec_ckind first = SPEC_CT_BASE;
+	bool pointer = false;
 
 	if (++p->depth > SPEC_CTYPE_MAX_DEPTH) {
 		spec_ctype_fail(p->err, spec_offset(p), "type is nested too deeply");
@@ -374,10 +369,12 @@ static int spec_parse_declarator(struct spec_parser *p, bool nested, struct spec
 	for (; spec_is_punct(spec_peek(p, 0), '*'); pointer = true)
 		for (p->i++; spec_is_qualifier(spec_peek(p, 0));)
 			p->i++;
-	group = spec_at_group(p);
+	bool group = spec_at_group(p);
 	if (spec_parse_direct(p, nested, d) < 0)
 		return -1;
 	while (spec_is_punct(spec_peek(p, 0), '(') || spec_is_punct(spec_peek(p, 0), '[')) {
+		enum spec_ckind k;
+
 		if (spec_parse_suffix(p, &k) < 0)
 			return -1;
 		first = first == SPEC_CT_BASE ? k : first;
@@ -414,9 +411,7 @@ static void spec_trailing(struct spec_parser *p)
 
 static bool spec_in_list(const struct spec_tok *t, const char *const *list, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (spec_is_word(t, list[i]))
 			return true;
 	return false;
@@ -440,7 +435,6 @@ static void spec_fill_facts(struct spec_ctype *t, const struct spec_tspecs *sp,
                             const struct spec_decl *d)
 {
 	const int *c = sp->count;
-	size_t i;
 
 	t->name_pos = d->name_pos;
 	t->kind = d->kind;
@@ -450,7 +444,7 @@ static void spec_fill_facts(struct spec_ctype *t, const struct spec_tspecs *sp,
 	        d->kind == SPEC_CT_BASE && (c[SPEC_S_CHAR] || c[SPEC_S_SHORT] || c[SPEC_S_BOOL] ||
 	                                    (c[SPEC_S_FLOAT] && !c[SPEC_S_COMPLEX]));
 	t->simple = true;
-	for (i = 0; i < t->ntoks; i++)
+	for (size_t i = 0; i < t->ntoks; i++)
 		if (spec_is_punct(&t->toks[i], '(') || spec_is_punct(&t->toks[i], '['))
 			t->simple = false;
 }

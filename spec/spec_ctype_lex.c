@@ -82,7 +82,6 @@ static size_t spec_lex_one(const char *text, size_t i, enum spec_tok_kind *kind,
                            struct spec_ctype_err *err)
 {
 	const char *s = text + i;
-	size_t n;
 
 	if (spec_lex_alpha(*s)) {
 		*kind = SPEC_TOK_WORD;
@@ -90,7 +89,7 @@ static size_t spec_lex_one(const char *text, size_t i, enum spec_tok_kind *kind,
 	}
 	if (spec_lex_digit(*s)) {
 		*kind = SPEC_TOK_INT;
-		n = spec_lex_word_len(s);
+		size_t n = spec_lex_word_len(s);
 		if (!spec_lex_int_ok(s, n)) {
 			spec_ctype_fail(err, i, "invalid array size '%.*s' in type", (int)n, s);
 			return 0;
@@ -112,21 +111,20 @@ static size_t spec_lex_one(const char *text, size_t i, enum spec_tok_kind *kind,
 int spec_ctype_lex(const char *text, struct spec_tok **toks, size_t *ntoks,
                    struct spec_ctype_err *err)
 {
-	size_t len = strlen(text), i = 0, n = 0, k;
-	struct spec_tok *t;
+	size_t len = strlen(text), i = 0, n = 0;
 
 	if (len > SPEC_CTYPE_MAX_LEN) {
 		spec_ctype_fail(err, 0, "type is longer than %d characters", SPEC_CTYPE_MAX_LEN);
 		return -1;
 	}
 	/* A token is at least one byte, so len + 1 slots always suffice. */
-	t = spec_xcalloc(len + 1, sizeof *t);
+	struct spec_tok *t = spec_xcalloc(len + 1, sizeof *t);
 	while (i < len) {
 		if (text[i] == ' ' || text[i] == '\t') {
 			i++;
 			continue;
 		}
-		k = spec_lex_one(text, i, &t[n].kind, err);
+		size_t k = spec_lex_one(text, i, &t[n].kind, err);
 		if (k == 0) {
 			free(t);
 			return -1;

@@ -46,11 +46,10 @@ void spec_ctype_format(const struct spec_ctype *t, const char *name, struct spec
 {
 	struct spec_tok nt = {.kind = SPEC_TOK_WORD, .s = name, .decl = true};
 	const struct spec_tok *prev = NULL;
-	size_t i;
 
 	if (name != NULL)
 		nt.n = strlen(name);
-	for (i = 0; i < t->ntoks; i++) {
+	for (size_t i = 0; i < t->ntoks; i++) {
 		if (name != NULL && i == t->name_pos)
 			spec_put_tok(out, &prev, &nt);
 		spec_put_tok(out, &prev, &t->toks[i]);

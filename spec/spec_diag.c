@@ -13,10 +13,10 @@
 
 const char *spec_quote(struct spec_quoted *q, const char *s)
 {
-	size_t o = 0, i;
+	size_t o = 0;
 
 	q->s[o++] = '"';
-	for (i = 0; s[i] != '\0' && o + 8 < sizeof q->s; i++) {
+	for (size_t i = 0; s[i] != '\0' && o + 8 < sizeof q->s; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (i == SPEC_QUOTE_MAX) {
@@ -38,11 +38,10 @@ const char *spec_quote(struct spec_quoted *q, const char *s)
 static void spec_vdiag(const char *path, struct spec_pos pos, const char *fmt, va_list ap)
 {
 	char msg[512];
-	size_t i;
 
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	/* Messages may embed jansson's text, which quotes the input. */
-	for (i = 0; msg[i] != '\0'; i++)
+	for (size_t i = 0; msg[i] != '\0'; i++)
 		if ((unsigned char)msg[i] < 0x20)
 			msg[i] = ' ';
 	fprintf(stderr, "%s:%d:%d: %s\n", path, pos.line, pos.col > 0 ? pos.col : 1, msg);
@@ -92,11 +91,11 @@ int spec_err_pos(struct spec_ctx *c, struct spec_pos pos, const char *fmt, ...)
  * literally (no escapes, ASCII), so byte offsets are column offsets. */
 static bool spec_literal_prefix(const struct spec_ctx *c, struct spec_pos pos, size_t n)
 {
-	size_t i, start = pos.byte + 1;
+	size_t start = pos.byte + 1;
 
 	if (pos.byte >= c->len || c->text[pos.byte] != '"' || start + n > c->len)
 		return false;
-	for (i = start; i < start + n; i++)
+	for (size_t i = start; i < start + n; i++)
 		if (c->text[i] == '\\' || c->text[i] == '"' || (unsigned char)c->text[i] >= 0x80)
 			return false;
 	return true;

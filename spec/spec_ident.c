@@ -98,9 +98,7 @@ static const char *const spec_keywords[] = {
 
 bool spec_is_keyword(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof spec_keywords / sizeof spec_keywords[0]; i++)
+	for (size_t i = 0; i < sizeof spec_keywords / sizeof spec_keywords[0]; i++)
 		if (strlen(spec_keywords[i]) == n && memcmp(spec_keywords[i], s, n) == 0)
 			return true;
 	return false;
@@ -123,11 +121,11 @@ static bool spec_is_ident_char(char c, bool first)
 
 enum spec_name_err spec_check_ident(const char *s, size_t max)
 {
-	size_t n = strlen(s), i;
+	size_t n = strlen(s);
 
 	if (n == 0)
 		return SPEC_NAME_EMPTY;
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (!spec_is_ident_char(s[i], i == 0))
 			return SPEC_NAME_SYNTAX;
 	if (n > max)

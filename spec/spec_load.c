@@ -50,9 +50,7 @@ static char *spec_read_fd(int fd, const char *path, size_t *len)
 
 static bool spec_blank(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (strchr(" \t\r\n", s[i]) == NULL || s[i] == '\0')
 			return false;
 	return true;
@@ -61,13 +59,12 @@ static bool spec_blank(const char *s, size_t n)
 static json_t *spec_parse(const struct spec_ctx *c)
 {
 	json_error_t e;
-	json_t *root;
 
 	if (spec_blank(c->text, c->len)) {
 		spec_diag_at(c->path, 1, 1, "empty file: expected a JSON object");
 		return NULL;
 	}
-	root = json_loadb(c->text, c->len, JSON_REJECT_DUPLICATES, &e);
+	json_t *root = json_loadb(c->text, c->len, JSON_REJECT_DUPLICATES, &e);
 	if (root == NULL)
 		spec_diag_at(c->path, e.line > 0 ? e.line : 1, e.column, "%s", e.text);
 	return root;
@@ -91,11 +88,10 @@ static int spec_load_version(struct spec_ctx *c, json_t *root)
 static int spec_load_library(struct spec_ctx *c, json_t *root, struct spec *s)
 {
 	struct spec_quoted q;
-	enum spec_name_err e;
 
 	if (spec_field_str(c, root, "library", "the spec", true, &s->library) < 0)
 		return -1;
-	e = spec_check_library(s->library);
+	enum spec_name_err e = spec_check_library(s->library);
 	if (e == SPEC_NAME_OK)
 		return 0;
 	return SPEC_AT_KEY(
@@ -106,12 +102,11 @@ static int spec_load_library(struct spec_ctx *c, json_t *root, struct spec *s)
 static int spec_load_header(struct spec_ctx *c, json_t *v, const char **out)
 {
 	struct spec_quoted q;
-	enum spec_name_err e;
 
 	if (!json_is_string(v))
 		return spec_err(c, "a header must be a string");
 	*out = json_string_value(v);
-	e = spec_check_header(*out);
+	enum spec_name_err e = spec_check_header(*out);
 	if (e != SPEC_NAME_OK)
 		return spec_err(c, "header %s %s", spec_quote(&q, *out), spec_name_err_str(e));
 	return 0;
@@ -120,14 +115,14 @@ static int spec_load_header(struct spec_ctx *c, json_t *v, const char **out)
 static int spec_load_headers(struct spec_ctx *c, json_t *root, struct spec *s)
 {
 	json_t *arr;
-	size_t i;
 	int rc = spec_field_array(c, root, "headers", "the spec", false, &arr);
 
 	if (rc <= 0)
 		return rc;
 	s->headers = spec_xcalloc(json_array_size(arr), sizeof *s->headers);
 	spec_path_key(&c->at, "headers");
-	for (i = 0, rc = 0; i < json_array_size(arr) && rc == 0; i++) {
+	rc = 0;
+	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		spec_path_index(&c->at, i);
 		rc = spec_pop_rc(c, spec_load_header(c, json_array_get(arr, i), &s->headers[i]));
 	}
@@ -171,12 +166,10 @@ static int spec_export_clash(struct spec_ctx *c, const struct spec *s, const str
 
 int spec_check_export(struct spec_ctx *c, const struct spec *s, const struct spec_func *f)
 {
-	size_t j;
-
-	for (j = 0; j < s->nfuncs; j++)
+	for (size_t j = 0; j < s->nfuncs; j++)
 		if (&s->funcs[j] != f && spec_same_export(f, &s->funcs[j]))
 			return spec_export_clash(c, s, f, &s->funcs[j]);
-	for (j = 0; j < s->naliases; j++)
+	for (size_t j = 0; j < s->naliases; j++)
 		if (&s->aliases[j] != f && spec_same_export(f, &s->aliases[j]))
 			return spec_export_clash(c, s, f, &s->aliases[j]);
 	return 0;
@@ -186,12 +179,11 @@ int spec_check_export(struct spec_ctx *c, const struct spec *s, const struct spe
  * exported symbol. */
 static int spec_check_unique(struct spec_ctx *c, const struct spec *s, size_t i)
 {
-	const struct spec_func *f = &s->funcs[i], *g;
+	const struct spec_func *f = &s->funcs[i];
 	struct spec_quoted q;
-	size_t j;
 
-	for (j = 0; j < i; j++) {
-		g = &s->funcs[j];
+	for (size_t j = 0; j < i; j++) {
+		const struct spec_func *g = &s->funcs[j];
 		if (strcmp(f->name, g->name) == 0)
 			return SPEC_AT_KEY(
 			        c, "name",
@@ -207,10 +199,9 @@ static int spec_load_one(struct spec_ctx *c, json_t *arr, struct spec *s, size_t
 {
 	json_t *fj = json_array_get(arr, i);
 	size_t row = s->nfuncs;
-	int rc;
 
 	spec_path_index(&c->at, i);
-	rc = spec_load_unsupported(c, fj, i);
+	int rc = spec_load_unsupported(c, fj, i);
 	if (rc != 0)
 		return spec_pop_rc(c, rc < 0 ? -1 : 0);
 	rc = spec_load_func(c, fj, i, &s->funcs[row]);
@@ -227,11 +218,8 @@ static int spec_load_one(struct spec_ctx *c, json_t *arr, struct spec *s, size_t
  * identifiers use the reserved prefix, which no function name can. */
 static void spec_number_aliases(struct spec *s)
 {
-	struct spec_func *a;
-	size_t j;
-
-	for (j = 0; j < s->naliases; j++) {
-		a = &s->aliases[j];
+	for (size_t j = 0; j < s->naliases; j++) {
+		struct spec_func *a = &s->aliases[j];
 		a->sym = s->nfuncs + j;
 		snprintf(a->cbuf, sizeof a->cbuf, "apiprof_a%zu", j);
 		a->cname = a->cbuf;
@@ -240,19 +228,18 @@ static void spec_number_aliases(struct spec *s)
 
 static int spec_load_funcs(struct spec_ctx *c, json_t *root, struct spec *s)
 {
-	size_t i, n;
 	json_t *arr;
 
 	if (spec_field_array(c, root, "functions", "the spec", true, &arr) < 0)
 		return -1;
-	n = json_array_size(arr);
+	size_t n = json_array_size(arr);
 	spec_path_key(&c->at, "functions");
 	if (n == 0)
 		return spec_pop_rc(c, spec_err(c, "\"functions\" must not be empty"));
 	if (n > SPEC_MAX_FUNCS)
 		return spec_pop_rc(c, spec_err(c, "more than %d functions", SPEC_MAX_FUNCS));
 	s->funcs = spec_xcalloc(n, sizeof *s->funcs);
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (spec_load_one(c, arr, s, i) < 0)
 			return spec_pop_rc(c, -1);
 	if (s->nfuncs == 0)
@@ -278,15 +265,13 @@ static int spec_validate(struct spec_ctx *c, json_t *root, struct spec *s)
 struct spec *spec_load_fd(int fd, const char *path)
 {
 	struct spec_ctx c = {.path = path};
-	struct spec *s;
 	char *text = spec_read_fd(fd, path, &c.len);
-	json_t *root;
 
 	if (text == NULL)
 		return NULL;
 	c.text = text;
-	root = spec_parse(&c);
-	s = spec_xcalloc(1, sizeof *s);
+	json_t *root = spec_parse(&c);
+	struct spec *s = spec_xcalloc(1, sizeof *s);
 	s->path = path;
 	s->json = root;
 	if (root == NULL || spec_validate(&c, root, s) < 0) {
@@ -300,27 +285,24 @@ struct spec *spec_load_fd(int fd, const char *path)
 /* The command line's spec may be a pipe (`<(...)`): opened as it comes. */
 struct spec *spec_load(const char *path)
 {
-	struct spec *s;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		fprintf(stderr, "apiprof-gen: cannot open %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
-	s = spec_load_fd(fd, path);
+	struct spec *s = spec_load_fd(fd, path);
 	close(fd);
 	return s;
 }
 
 void spec_free(struct spec *s)
 {
-	size_t i;
-
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->nfuncs; i++)
+	for (size_t i = 0; i < s->nfuncs; i++)
 		spec_func_free(&s->funcs[i]);
-	for (i = 0; i < s->naliases; i++)
+	for (size_t i = 0; i < s->naliases; i++)
 		spec_func_free(&s->aliases[i]);
 	free(s->funcs);
 	free(s->aliases);

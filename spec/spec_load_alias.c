@@ -24,14 +24,13 @@ static const char *const spec_alias_keys[] = {
 static struct spec_func *spec_alias_new(struct spec_ctx *c, struct spec *s, size_t row)
 {
 	const struct spec_func *f = &s->funcs[row];
-	struct spec_func *a;
 
 	s->aliases = realloc(s->aliases, (s->naliases + 1) * sizeof *s->aliases);
 	if (s->aliases == NULL) {
 		fputs("apiprof-gen: out of memory\n", stderr);
 		exit(1);
 	}
-	a = &s->aliases[s->naliases++];
+	struct spec_func *a = &s->aliases[s->naliases++];
 	memset(a, 0, sizeof *a);
 	a->pos = spec_locate(c->text, c->len, &c->at, false);
 	a->name = f->name;
@@ -92,7 +91,6 @@ static int spec_alias_params(struct spec_ctx *c, json_t *aj, struct spec_func *a
 static int spec_alias_object(struct spec_ctx *c, json_t *aj, struct spec_func *a)
 {
 	const char *sym, *owner = "alias";
-	int rc;
 
 	if (spec_check_keys(c, aj, spec_alias_keys, owner) < 0 ||
 	    spec_field_str(c, aj, "symbol", owner, true, &sym) < 0 ||
@@ -107,7 +105,7 @@ static int spec_alias_object(struct spec_ctx *c, json_t *aj, struct spec_func *a
 	if (spec_alias_params(c, aj, a, owner) < 0 ||
 	    spec_load_allowlisted(c, aj, "version", owner, spec_check_version, &a->version) < 0)
 		return -1;
-	rc = spec_load_symver(c, aj, owner, a);
+	int rc = spec_load_symver(c, aj, owner, a);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -133,13 +131,13 @@ static int spec_load_alias(struct spec_ctx *c, json_t *aj, struct spec *s, size_
 int spec_load_aliases(struct spec_ctx *c, json_t *fj, struct spec *s, size_t row)
 {
 	json_t *arr;
-	size_t i;
 	int rc = spec_field_array(c, fj, "aliases", "function", false, &arr);
 
 	if (rc <= 0)
 		return rc;
 	spec_path_key(&c->at, "aliases");
-	for (i = 0, rc = 0; i < json_array_size(arr) && rc == 0; i++) {
+	rc = 0;
+	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		spec_path_index(&c->at, i);
 		rc = spec_pop_rc(c, spec_load_alias(c, json_array_get(arr, i), s, row));
 	}

@@ -32,14 +32,13 @@ static const char *const spec_unprofilable[] = {"dlsym", "dlvsym", NULL};
 static int spec_load_display(struct spec_ctx *c, json_t *fj, size_t idx, struct spec_func *f)
 {
 	struct spec_quoted q;
-	enum spec_name_err e;
 
 	if (json_object_get(fj, "symbol") == NULL ||
 	    spec_check_ident(f->name, 1024) == SPEC_NAME_OK)
 		return SPEC_AT_KEY(
 		        c, "name",
 		        spec_load_ident(c, "function name", f->name, SPEC_FUNC_NAME_MAX));
-	e = spec_check_display(f->name, SPEC_FUNC_NAME_MAX);
+	enum spec_name_err e = spec_check_display(f->name, SPEC_FUNC_NAME_MAX);
 	if (e != SPEC_NAME_OK)
 		return SPEC_AT_KEY(c, "name",
 		                   spec_err(c, "display name %s %s", spec_quote(&q, f->name),
@@ -52,14 +51,13 @@ static int spec_load_display(struct spec_ctx *c, json_t *fj, size_t idx, struct 
 static int spec_load_name(struct spec_ctx *c, json_t *fj, size_t idx, struct spec_func *f)
 {
 	char owner[32];
-	size_t i;
 
 	snprintf(owner, sizeof owner, "functions[%zu]", idx);
 	f->cname = NULL;
 	if (spec_field_str(c, fj, "name", owner, true, &f->name) < 0 ||
 	    spec_load_display(c, fj, idx, f) < 0)
 		return -1;
-	for (i = 0; spec_unprofilable[i] != NULL; i++)
+	for (size_t i = 0; spec_unprofilable[i] != NULL; i++)
 		if (strcmp(f->name, spec_unprofilable[i]) == 0)
 			return SPEC_AT_KEY(c, "name",
 			                   spec_err(c,
@@ -105,15 +103,14 @@ static int spec_load_extra_type(struct spec_ctx *c, const char *s, struct spec_c
 
 static int spec_load_extra(struct spec_ctx *c, json_t *arr, struct spec_func *f)
 {
-	size_t i, n = json_array_size(arr);
-	json_t *v;
+	size_t n = json_array_size(arr);
 	int rc = 0;
 
 	if (n == 0)
 		return spec_err(c, "\"extra\" must list at least one type");
 	f->extra = spec_xcalloc(n, sizeof *f->extra);
-	for (i = 0; i < n && rc == 0; i++) {
-		v = json_array_get(arr, i);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_t *v = json_array_get(arr, i);
 		spec_path_index(&c->at, i);
 		if (!json_is_string(v))
 			rc = spec_err(c, "extra[%zu] must be a type string", i);
@@ -141,12 +138,11 @@ static int spec_load_variadic_body(struct spec_ctx *c, json_t *vj, struct spec_f
 {
 	const char *vtwin = NULL;
 	json_t *extra = NULL;
-	int hv, he;
 
 	if (spec_check_keys(c, vj, spec_variadic_keys, "\"variadic\"") < 0)
 		return -1;
-	hv = spec_field_str(c, vj, "vtwin", "\"variadic\"", false, &vtwin);
-	he = spec_field_array(c, vj, "extra", "\"variadic\"", false, &extra);
+	int hv = spec_field_str(c, vj, "vtwin", "\"variadic\"", false, &vtwin);
+	int he = spec_field_array(c, vj, "extra", "\"variadic\"", false, &extra);
 	if (hv < 0 || he < 0)
 		return -1;
 	if (hv + he != 1)
@@ -173,12 +169,11 @@ int spec_load_allowlisted(struct spec_ctx *c, json_t *fj, const char *key, const
                           enum spec_name_err (*check)(const char *), const char **out)
 {
 	struct spec_quoted q;
-	enum spec_name_err e;
 	int rc = spec_field_str(c, fj, key, owner, false, out);
 
 	if (rc <= 0)
 		return rc;
-	e = check(*out);
+	enum spec_name_err e = check(*out);
 	if (e == SPEC_NAME_OK)
 		return 1;
 	return SPEC_AT_KEY(
@@ -213,14 +208,12 @@ int spec_load_symver(struct spec_ctx *c, json_t *fj, const char *owner, struct s
 
 static int spec_load_options(struct spec_ctx *c, json_t *fj, const char *owner, struct spec_func *f)
 {
-	int rc;
-
 	if (spec_field_bool(c, fj, "noreturn", owner, &f->noreturn) < 0 ||
 	    spec_field_bool(c, fj, "deprecated", owner, &f->deprecated) < 0 ||
 	    spec_load_variadic(c, fj, owner, f) < 0 ||
 	    spec_load_allowlisted(c, fj, "version", owner, spec_check_version, &f->version) < 0)
 		return -1;
-	rc = spec_load_allowlisted(c, fj, "symbol", owner, spec_check_symbol, &f->symbol);
+	int rc = spec_load_allowlisted(c, fj, "symbol", owner, spec_check_symbol, &f->symbol);
 	if (rc < 0)
 		return -1;
 	f->asm_label = rc > 0;
@@ -261,7 +254,6 @@ int spec_load_unsupported(struct spec_ctx *c, json_t *fj, size_t idx)
 {
 	const char *name, *why;
 	struct spec_quoted qn, qw;
-	struct spec_pos pos;
 	char owner[32];
 
 	if (!json_is_object(fj) || json_object_get(fj, "unsupported") == NULL)
@@ -271,7 +263,7 @@ int spec_load_unsupported(struct spec_ctx *c, json_t *fj, size_t idx)
 	    spec_field_str(c, fj, "name", owner, true, &name) < 0 ||
 	    spec_field_str(c, fj, "unsupported", owner, true, &why) < 0)
 		return -1;
-	pos = spec_locate(c->text, c->len, &c->at, false);
+	struct spec_pos pos = spec_locate(c->text, c->len, &c->at, false);
 	spec_diag_at(c->path, pos.line, pos.col, "note: %s skipped: %s", spec_quote(&qn, name),
 	             spec_quote(&qw, why));
 	return 1;
@@ -279,16 +271,14 @@ int spec_load_unsupported(struct spec_ctx *c, json_t *fj, size_t idx)
 
 void spec_func_free(struct spec_func *f)
 {
-	size_t i;
-
 	if (!f->borrowed_ret)
 		spec_ctype_free(f->ret);
 	if (f->borrowed_params)
 		return;
-	for (i = 0; i < f->nparams; i++)
+	for (size_t i = 0; i < f->nparams; i++)
 		spec_ctype_free(f->params[i].type);
 	free(f->params);
-	for (i = 0; i < f->nextra; i++)
+	for (size_t i = 0; i < f->nextra; i++)
 		spec_ctype_free(f->extra[i]);
 	free(f->extra);
 }

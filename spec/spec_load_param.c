@@ -85,10 +85,9 @@ fail:
 static int spec_check_param_names(struct spec_ctx *c, const struct spec_func *f)
 {
 	struct spec_quoted q;
-	size_t i, j;
 
-	for (i = 1; i < f->nparams; i++) {
-		for (j = 0; j < i; j++) {
+	for (size_t i = 1; i < f->nparams; i++) {
+		for (size_t j = 0; j < i; j++) {
 			if (strcmp(f->params[i].name, f->params[j].name) != 0)
 				continue;
 			spec_path_index(&c->at, i);
@@ -103,11 +102,10 @@ static int spec_check_param_names(struct spec_ctx *c, const struct spec_func *f)
 
 int spec_load_params(struct spec_ctx *c, json_t *arr, struct spec_func *f)
 {
-	size_t i;
 	int rc = 0;
 
 	f->params = spec_xcalloc(json_array_size(arr), sizeof *f->params);
-	for (i = 0; i < json_array_size(arr) && rc == 0; i++) {
+	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		spec_path_index(&c->at, i);
 		rc = spec_load_param(c, json_array_get(arr, i), i, &f->params[i]);
 		spec_path_pop(&c->at);

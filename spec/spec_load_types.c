@@ -72,7 +72,7 @@ static int spec_load_member(struct spec_ctx *c, json_t *mj, size_t i, struct spe
 
 static int spec_load_members(struct spec_ctx *c, json_t *arr, struct spec_typedef *t)
 {
-	size_t i, n = json_array_size(arr);
+	size_t n = json_array_size(arr);
 	int rc = 0;
 
 	if (n == 0)
@@ -80,7 +80,7 @@ static int spec_load_members(struct spec_ctx *c, json_t *arr, struct spec_typede
 	if (n > SPEC_MAX_MEMBERS)
 		return spec_err(c, "more than %d members", SPEC_MAX_MEMBERS);
 	t->members = spec_xcalloc(n, sizeof *t->members);
-	for (i = 0; i < n && rc == 0; i++) {
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		spec_path_index(&c->at, i);
 		rc = spec_pop_rc(c, spec_load_member(c, json_array_get(arr, i), i, &t->members[i]));
 		t->nmembers = i + 1;
@@ -163,10 +163,8 @@ int spec_load_types(struct spec_ctx *c, json_t *root, struct spec *s)
 
 void spec_types_free(struct spec *s)
 {
-	size_t i, j;
-
-	for (i = 0; i < s->ntypes; i++) {
-		for (j = 0; j < s->types[i].nmembers; j++)
+	for (size_t i = 0; i < s->ntypes; i++) {
+		for (size_t j = 0; j < s->types[i].nmembers; j++)
 			spec_ctype_free(s->types[i].members[j].type);
 		free(s->types[i].members);
 	}

@@ -114,9 +114,8 @@ static void spec_skip_value(struct spec_scan *s)
 static unsigned spec_hex4(struct spec_scan *s)
 {
 	unsigned v = 0;
-	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (int i = 0; i < 4; i++) {
 		char c = spec_cur(s);
 
 		v <<= 4;
@@ -151,13 +150,13 @@ static void spec_put_utf8(struct spec_buf *b, unsigned cp)
 /* \uXXXX, combining a UTF-16 surrogate pair the way jansson does. */
 static void spec_read_unicode(struct spec_scan *s, struct spec_buf *out)
 {
-	unsigned cp = spec_hex4(s), lo;
+	unsigned cp = spec_hex4(s);
 
 	if (cp >= 0xd800 && cp < 0xdc00 && spec_cur(s) == '\\' && s->p + 1 < s->end &&
 	    s->p[1] == 'u') {
 		spec_advance(s);
 		spec_advance(s);
-		lo = spec_hex4(s);
+		unsigned lo = spec_hex4(s);
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
 	spec_put_utf8(out, cp);
@@ -208,15 +207,13 @@ static bool spec_next_elem(struct spec_scan *s)
 static bool spec_find_key(struct spec_scan *s, const char *key, bool want_key)
 {
 	struct spec_buf k;
-	struct spec_scan at;
-	bool hit;
 
 	spec_buf_init(&k);
 	for (spec_advance(s), spec_skip_ws(s); spec_cur(s) == '"'; spec_next_elem(s)) {
-		at = *s;
+		struct spec_scan at = *s;
 		k.len = 0;
 		spec_read_string(s, &k);
-		hit = strcmp(spec_buf_str(&k), key) == 0;
+		bool hit = strcmp(spec_buf_str(&k), key) == 0;
 		spec_skip_ws(s);
 		spec_advance(s); /* the ':' */
 		spec_skip_ws(s);
@@ -234,11 +231,9 @@ static bool spec_find_key(struct spec_scan *s, const char *key, bool want_key)
 
 static bool spec_find_index(struct spec_scan *s, size_t index)
 {
-	size_t i;
-
 	spec_advance(s);
 	spec_skip_ws(s);
-	for (i = 0; i < index; i++) {
+	for (size_t i = 0; i < index; i++) {
 		spec_skip_value(s);
 		if (!spec_next_elem(s))
 			return false;
@@ -264,10 +259,9 @@ struct spec_pos spec_locate(const char *text, size_t len, const struct spec_path
                             bool want_key)
 {
 	struct spec_scan s = {.p = text, .end = text + len, .base = text, .pos = {1, 1, 0}};
-	size_t i;
 
 	spec_skip_ws(&s);
-	for (i = 0; i < path->depth; i++)
+	for (size_t i = 0; i < path->depth; i++)
 		if (!spec_step(&s, &path->step[i], want_key && i + 1 == path->depth))
 			break;
 	return s.pos;

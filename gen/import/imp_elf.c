@@ -34,13 +34,12 @@
 int imp_find_library(const char *soname, char **path)
 {
 	struct link_map *lm = NULL;
-	void *h;
 
 	if (strchr(soname, '/') != NULL) {
 		*path = spec_xstrdup(soname);
 		return 0;
 	}
-	h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+	void *h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
 	if (h == NULL) {
 		fprintf(stderr, "apiprof-gen: import: cannot load %s: %s\n", soname, dlerror());
 		return -1;
@@ -79,9 +78,8 @@ static const Elf64_Shdr *imp_section(const struct imp_elf *e, Elf64_Word type)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->base;
 	const Elf64_Shdr *sh = imp_at(e, eh->e_shoff, (Elf64_Xword)eh->e_shnum * sizeof *sh);
-	size_t i;
 
-	for (i = 0; sh != NULL && i < eh->e_shnum; i++)
+	for (size_t i = 0; sh != NULL && i < eh->e_shnum; i++)
 		if (sh[i].sh_type == type)
 			return &sh[i];
 	return NULL;
@@ -98,12 +96,12 @@ static const Elf64_Shdr *imp_linked(const struct imp_elf *e, const Elf64_Shdr *s
 static int imp_elf_sections(struct imp_elf *e)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->base;
-	const Elf64_Shdr *dynsym, *dynstr, *vs, *vd;
+	const Elf64_Shdr *dynstr;
 
 	if (e->size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr))
 		return -1;
-	dynsym = imp_section(e, SHT_DYNSYM);
+	const Elf64_Shdr *dynsym = imp_section(e, SHT_DYNSYM);
 	if (dynsym == NULL || (dynstr = imp_linked(e, dynsym)) == NULL)
 		return -1;
 	e->nsyms = dynsym->sh_size / sizeof *e->syms;
@@ -112,10 +110,10 @@ static int imp_elf_sections(struct imp_elf *e)
 	e->strsize = dynstr->sh_size;
 	if (e->syms == NULL || e->strs == NULL || e->strsize == 0 || e->strs[e->strsize - 1])
 		return -1;
-	vs = imp_section(e, SHT_GNU_versym);
+	const Elf64_Shdr *vs = imp_section(e, SHT_GNU_versym);
 	if (vs != NULL && vs->sh_size >= e->nsyms * sizeof *e->versym)
 		e->versym = imp_at(e, vs->sh_offset, vs->sh_size);
-	vd = imp_section(e, SHT_GNU_verdef);
+	const Elf64_Shdr *vd = imp_section(e, SHT_GNU_verdef);
 	if (vd != NULL && (e->verdef = imp_at(e, vd->sh_offset, vd->sh_size)) != NULL)
 		e->verdefsize = vd->sh_size;
 	return 0;
@@ -154,14 +152,11 @@ static const char *imp_version_name(const struct imp_elf *e, Elf64_Half ndx)
 
 static struct imp_export *imp_export_add(struct imp_exports *x, const char *name)
 {
-	struct imp_export *s;
-	size_t i;
-
-	for (i = 0; i < x->nsyms; i++)
+	for (size_t i = 0; i < x->nsyms; i++)
 		if (strcmp(x->syms[i].name, name) == 0)
 			return &x->syms[i];
 	x->syms = spec_xrealloc(x->syms, x->nsyms + 1, sizeof *x->syms);
-	s = &x->syms[x->nsyms++];
+	struct imp_export *s = &x->syms[x->nsyms++];
 	memset(s, 0, sizeof *s);
 	s->name = spec_xstrdup(name);
 	return s;
@@ -194,12 +189,12 @@ static void imp_add_sym(const struct imp_elf *e, size_t i, struct imp_exports *x
  * does not count as exported. */
 static void imp_collect(const struct imp_elf *e, struct imp_exports *x)
 {
-	size_t i, kept;
-
-	for (i = 1; i < e->nsyms; i++)
+	for (size_t i = 1; i < e->nsyms; i++)
 		if (imp_is_export(&e->syms[i]) && e->syms[i].st_name < e->strsize)
 			imp_add_sym(e, i, x);
-	for (i = kept = 0; i < x->nsyms; i++) {
+	size_t kept = 0;
+
+	for (size_t i = 0; i < x->nsyms; i++) {
 		if (!x->syms[i].current) {
 			free(x->syms[i].name);
 			free(x->syms[i].version);
@@ -216,8 +211,7 @@ int imp_read_exports(const char *path, struct imp_exports *x)
 {
 	struct imp_elf e = {0};
 	struct stat st;
-	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		fprintf(stderr, "apiprof-gen: import: cannot open %s: %s\n", path, strerror(errno));
@@ -225,7 +219,7 @@ int imp_read_exports(const char *path, struct imp_exports *x)
 			close(fd);
 		return -1;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
 		fprintf(stderr, "apiprof-gen: import: cannot map %s: %s\n", path, strerror(errno));
@@ -233,7 +227,7 @@ int imp_read_exports(const char *path, struct imp_exports *x)
 	}
 	e.base = map;
 	e.size = (size_t)st.st_size;
-	rc = imp_elf_sections(&e);
+	int rc = imp_elf_sections(&e);
 	if (rc < 0)
 		fprintf(stderr,
 		        "apiprof-gen: import: %s: not an ELF64 shared library with .dynsym\n",

@@ -82,11 +82,11 @@ static int imp_opt(struct imp_opts *o, int argc, char **argv, int *i)
 
 static int imp_args(struct imp_opts *o, int argc, char **argv)
 {
-	int i, rc;
-
-	for (i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			if ((rc = imp_opt(o, argc, argv, &i)) != 0)
+			int rc = imp_opt(o, argc, argv, &i);
+
+			if (rc != 0)
 				return rc;
 		} else if (o->header == NULL) {
 			o->header = argv[i];
@@ -112,19 +112,18 @@ static int imp_args(struct imp_opts *o, int argc, char **argv)
 static const char *imp_include_name(const struct imp_opts *o)
 {
 	static const char *const sys[] = {"/usr/local/include/", "/usr/include/", NULL};
-	const char *h = o->header, *rest, *slash;
-	size_t i, n;
+	const char *h = o->header;
 
-	for (i = 0; i < o->ncflags; i++) {
-		n = strlen(o->cflags[i]) - 2;
+	for (size_t i = 0; i < o->ncflags; i++) {
+		size_t n = strlen(o->cflags[i]) - 2;
 		if (o->cflags[i][1] == 'I' && strncmp(h, o->cflags[i] + 2, n) == 0 && h[n] == '/')
 			return h + n + 1;
 	}
-	for (i = 0; sys[i] != NULL; i++) {
+	for (size_t i = 0; sys[i] != NULL; i++) {
 		if (strncmp(h, sys[i], strlen(sys[i])) != 0)
 			continue;
-		rest = h + strlen(sys[i]);
-		slash = strchr(rest, '/');
+		const char *rest = h + strlen(sys[i]);
+		const char *slash = strchr(rest, '/');
 		if (slash != NULL && strstr(rest, "-linux-") != NULL &&
 		    strstr(rest, "-linux-") < slash)
 			return slash + 1;
@@ -137,11 +136,12 @@ static const char *imp_include_name(const struct imp_opts *o)
 static char *imp_default_api(const char *include)
 {
 	const char *base = strrchr(include, '/') ? strrchr(include, '/') + 1 : include;
-	char *api = spec_xstrdup(base), *p;
+	char *api = spec_xstrdup(base);
+	char *dot = strrchr(api, '.');
 
-	if ((p = strrchr(api, '.')) != NULL)
-		*p = '\0';
-	for (p = api; *p; p++)
+	if (dot != NULL)
+		*dot = '\0';
+	for (char *p = api; *p; p++)
 		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (p > api && *p >= '0' && *p <= '9')))
 			*p = '_';
@@ -188,15 +188,13 @@ int imp_main(int argc, char **argv)
 {
 	struct imp_opts o = {0};
 	char *api = NULL, *desc = NULL;
-	int rc;
-	size_t i;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
 		fputs(imp_usage, stdout);
 		return 0;
 	}
 	o.cflags = spec_xcalloc((size_t)argc + 1, sizeof *o.cflags);
-	rc = imp_args(&o, argc, argv);
+	int rc = imp_args(&o, argc, argv);
 	if (rc == 0) {
 		o.include = imp_include_name(&o);
 		if (o.api == NULL)
@@ -204,7 +202,7 @@ int imp_main(int argc, char **argv)
 		o.description = desc = imp_describe(&o);
 		rc = imp_run(&o);
 	}
-	for (i = 0; i < o.ncflags; i++)
+	for (size_t i = 0; i < o.ncflags; i++)
 		free((char *)o.cflags[i]);
 	free(o.cflags);
 	free(api);

@@ -38,11 +38,11 @@ static char *imp_where(CXCursor c)
 {
 	CXFile file;
 	unsigned line;
-	char *name, buf[32];
+	char buf[32];
 	struct spec_buf b;
 
 	clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, NULL, NULL);
-	name = imp_string(clang_getFileName(file));
+	char *name = imp_string(clang_getFileName(file));
 	spec_buf_init(&b);
 	snprintf(buf, sizeof buf, ":%u", line);
 	spec_buf_puts(&b, name);
@@ -53,9 +53,7 @@ static char *imp_where(CXCursor c)
 
 static struct imp_func *imp_func_find(struct imp_header *h, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < h->nfuncs; i++)
+	for (size_t i = 0; i < h->nfuncs; i++)
 		if (strcmp(h->funcs[i].name, name) == 0)
 			return &h->funcs[i];
 	return NULL;
@@ -91,15 +89,11 @@ static void imp_check_type(struct imp_func *f, const char *spelling)
 
 static void imp_params(struct imp_walk *w, struct imp_func *f, CXCursor c, int n)
 {
-	CXCursor a;
-	char *name;
-	int i;
-
 	f->params = spec_xcalloc((size_t)n + 1, sizeof *f->params);
-	for (i = 0; i < n; i++) {
-		a = clang_Cursor_getArgument(c, (unsigned)i);
+	for (int i = 0; i < n; i++) {
+		CXCursor a = clang_Cursor_getArgument(c, (unsigned)i);
 		f->params[i].type = imp_type_spell(clang_getCursorType(a));
-		name = imp_string(clang_getCursorSpelling(a));
+		char *name = imp_string(clang_getCursorSpelling(a));
 		f->params[i].name = name[0] != '\0' ? name : NULL;
 		if (f->params[i].name == NULL)
 			free(name);
@@ -115,10 +109,9 @@ static struct imp_func *imp_func_new(struct imp_walk *w, CXCursor c, const char 
 	struct imp_header *h = w->h;
 	CXType ft = clang_getCursorType(c), rt = clang_getResultType(ft);
 	int n = clang_Cursor_getNumArguments(c);
-	struct imp_func *f;
 
 	h->funcs = spec_xrealloc(h->funcs, h->nfuncs + 1, sizeof *h->funcs);
-	f = &h->funcs[h->nfuncs++];
+	struct imp_func *f = &h->funcs[h->nfuncs++];
 	memset(f, 0, sizeof *f);
 	f->name = spec_xstrdup(name);
 	f->where = imp_where(c);
@@ -138,14 +131,13 @@ static struct imp_func *imp_func_new(struct imp_walk *w, CXCursor c, const char 
 static bool imp_token_is(CXTranslationUnit tu, CXCursor c, const char *const *words)
 {
 	CXToken *toks = NULL;
-	unsigned n = 0, i, j;
+	unsigned n = 0;
 	bool hit = false;
-	char *s;
 
 	clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
-	for (i = 0; i < n && !hit; i++) {
-		s = imp_string(clang_getTokenSpelling(tu, toks[i]));
-		for (j = 0; words[j] != NULL && !hit; j++)
+	for (unsigned i = 0; i < n && !hit; i++) {
+		char *s = imp_string(clang_getTokenSpelling(tu, toks[i]));
+		for (unsigned j = 0; words[j] != NULL && !hit; j++)
 			hit = strcmp(s, words[j]) == 0;
 		free(s);
 	}
@@ -207,11 +199,10 @@ static void imp_macro_cands(struct imp_walk *w, CXToken *t, unsigned n, bool fnl
                             struct spec_buf *out)
 {
 	unsigned i = 1, depth = 0;
-	char *s, *next;
 
 	if (fnlike) {
 		for (; i < n; i++) {
-			s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
+			char *s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
 			depth += strcmp(s, "(") == 0;
 			depth -= strcmp(s, ")") == 0;
 			free(s);
@@ -225,9 +216,9 @@ static void imp_macro_cands(struct imp_walk *w, CXToken *t, unsigned n, bool fnl
 	for (; i < n; i++) {
 		if (clang_getTokenKind(t[i]) != CXToken_Identifier)
 			continue;
-		next = i + 1 < n ? imp_string(clang_getTokenSpelling(w->tu, t[i + 1])) : NULL;
+		char *next = i + 1 < n ? imp_string(clang_getTokenSpelling(w->tu, t[i + 1])) : NULL;
 		if (!fnlike || (next != NULL && strcmp(next, "(") == 0)) {
-			s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
+			char *s = imp_string(clang_getTokenSpelling(w->tu, t[i]));
 			spec_buf_printf(out, "%s ", s);
 			free(s);
 		}
@@ -239,13 +230,12 @@ static void imp_visit_macro(struct imp_walk *w, CXCursor c)
 {
 	CXToken *toks = NULL;
 	unsigned n = 0;
-	struct imp_pending *p;
 
 	if (clang_Cursor_isMacroBuiltin(c))
 		return;
 	clang_tokenize(w->tu, clang_getCursorExtent(c), &toks, &n);
 	w->pend = spec_xrealloc(w->pend, w->npend + 1, sizeof *w->pend);
-	p = &w->pend[w->npend++];
+	struct imp_pending *p = &w->pend[w->npend++];
 	p->name = imp_string(clang_getCursorSpelling(c));
 	spec_buf_init(&p->cands);
 	if (n > 0)
@@ -272,11 +262,11 @@ static enum CXChildVisitResult imp_visit(CXCursor c, CXCursor parent, CXClientDa
  * declared function (zlib's gzgetc: the macro is a fast path of it). */
 static void imp_resolve_macro(struct imp_header *h, struct imp_pending *p)
 {
-	char *save = NULL, *tok;
+	char *save = NULL;
 
 	if (imp_func_find(h, p->name) != NULL || p->cands.len == 0)
 		return;
-	for (tok = strtok_r(p->cands.s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+	for (char *tok = strtok_r(p->cands.s, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		if (imp_func_find(h, tok) == NULL)
 			continue;
 		h->macros = spec_xrealloc(h->macros, h->nmacros + 1, sizeof *h->macros);
@@ -288,9 +278,7 @@ static void imp_resolve_macro(struct imp_header *h, struct imp_pending *p)
 
 static void imp_resolve_macros(struct imp_walk *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->npend; i++) {
+	for (size_t i = 0; i < w->npend; i++) {
 		imp_resolve_macro(w->h, &w->pend[i]);
 		free(w->pend[i].name);
 		spec_buf_free(&w->pend[i].cands);
@@ -300,15 +288,13 @@ static void imp_resolve_macros(struct imp_walk *w)
 
 static int imp_diagnostics(CXTranslationUnit tu)
 {
-	unsigned i, n = clang_getNumDiagnostics(tu), errors = 0;
-	CXDiagnostic d;
-	char *msg;
+	unsigned n = clang_getNumDiagnostics(tu), errors = 0;
 
-	for (i = 0; i < n; i++) {
-		d = clang_getDiagnostic(tu, i);
+	for (unsigned i = 0; i < n; i++) {
+		CXDiagnostic d = clang_getDiagnostic(tu, i);
 		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
 		    errors++ < IMP_MAX_ERRORS) {
-			msg = imp_string(
+			char *msg = imp_string(
 			        clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
 			fprintf(stderr, "%s\n", msg);
 			free(msg);
@@ -325,19 +311,19 @@ static CXTranslationUnit imp_compile(CXIndex idx, const struct imp_opts *o)
 {
 	const char **args = spec_xcalloc(o->ncflags + 4, sizeof *args);
 	CXTranslationUnit tu = NULL;
-	enum CXErrorCode e;
-	size_t n = 0, i;
+	size_t n = 0;
 
 	args[n++] = "-xc";
 	args[n++] = "-std=gnu11";
 	/* The generated shim defines it: parse what the shim will compile. */
 	args[n++] = "-D_GNU_SOURCE";
-	for (i = 0; i < o->ncflags; i++)
+	for (size_t i = 0; i < o->ncflags; i++)
 		args[n++] = o->cflags[i];
-	e = clang_parseTranslationUnit2(idx, o->header, args, (int)n, NULL, 0,
-	                                CXTranslationUnit_DetailedPreprocessingRecord |
-	                                        CXTranslationUnit_SkipFunctionBodies,
-	                                &tu);
+	enum CXErrorCode e =
+	        clang_parseTranslationUnit2(idx, o->header, args, (int)n, NULL, 0,
+	                                    CXTranslationUnit_DetailedPreprocessingRecord |
+	                                            CXTranslationUnit_SkipFunctionBodies,
+	                                    &tu);
 	free(args);
 	if (e != CXError_Success || tu == NULL) {
 		fprintf(stderr, "apiprof-gen: import: libclang cannot parse %s (error %d)\n",

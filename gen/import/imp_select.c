@@ -34,12 +34,11 @@ static void imp_list_add(struct imp_list *l, const char *s)
 static void imp_list_report(struct imp_list *l, const char *what)
 {
 	struct spec_buf b;
-	size_t i;
 
 	if (l->n > 0) {
 		qsort(l->v, l->n, sizeof *l->v, imp_cmp_str);
 		spec_buf_init(&b);
-		for (i = 0; i < l->n; i++)
+		for (size_t i = 0; i < l->n; i++)
 			spec_buf_printf(&b, "%s%s", i ? ", " : "", l->v[i]);
 		imp_warn("%s (%zu): %s", what, l->n, spec_buf_str(&b));
 		spec_buf_free(&b);
@@ -52,9 +51,8 @@ static void imp_list_report(struct imp_list *l, const char *what)
 static bool imp_in_csv(const char *csv, const char *name)
 {
 	size_t n = strlen(name);
-	const char *p;
 
-	for (p = csv; (p = strstr(p, name)) != NULL; p += n)
+	for (const char *p = csv; (p = strstr(p, name)) != NULL; p += n)
 		if ((p == csv || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
 			return true;
 	return false;
@@ -62,9 +60,7 @@ static bool imp_in_csv(const char *csv, const char *name)
 
 static const char *imp_macro_over(const struct imp_header *h, const char *target, const char *csv)
 {
-	size_t i;
-
-	for (i = 0; i < h->nmacros; i++)
+	for (size_t i = 0; i < h->nmacros; i++)
 		if (strcmp(h->macros[i].target, target) == 0 &&
 		    (csv == NULL || imp_in_csv(csv, h->macros[i].name)))
 			return h->macros[i].name;
@@ -81,9 +77,7 @@ static bool imp_wanted(const struct imp_opts *o, const struct imp_header *h, con
 
 static const struct imp_func *imp_declared(const struct imp_header *h, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < h->nfuncs; i++)
+	for (size_t i = 0; i < h->nfuncs; i++)
 		if (strcmp(h->funcs[i].name, name) == 0)
 			return &h->funcs[i];
 	return NULL;
@@ -93,11 +87,11 @@ static const struct imp_func *imp_declared(const struct imp_header *h, const cha
  * somewhere in the name. */
 static bool imp_v_inserted(const char *name, const char *twin)
 {
-	size_t i, n = strlen(name);
+	size_t n = strlen(name);
 
 	if (strlen(twin) != n + 1)
 		return false;
-	for (i = 0; i <= n; i++)
+	for (size_t i = 0; i <= n; i++)
 		if (twin[i] == 'v' && strncmp(name, twin, i) == 0 &&
 		    strcmp(name + i, twin + i + 1) == 0)
 			return true;
@@ -108,13 +102,11 @@ static bool imp_v_inserted(const char *name, const char *twin)
  * the same type, so the wrapper can hand its `...` over as that va_list. */
 static bool imp_is_twin(const struct imp_func *f, const struct imp_func *g)
 {
-	size_t i;
-
 	if (!g->takes_va_list || g->variadic || g->skipped || g->unsupported != NULL ||
 	    g->nparams != f->nparams + 1 || strcmp(f->ret, g->ret) != 0 ||
 	    !imp_v_inserted(f->name, g->name))
 		return false;
-	for (i = 0; i < f->nparams; i++)
+	for (size_t i = 0; i < f->nparams; i++)
 		if (strcmp(f->params[i].type, g->params[i].type) != 0)
 			return false;
 	return true;
@@ -122,9 +114,7 @@ static bool imp_is_twin(const struct imp_func *f, const struct imp_func *g)
 
 static void imp_find_twin(struct imp_header *h, const struct imp_exports *x, struct imp_func *f)
 {
-	size_t i;
-
-	for (i = 0; i < h->nfuncs; i++) {
+	for (size_t i = 0; i < h->nfuncs; i++) {
 		if (imp_is_twin(f, &h->funcs[i]) && imp_export_find(x, h->funcs[i].name) != NULL) {
 			f->vtwin = h->funcs[i].name;
 			return;
@@ -163,11 +153,8 @@ static size_t imp_keep(struct imp_header *h, const struct imp_exports *x, struct
 
 static void imp_report_macros(const struct imp_header *h)
 {
-	const struct imp_func *f;
-	size_t i;
-
-	for (i = 0; i < h->nmacros; i++) {
-		f = imp_declared(h, h->macros[i].target);
+	for (size_t i = 0; i < h->nmacros; i++) {
+		const struct imp_func *f = imp_declared(h, h->macros[i].target);
 		if (f != NULL && f->kept)
 			imp_warn("note: %s is a macro over %s: its calls are profiled as %s",
 			         h->macros[i].name, f->name, f->name);
@@ -180,9 +167,8 @@ static void imp_report_undeclared(const struct imp_opts *o, const struct imp_hea
 {
 	struct imp_list l = {0};
 	char what[512];
-	size_t i;
 
-	for (i = 0; i < x->nsyms; i++)
+	for (size_t i = 0; i < x->nsyms; i++)
 		if (imp_wanted(o, h, x->syms[i].name) && imp_declared(h, x->syms[i].name) == NULL)
 			imp_list_add(&l, x->syms[i].name);
 	snprintf(what, sizeof what, "warning: exported by %s but not declared in the header",
@@ -192,9 +178,7 @@ static void imp_report_undeclared(const struct imp_opts *o, const struct imp_hea
 
 static bool imp_is_macro(const struct imp_header *h, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < h->nmacros; i++)
+	for (size_t i = 0; i < h->nmacros; i++)
 		if (strcmp(h->macros[i].name, name) == 0)
 			return true;
 	return false;
@@ -205,12 +189,12 @@ static void imp_report_unknown(const struct imp_opts *o, const struct imp_header
                                const struct imp_exports *x)
 {
 	struct imp_list l = {0};
-	char *csv, *save = NULL, *tok;
+	char *save = NULL;
 
 	if (o->functions == NULL)
 		return;
-	csv = spec_xstrdup(o->functions);
-	for (tok = strtok_r(csv, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	char *csv = spec_xstrdup(o->functions);
+	for (char *tok = strtok_r(csv, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		if (imp_declared(h, tok) == NULL && !imp_is_macro(h, tok) &&
 		    imp_export_find(x, tok) == NULL)
 			imp_list_add(&l, tok);
@@ -222,11 +206,10 @@ size_t imp_select(const struct imp_opts *o, struct imp_header *h, const struct i
 {
 	struct imp_list unexported = {0}, skipped = {0};
 	char what[512];
-	size_t i, kept = 0;
-	struct imp_func *f;
+	size_t kept = 0;
 
-	for (i = 0; i < h->nfuncs; i++) {
-		f = &h->funcs[i];
+	for (size_t i = 0; i < h->nfuncs; i++) {
+		struct imp_func *f = &h->funcs[i];
 		if (!imp_wanted(o, h, f->name))
 			continue;
 		if (f->skipped)

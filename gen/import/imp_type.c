@@ -54,9 +54,7 @@ bool imp_is_va_list(CXType t)
 
 static struct imp_record *imp_record_find(struct imp_header *h, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < h->nrecords; i++)
+	for (size_t i = 0; i < h->nrecords; i++)
 		if (strcmp(h->records[i].name, name) == 0)
 			return &h->records[i];
 	return NULL;
@@ -73,11 +71,10 @@ struct imp_fields {
 static void imp_add_member(struct imp_fields *f, CXCursor c)
 {
 	struct imp_record *r = &f->h->records[f->idx];
-	struct imp_member *m;
 	char *name = imp_string(clang_getCursorSpelling(c));
 
 	r->members = spec_xrealloc(r->members, r->nmembers + 1, sizeof *r->members);
-	m = &r->members[r->nmembers++];
+	struct imp_member *m = &r->members[r->nmembers++];
 	m->type = imp_type_spell(clang_getCursorType(c));
 	m->bits = clang_Cursor_isBitField(c) ? clang_getFieldDeclBitWidth(c) : 0;
 	m->name = name[0] != '\0' ? name : NULL;
@@ -112,9 +109,7 @@ static CXType imp_record_of(CXType t, bool member)
  * left empty: the writer leaves it out and says so. */
 static void imp_drop_members(struct imp_record *r)
 {
-	size_t i;
-
-	for (i = 0; i < r->nmembers; i++) {
+	for (size_t i = 0; i < r->nmembers; i++) {
 		free(r->members[i].type);
 		free(r->members[i].name);
 	}
@@ -127,21 +122,18 @@ static void imp_note(struct imp_header *h, CXType t, bool member)
 {
 	CXType c = imp_record_of(t, member);
 	struct imp_fields f = {.h = h};
-	struct imp_record *r;
-	char *name;
-	size_t i;
 
 	if (c.kind != CXType_Record)
 		return;
 	while (t.kind == CXType_ConstantArray)
 		t = clang_getArrayElementType(t);
-	name = imp_type_spell(t);
+	char *name = imp_type_spell(t);
 	if (!imp_type_ok(name) || imp_record_find(h, name) != NULL) {
 		free(name);
 		return;
 	}
 	h->records = spec_xrealloc(h->records, h->nrecords + 1, sizeof *h->records);
-	r = &h->records[h->nrecords];
+	struct imp_record *r = &h->records[h->nrecords];
 	memset(r, 0, sizeof *r);
 	r->name = name;
 	r->is_union = clang_getCursorKind(clang_getTypeDeclaration(c)) == CXCursor_UnionDecl;
@@ -151,7 +143,7 @@ static void imp_note(struct imp_header *h, CXType t, bool member)
 		imp_drop_members(&h->records[f.idx]);
 	/* Members by value need their own layouts (after the visit: adding
 	 * records moves the array). */
-	for (i = 0; i < f.ntypes && !f.bad; i++)
+	for (size_t i = 0; i < f.ntypes && !f.bad; i++)
 		imp_note(h, f.types[i], true);
 	free(f.types);
 }

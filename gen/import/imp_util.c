@@ -29,9 +29,7 @@ int imp_cmp_str(const void *a, const void *b)
 
 static void imp_func_free(struct imp_func *f)
 {
-	size_t i;
-
-	for (i = 0; i < f->nparams; i++) {
+	for (size_t i = 0; i < f->nparams; i++) {
 		free(f->params[i].type);
 		free(f->params[i].name);
 	}
@@ -44,9 +42,7 @@ static void imp_func_free(struct imp_func *f)
 
 static void imp_record_free(struct imp_record *r)
 {
-	size_t i;
-
-	for (i = 0; i < r->nmembers; i++) {
+	for (size_t i = 0; i < r->nmembers; i++) {
 		free(r->members[i].type);
 		free(r->members[i].name);
 	}
@@ -56,13 +52,11 @@ static void imp_record_free(struct imp_record *r)
 
 void imp_header_free(struct imp_header *h)
 {
-	size_t i;
-
-	for (i = 0; i < h->nfuncs; i++)
+	for (size_t i = 0; i < h->nfuncs; i++)
 		imp_func_free(&h->funcs[i]);
-	for (i = 0; i < h->nrecords; i++)
+	for (size_t i = 0; i < h->nrecords; i++)
 		imp_record_free(&h->records[i]);
-	for (i = 0; i < h->nmacros; i++) {
+	for (size_t i = 0; i < h->nmacros; i++) {
 		free(h->macros[i].name);
 		free(h->macros[i].target);
 	}
@@ -73,9 +67,7 @@ void imp_header_free(struct imp_header *h)
 
 void imp_exports_free(struct imp_exports *x)
 {
-	size_t i;
-
-	for (i = 0; i < x->nsyms; i++) {
+	for (size_t i = 0; i < x->nsyms; i++) {
 		free(x->syms[i].name);
 		free(x->syms[i].version);
 		free(x->syms[i].old);

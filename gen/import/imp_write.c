@@ -7,6 +7,7 @@
  * layout per line as in the shipped specs, and nothing that varies
  * between machines or runs (no date, no absolute path).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,8 @@ static void imp_json_key(struct spec_buf *b, const char *key, const char *value)
 
 static void imp_write_params(struct spec_buf *b, const struct imp_func *f)
 {
-	size_t i;
-
 	spec_buf_puts(b, ", \"params\": [");
-	for (i = 0; i < f->nparams; i++) {
+	for (size_t i = 0; i < f->nparams; i++) {
 		spec_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
 		imp_json_str(b, f->params[i].type);
 		if (f->params[i].name != NULL)
@@ -87,9 +86,7 @@ static int imp_cmp_record(const void *a, const void *b)
 
 static struct imp_record *imp_record_named(const struct imp_header *h, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < h->nrecords; i++)
+	for (size_t i = 0; i < h->nrecords; i++)
 		if (strcmp(h->records[i].name, name) == 0)
 			return &h->records[i];
 	return NULL;
@@ -98,30 +95,26 @@ static struct imp_record *imp_record_named(const struct imp_header *h, const cha
 /* Marks the layout of `type` needed, and those of its members. */
 static void imp_need(const struct imp_header *h, const char *type, bool *need)
 {
-	struct imp_record *r;
-	char *base, *sp;
-	size_t i;
+	char *base = spec_xstrdup(type);
+	char *sp = strstr(base, " [");
 
-	base = spec_xstrdup(type);
-	if ((sp = strstr(base, " [")) != NULL) /* an array member: its element */
+	if (sp != NULL) /* an array member: its element */
 		*sp = '\0';
-	r = imp_record_named(h, base);
+	struct imp_record *r = imp_record_named(h, base);
 	free(base);
 	if (r == NULL || need[r - h->records])
 		return;
 	need[r - h->records] = true;
-	for (i = 0; i < r->nmembers; i++)
+	for (size_t i = 0; i < r->nmembers; i++)
 		imp_need(h, r->members[i].type, need);
 }
 
 static void imp_write_record(struct spec_buf *b, const struct imp_record *r, bool last)
 {
-	size_t i;
-
 	spec_buf_puts(b, "    ");
 	imp_json_str(b, r->name);
 	spec_buf_printf(b, ": {\"kind\": \"%s\", \"members\": [", r->is_union ? "union" : "struct");
-	for (i = 0; i < r->nmembers; i++) {
+	for (size_t i = 0; i < r->nmembers; i++) {
 		spec_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
 		imp_json_str(b, r->members[i].type);
 		if (r->members[i].name != NULL)
@@ -139,16 +132,16 @@ static void imp_write_types(struct spec_buf *b, const struct imp_header *h,
 {
 	bool *need = spec_xcalloc(h->nrecords + 1, sizeof *need);
 	const struct imp_record **rs = spec_xcalloc(h->nrecords + 1, sizeof *rs);
-	size_t i, j, n = 0;
+	size_t n = 0;
 
-	for (i = 0; i < nkept; i++) {
+	for (size_t i = 0; i < nkept; i++) {
 		if (kept[i]->unsupported != NULL)
 			continue;
 		imp_need(h, kept[i]->ret, need);
-		for (j = 0; j < kept[i]->nparams; j++)
+		for (size_t j = 0; j < kept[i]->nparams; j++)
 			imp_need(h, kept[i]->params[j].type, need);
 	}
-	for (i = 0; i < h->nrecords; i++) {
+	for (size_t i = 0; i < h->nrecords; i++) {
 		if (need[i] && h->records[i].nmembers == 0)
 			imp_warn("warning: the layout of %s cannot be written in a spec: left out",
 			         h->records[i].name);
@@ -158,7 +151,7 @@ static void imp_write_types(struct spec_buf *b, const struct imp_header *h,
 	qsort(rs, n, sizeof *rs, imp_cmp_record);
 	if (n > 0)
 		spec_buf_puts(b, "  \"types\": {\n");
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		imp_write_record(b, rs[i], i + 1 == n);
 	if (n > 0)
 		spec_buf_puts(b, "  },\n");
@@ -184,8 +177,12 @@ static int imp_emit(const struct imp_opts *o, const char *text)
 {
 	struct gen_out out;
 
-	if (o->out == NULL)
-		return fputs(text, stdout) < 0 || fflush(stdout) != 0 ? -1 : 0;
+	if (o->out == NULL) {
+		if (fputs(text, stdout) >= 0 && fflush(stdout) == 0)
+			return 0;
+		imp_warn("cannot write the spec to standard output: %s", strerror(errno));
+		return -1;
+	}
 	if (gen_out_open(&out, o->out) < 0)
 		return -1;
 	gen_out_puts(&out, text);
@@ -196,10 +193,9 @@ int imp_write(const struct imp_opts *o, const struct imp_header *h)
 {
 	const struct imp_func **kept = spec_xcalloc(h->nfuncs + 1, sizeof *kept);
 	struct spec_buf b;
-	size_t i, n = 0;
-	int rc;
+	size_t n = 0;
 
-	for (i = 0; i < h->nfuncs; i++)
+	for (size_t i = 0; i < h->nfuncs; i++)
 		if (h->funcs[i].kept)
 			kept[n++] = &h->funcs[i];
 	qsort(kept, n, sizeof *kept, imp_cmp_func);
@@ -207,10 +203,10 @@ int imp_write(const struct imp_opts *o, const struct imp_header *h)
 	imp_write_top(&b, o);
 	imp_write_types(&b, h, kept, n);
 	spec_buf_puts(&b, "  \"functions\": [\n");
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		imp_write_func(&b, kept[i], i + 1 == n);
 	spec_buf_puts(&b, "  ]\n}\n");
-	rc = imp_emit(o, spec_buf_str(&b));
+	int rc = imp_emit(o, spec_buf_str(&b));
 	spec_buf_free(&b);
 	free(kept);
 	return rc;
