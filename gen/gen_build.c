@@ -16,13 +16,7 @@
 
 #include "gen_build.h"
 #include "gen_emit.h"
-
-#ifndef APIPROF_INCLUDEDIR
-#define APIPROF_INCLUDEDIR "/usr/local/include/apiprof"
-#endif
-#ifndef APIPROF_LIBDIR
-#define APIPROF_LIBDIR "/usr/local/lib"
-#endif
+#include "gen_paths.h"
 
 extern char **environ;
 
@@ -69,9 +63,7 @@ static void gen_argv_addf(struct gen_argv *a, const char *prefix, const char *s)
 
 static void gen_argv_free(struct gen_argv *a)
 {
-	size_t i;
-
-	for (i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i]);
 	free(a->v);
 }
@@ -80,23 +72,14 @@ static void gen_argv_free(struct gen_argv *a)
 static void gen_argv_cc(struct gen_argv *a)
 {
 	const char *cc = getenv("CC");
-	char *copy, *tok, *save = NULL;
+	char *save = NULL;
 
 	if (cc == NULL || cc[strspn(cc, " \t")] == '\0')
 		cc = "cc";
-	copy = spec_xstrdup(cc);
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+	char *copy = spec_xstrdup(cc);
+	for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 		gen_argv_add(a, tok);
 	free(copy);
-}
-
-/* The install locations baked in at build time, overridable for a
- * relocated installation. */
-static const char *gen_dir(const char *env, const char *dflt)
-{
-	const char *v = getenv(env);
-
-	return v != NULL && *v != '\0' ? v : dflt;
 }
 
 static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struct gen_build_opts *o,
@@ -106,7 +89,9 @@ static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struc
 	        "-std=gnu11",          "-O2",   "-fPIC",   "-shared",
 	        "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror",
 	};
-	const char *libdir = gen_dir("APIPROF_LIBDIR", APIPROF_LIBDIR);
+	/* The runtime this apiprof-gen belongs to (gen_paths.c): the build
+	 * tree's, or the installation's. */
+	const char *libdir = gen_path(GEN_PART_LIBDIR);
 	char *specdir = spec_xstrdup(s->path);
 	size_t i;
 
@@ -114,7 +99,7 @@ static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struc
 	for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
 		gen_argv_add(a, flags[i]);
 	gen_argv_addf(a, "-I", dirname(specdir));
-	gen_argv_addf(a, "-I", gen_dir("APIPROF_INCLUDEDIR", APIPROF_INCLUDEDIR));
+	gen_argv_addf(a, "-I", gen_path(GEN_PART_INCLUDEDIR));
 	for (i = 0; i < o->ninc; i++)
 		gen_argv_addf(a, "-I", o->inc[i]);
 	gen_argv_add(a, src);
@@ -137,9 +122,13 @@ static int gen_run(char **argv)
 		fprintf(stderr, "apiprof-gen: cannot run %s: %s\n", argv[0], strerror(err));
 		return 127;
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "apiprof-gen: cannot wait for %s: %s\n", argv[0],
+			        strerror(errno));
 			return 127;
+		}
+	}
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	fprintf(stderr, "apiprof-gen: %s killed by signal %d\n", argv[0], WTERMSIG(st));
@@ -151,7 +140,6 @@ static int gen_compile(const struct spec *s, const struct gen_build_opts *o, con
 {
 	struct gen_argv a = {0};
 	struct spec_buf out;
-	int rc;
 
 	spec_buf_init(&out);
 	if (o->out != NULL)
@@ -159,7 +147,7 @@ static int gen_compile(const struct spec *s, const struct gen_build_opts *o, con
 	else
 		spec_buf_printf(&out, "libapiprof-%s.so", s->api);
 	gen_build_argv(&a, s, o, src, spec_buf_str(&out), map);
-	rc = gen_run(a.v);
+	int rc = gen_run(a.v);
 	gen_argv_free(&a);
 	spec_buf_free(&out);
 	return rc;

@@ -42,6 +42,13 @@ int run_fd_is_shlib(int fd); /* an ELF shared object for this machine */
 /* One line and -1 when ld.so could not preload path as it stands. */
 int run_preload_check(const char *path);
 
+/* run_probe.c: before the exec, the launcher runs itself in a hidden mode
+ * (argv[1] == RUN_PROBE_ARG) with the program's environment, to see that
+ * ld.so loaded the runtime and every shim.  One line and -1 if not. */
+#define RUN_PROBE_ARG "--apiprof-internal-load-probe"
+int run_probe(const struct run_opts *o);
+int run_probe_main(int argc, char **argv);
+
 /* run_cache.c: the private directory shims are built into. */
 struct run_cache {
 	char dir[RUN_PATH_MAX]; /* its real path: no symlink, space or ':' */
@@ -57,8 +64,6 @@ struct run_dyn_env {
 };
 int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e);
 
-#ifndef APIPROF_RUNTIME_LIB
-#define APIPROF_RUNTIME_LIB "libapiprof.so.0"
-#endif
+/* Where the runtime, shims, specs and apiprof-gen are: gen/gen_paths.h. */
 
 #endif

@@ -16,24 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen_paths.h"
 #include "run.h"
-
-#ifndef APIPROF_DYN_LIB
-#define APIPROF_DYN_LIB "libapiprof-dyn.so"
-#endif
-#ifndef APIPROF_DYN_AUDIT
-#define APIPROF_DYN_AUDIT "libapiprof-dyn-audit.so"
-#endif
-#ifndef APIPROF_SPECDIR
-#define APIPROF_SPECDIR "/usr/local/share/apiprof/specs"
-#endif
-
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
 
 static int spec_path(const char *spec, char *out)
 {
@@ -42,8 +26,7 @@ static int spec_path(const char *spec, char *out)
 	int is_file = strchr(spec, '/') != NULL || (n > 5 && strcmp(spec + n - 5, ".json") == 0);
 
 	if (!is_file) {
-		snprintf(named, sizeof(named), "%s/%s.json",
-		         env_or("APIPROF_SPECDIR", APIPROF_SPECDIR), spec);
+		snprintf(named, sizeof(named), "%s/%s.json", gen_path(GEN_PART_SPECDIR), spec);
 		if (realpath(named, out) == NULL) {
 			fprintf(stderr,
 			        "apiprof-run: %s is neither a spec file nor a shipped api "
@@ -90,9 +73,9 @@ int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e)
 		if (len >= sizeof(e->specs))
 			return -1;
 	}
-	rt = env_or("APIPROF_RUNTIME", APIPROF_RUNTIME_LIB);
-	dyn = env_or("APIPROF_DYN_LIB", APIPROF_DYN_LIB);
-	audit = env_or("APIPROF_DYN_AUDIT", APIPROF_DYN_AUDIT);
+	rt = gen_path(GEN_PART_RUNTIME);
+	dyn = gen_path(GEN_PART_DYN_LIB);
+	audit = gen_path(GEN_PART_DYN_AUDIT);
 	if (run_preload_check(rt) != 0 || run_preload_check(dyn) != 0 ||
 	    run_preload_check(audit) != 0)
 		return -1;

@@ -110,6 +110,8 @@ int main(int argc, char **argv)
 {
 	struct run_opts o = {0};
 
+	if (argc > 1 && strcmp(argv[1], RUN_PROBE_ARG) == 0)
+		return run_probe_main(argc, argv);
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
 	/* 125 for the launcher's own failures, as env(1) and timeout(1) do, so
@@ -123,6 +125,8 @@ int main(int argc, char **argv)
 			setenv("APIPROF_OUTPUT", o.output, 1);
 		if (o.summary)
 			setenv("APIPROF_SUMMARY", "1", 1);
+		if (run_probe(&o) != 0)
+			return 125;
 	}
 	execvp(o.argv[0], o.argv);
 	fprintf(stderr, "apiprof-run: cannot run %s: %s\n", o.argv[0], strerror(errno));

@@ -23,17 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gen_paths.h"
 #include "run.h"
 
-#ifndef APIPROF_GEN_PATH
-#define APIPROF_GEN_PATH "apiprof-gen"
-#endif
-#ifndef APIPROF_SHIMDIR
-#define APIPROF_SHIMDIR "/usr/local/lib/apiprof"
-#endif
-#ifndef APIPROF_RUNTIME
-#define APIPROF_RUNTIME "libapiprof.so.0"
-#endif
 #ifndef APIPROF_SHIPPED
 #define APIPROF_SHIPPED "malloc, posix_io, zlib"
 #endif
@@ -53,13 +45,6 @@ int run_opts_add_specs(struct run_opts *o, char *list)
 const char *run_shipped_names(void)
 {
 	return APIPROF_SHIPPED;
-}
-
-static const char *env_or(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
 }
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -88,7 +73,7 @@ static int hash_file(const char *path, uint64_t *h)
 /* Runs `apiprof-gen build SPEC -o OUT`; its diagnostics go to our stderr. */
 static int run_gen(const char *spec, const char *out)
 {
-	const char *gen = env_or("APIPROF_GEN", APIPROF_GEN_PATH);
+	const char *gen = gen_path(GEN_PART_GEN);
 	int status;
 	pid_t pid = fork();
 
@@ -174,7 +159,7 @@ static int build_spec(const struct run_opts *o, const char *spec, char *out, siz
 {
 	static struct run_cache cache = {.fd = -1};
 	char name[64];
-	const char *gen = env_or("APIPROF_GEN", APIPROF_GEN_PATH);
+	const char *gen = gen_path(GEN_PART_GEN);
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
 
 	/* The generator's own bytes too: a new apiprof-gen may emit another
@@ -210,7 +195,7 @@ static int is_path(const char *spec)
 
 static int shipped_shim(const char *name, char *out, size_t cap)
 {
-	const char *dir = env_or("APIPROF_SHIMDIR", APIPROF_SHIMDIR);
+	const char *dir = gen_path(GEN_PART_SHIMDIR);
 
 	if (snprintf(out, cap, "%s/libapiprof-%s.so", dir, name) >= (int)cap ||
 	    access(out, R_OK) != 0) {
@@ -226,7 +211,7 @@ static int shipped_shim(const char *name, char *out, size_t cap)
  * first, ahead of libc, so that its exec and _exit hooks take effect. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap)
 {
-	const char *prev = getenv("LD_PRELOAD"), *rt = env_or("APIPROF_RUNTIME", APIPROF_RUNTIME);
+	const char *prev = getenv("LD_PRELOAD"), *rt = gen_path(GEN_PART_RUNTIME);
 	size_t len = (size_t)snprintf(out, cap, "%s", rt);
 
 	if (run_preload_check(rt) != 0)
