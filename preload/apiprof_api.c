@@ -1,129 +1,69 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_api.c - the apis (one per loaded shim): dense ids, real-symbol
- * resolution, the warn-once stub for missing symbols, and the per-api totals
- * of threads that exited long ago.
+ * apiprof_api.c - the api registry (one api per loaded shim): dense ids,
+ * lookup of an api by id, real-symbol resolution, the warn-once stub for
+ * missing symbols, and the per-api totals of threads that exited long ago
+ * (tables, apiprof_tab.c).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "apiprof_internal.h"
 
-static struct apiprof_api *apis[APIPROF_MAX_APIS];
-static struct apiprof_tab *folded[APIPROF_MAX_APIS];
-static uint32_t next_id = 1;
-static uint32_t too_many_warned;
+/* The threads inside a lookup: see resolver_find. */
+#define RESOLVERS 64
+
+/* The registry's state.  A fork child keeps the apis and their ids (it
+ * has the same shims loaded); only its totals start again (see
+ * apiprof_api_after_fork). */
+static struct apiprof_api_state {
+	/* The registered apis by id (0 is none); set once, with release. */
+	struct apiprof_api *apis[APIPROF_MAX_APIS];
+	/* Per-api totals of the threads folded away (apiprof_thread.c);
+	 * set when the id is drawn, before the api is published. */
+	struct apiprof_tab *folded[APIPROF_MAX_APIS];
+	/* The next id to hand out; ids are never reused. */
+	uint32_t next_id;
+	/* "too many apis" said already. */
+	uint32_t too_many_warned;
+	/* The shims of another runtime version already warned about. */
+	const struct apiprof_api *abi_seen[APIPROF_MAX_APIS];
+	/* The thread pointers of the threads inside a lookup, or NULL. */
+	char *resolvers[RESOLVERS];
+	/* How many shim constructors are resolving up front. */
+	int prefetching;
+} api_state = {.next_id = 1};
 
 struct apiprof_api *apiprof_api_get(uint32_t id)
 {
 	if (id == 0 || id >= APIPROF_MAX_APIS)
 		return NULL;
-	return __atomic_load_n(&apis[id], __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&api_state.apis[id], __ATOMIC_ACQUIRE);
 }
 
 uint32_t apiprof_api_count(void)
 {
-	uint32_t n = __atomic_load_n(&next_id, __ATOMIC_ACQUIRE);
+	uint32_t n = __atomic_load_n(&api_state.next_id, __ATOMIC_ACQUIRE);
 
 	return n < APIPROF_MAX_APIS ? n - 1 : APIPROF_MAX_APIS - 1;
 }
 
 struct apiprof_tab *apiprof_api_folded(uint32_t id)
 {
-	return id < APIPROF_MAX_APIS ? folded[id] : NULL;
+	return id < APIPROF_MAX_APIS ? api_state.folded[id] : NULL;
 }
 
-/* A table of n rows (see struct apiprof_tab), zeroed word by word with
- * relaxed stores, not memset: when an entry is reset for a new thread the
- * flusher may be reading it (and will discard what it read, seeing the
- * generation change). */
-void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
+/* In a fork child: the apis, their ids and what was resolved stay (the
+ * child has the same shims and libraries), but the child's numbers are its
+ * own, so the totals of the parent's exited threads are zeroed. */
+void apiprof_api_after_fork(void)
 {
-	apiprof_store(&tab->sink, 0);
-	__atomic_store_n(&tab->due, 0, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < n; i++) {
-		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
-		uint64_t *w = (uint64_t *)c;
+	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
 
-		apiprof_store(&tab->calls[i], 0);
-		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
-			apiprof_store(&w[k], 0);
-		apiprof_store(&c->min_ticks, UINT64_MAX);
+		if (api != NULL && apiprof_api_folded(id) != NULL)
+			apiprof_tab_init(apiprof_api_folded(id), api->nfuncs);
 	}
-}
-
-/* The cold rows, then the head and the counts.  The arena's blocks are
- * 64-byte aligned and a cold row is 9 lines, so the head starts a line. */
-struct apiprof_tab *apiprof_tab_alloc(uint32_t n)
-{
-	size_t cold = (size_t)n * sizeof(struct apiprof_cold);
-	char *p = apiprof_arena_alloc(cold + sizeof(struct apiprof_tab) +
-	                              (size_t)n * sizeof(uint64_t));
-	struct apiprof_tab *tab = (struct apiprof_tab *)(p + cold);
-
-	_Static_assert(sizeof(struct apiprof_cold) % 64 == 0, "cold rows keep the head aligned");
-	if (p == NULL)
-		return NULL;
-	apiprof_tab_init(tab, n);
-	return tab;
-}
-
-/* A consistent-enough copy of row i of a table another thread may be
- * updating: every field is read whole (relaxed), calls first (see
- * apiprof_leave), fields may be one call apart, and the next snapshot
- * catches up.  The bucket the owner has noted but not yet counted is
- * counted here. */
-void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32_t i)
-{
-	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
-	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
-	int64_t w = due + (int64_t)(i + 1) * (int64_t)APIPROF_COLD_WORDS; /* into row i */
-
-	dst->calls = apiprof_load(&tab->calls[i]);
-	dst->ticks = apiprof_load(&c->ticks);
-	dst->min_ticks = apiprof_load(&c->min_ticks);
-	dst->max_ticks = apiprof_load(&c->max_ticks);
-	dst->timed = 0;
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
-		dst->hist[b] = apiprof_load(&c->hist[b]);
-		dst->timed += dst->hist[b];
-	}
-	/* due is a bucket of some row, or 0 (the sink), which puts w past row i */
-	if (w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS) {
-		dst->hist[w - (int64_t)APIPROF_HIST_WORD0]++;
-		dst->timed++;
-	}
-}
-
-static void atomic_min(uint64_t *p, uint64_t v)
-{
-	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-
-	while (v < cur &&
-	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void atomic_max(uint64_t *p, uint64_t v)
-{
-	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-
-	while (v > cur &&
-	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-/* Adds src into row i of dst; several exiting threads may fold at once. */
-void apiprof_tab_fold(struct apiprof_tab *dst, uint32_t i, const struct apiprof_fstat *src)
-{
-	struct apiprof_cold *c = apiprof_tab_cold(dst, i);
-
-	__atomic_fetch_add(&dst->calls[i], src->calls, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->ticks, src->ticks, __ATOMIC_RELAXED);
-	atomic_min(&c->min_ticks, src->min_ticks);
-	atomic_max(&c->max_ticks, src->max_ticks);
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
-		__atomic_fetch_add(&c->hist[b], src->hist[b], __ATOMIC_RELAXED);
 }
 
 /* A shim generated for another runtime version: its struct may not even
@@ -131,15 +71,15 @@ void apiprof_tab_fold(struct apiprof_tab *dst, uint32_t i, const struct apiprof_
  * unregistered (its calls pass straight through).  Said once per shim. */
 static void abi_mismatch(const struct apiprof_api *api)
 {
-	static const struct apiprof_api *seen[APIPROF_MAX_APIS];
-
 	for (int i = 0; i < APIPROF_MAX_APIS; i++) {
-		const struct apiprof_api *cur = __atomic_load_n(&seen[i], __ATOMIC_ACQUIRE);
+		const struct apiprof_api *cur =
+		        __atomic_load_n(&api_state.abi_seen[i], __ATOMIC_ACQUIRE);
 
 		if (cur == api)
 			return;
-		if (cur == NULL && __atomic_compare_exchange_n(&seen[i], &cur, api, false,
-		                                               __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		if (cur == NULL &&
+		    __atomic_compare_exchange_n(&api_state.abi_seen[i], &cur, api, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			break;
 		if (cur == api)
 			return;
@@ -183,21 +123,21 @@ void apiprof_register(struct apiprof_api *api)
 		return;
 	}
 	busy = apiprof_busy_enter();
-	id = __atomic_fetch_add(&next_id, 1, __ATOMIC_ACQ_REL);
+	id = __atomic_fetch_add(&api_state.next_id, 1, __ATOMIC_ACQ_REL);
 	fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api->nfuncs) : NULL;
 	if (fold == NULL) {
-		if (!__atomic_exchange_n(&too_many_warned, 1, __ATOMIC_RELAXED))
+		if (!__atomic_exchange_n(&api_state.too_many_warned, 1, __ATOMIC_RELAXED))
 			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
 			             APIPROF_MAX_APIS - 1);
 		apiprof_busy_leave(busy);
 		return;
 	}
 	api->func_base = apiprof_func_reserve(api->nfuncs);
-	folded[id] = fold;
+	api_state.folded[id] = fold;
 	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_ACQUIRE)) {
 		apiprof_api_publish(api, id);
-		__atomic_store_n(&apis[id], api, __ATOMIC_RELEASE);
+		__atomic_store_n(&api_state.apis[id], api, __ATOMIC_RELEASE);
 		apiprof_segment_add_api(api);
 	}
 	apiprof_busy_leave(busy);
@@ -207,13 +147,10 @@ void apiprof_register(struct apiprof_api *api)
  * before the runtime knows where its TLS is, and without any.  Lookups are
  * rare (once per symbol), so a scan is cheap enough; a thread that finds
  * every entry taken goes on unguarded rather than fail the call. */
-#define RESOLVERS 64
-static char *resolvers[RESOLVERS];
-
 static int resolver_find(const char *tp)
 {
 	for (int i = 0; i < RESOLVERS; i++)
-		if (__atomic_load_n(&resolvers[i], __ATOMIC_RELAXED) == tp)
+		if (__atomic_load_n(&api_state.resolvers[i], __ATOMIC_RELAXED) == tp)
 			return i;
 	return -1;
 }
@@ -223,8 +160,8 @@ static int resolver_claim(char *tp)
 	for (int i = 0; i < RESOLVERS; i++) {
 		char *none = NULL;
 
-		if (__atomic_compare_exchange_n(&resolvers[i], &none, tp, false, __ATOMIC_ACQ_REL,
-		                                __ATOMIC_RELAXED))
+		if (__atomic_compare_exchange_n(&api_state.resolvers[i], &none, tp, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			return i;
 	}
 	return -1;
@@ -249,7 +186,7 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 		p = apiprof_lookup_in_library(api, idx);
 	apiprof_busy_leave(busy);
 	if (me >= 0)
-		__atomic_store_n(&resolvers[me], NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&api_state.resolvers[me], NULL, __ATOMIC_RELEASE);
 	errno = saved;
 	return p;
 }
@@ -257,16 +194,16 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 /* Shim constructors resolving everything up front: a symbol they do not
  * find then may still come with a library loaded later.  Constructors run
  * one at a time; another thread that sees this too only looks again. */
-static int prefetching;
 
 void apiprof_prefetch(int on)
 {
-	__atomic_add_fetch(&prefetching, on ? 1 : -1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&api_state.prefetching, on ? 1 : -1, __ATOMIC_RELAXED);
 }
 
 int apiprof_resolving(void)
 {
-	return resolver_find(apiprof_tp()) >= 0 || __atomic_load_n(&prefetching, __ATOMIC_RELAXED);
+	return resolver_find(apiprof_tp()) >= 0 ||
+	       __atomic_load_n(&api_state.prefetching, __ATOMIC_RELAXED);
 }
 
 /* Called by a missing function's stub instead of jumping to NULL; idx is

@@ -31,20 +31,35 @@
 
 #include "apiprof_internal.h"
 
-static void rec_fill(struct apiprof_shm_rec *r, const struct apiprof_fstat *s, uint32_t func,
-                     uint32_t tid, const char *comm, uint32_t flags)
+/* What the records of one snapshot share. */
+struct snap_head {
+	uint64_t tick;
+	uint32_t tid;
+	uint32_t flags;
+	uint32_t thread_seq;
+	char comm[APIPROF_COMM_MAX];
+};
+
+/* Reserves a ring slot and fills it with row i of tab as function func,
+ * in place: a record is 600 bytes, too much for the stack of a thread on
+ * its way out (see the README's stack bound).  The caller commits or
+ * abandons the slot; NULL when the ring dropped the record. */
+static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
+                                       uint32_t func, struct apiprof_tab *tab, uint32_t i,
+                                       uint64_t *pos)
 {
-	r->seq = 0;
-	r->tid = tid;
+	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
+
+	if (r == NULL)
+		return NULL;
+	r->tid = sh->tid;
 	r->func = func;
-	r->flags = flags;
-	memcpy(r->comm, comm, APIPROF_COMM_MAX);
-	r->calls = s->calls;
-	r->ticks = s->ticks;
-	r->min_ticks = s->min_ticks;
-	r->max_ticks = s->max_ticks;
-	r->timed = s->timed;
-	memcpy(r->hist, s->hist, sizeof(r->hist));
+	r->flags = sh->flags;
+	r->thread_seq = sh->thread_seq;
+	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
+	r->tick = sh->tick;
+	apiprof_tab_read_rec(r, tab, i);
+	return r;
 }
 
 static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
@@ -52,32 +67,50 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 	return __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE) == gen;
 }
 
+/* Row i of th's table as a record.  False when the entry was reset under
+ * us (a new thread took it): the copy is dropped, and so is the rest. */
+static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
+                      const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
+                      uint32_t i)
+{
+	uint64_t pos;
+	struct apiprof_shm_rec *r;
+
+	if (!entry_stable(th, gen))
+		return false;
+	if (func >= h->func_cap)
+		return true;
+	r = rec_put(h, sh, func, tab, i, &pos);
+	if (r != NULL && !entry_stable(th, gen)) {
+		apiprof_ring_abandon(h, r, pos);
+		return false;
+	}
+	if (r != NULL)
+		apiprof_ring_commit(r, pos);
+	return true;
+}
+
 /* Writes th's statistics for one api.  `all` writes every function that
  * was ever called, otherwise only those called since the helper's previous
  * snapshot (the shadow counts, which only the helper's incremental passes
  * touch, so the exit paths can run beside it). */
 static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
-                      struct apiprof_shm_rec *r, bool all, uint32_t gen)
+                      const struct snap_head *sh, bool all, uint32_t gen)
 {
-	char comm[APIPROF_COMM_MAX];
-	uint32_t tid = apiprof_thread_identity(th, comm);
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tab *tab = __atomic_load_n(&th->tab[id], __ATOMIC_ACQUIRE);
-	struct apiprof_fstat s;
 
 	if (api == NULL || tab == NULL)
 		return;
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
-		apiprof_tab_read(&s, tab, i);
-		if (s.calls == 0 || (!all && apiprof_load(&th->shadow[id][i]) == s.calls))
+		uint64_t calls = apiprof_load(&tab->calls[i]);
+
+		if (calls == 0 || (!all && apiprof_load(&th->shadow[id][i]) == calls))
 			continue;
-		if (!entry_stable(th, gen))
-			return; /* the entry was reset under us: drop the copy */
-		rec_fill(r, &s, api->func_base + i, tid, comm, r->flags);
-		if (api->func_base + i < h->func_cap)
-			apiprof_ring_write(h, r);
+		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i))
+			return;
 		if (!all) /* only the helper's incremental passes keep shadows */
-			apiprof_store(&th->shadow[id][i], s.calls);
+			apiprof_store(&th->shadow[id][i], calls);
 	}
 }
 
@@ -85,25 +118,25 @@ void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool al
 {
 	struct apiprof_shm_header *h = apiprof_segment_ring();
 	uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
-	struct apiprof_shm_rec r;
+	struct snap_head sh;
 
 	if (h == NULL || (gen & 1u))
 		return;
-	r.flags = rec_flags;
-	r.tick = apiprof_now();
+	sh.tid = apiprof_thread_identity(th, sh.comm);
+	sh.flags = rec_flags;
+	sh.tick = apiprof_now();
 	/* The flusher and the thread itself (as it exits) may both be here. */
-	r.thread_seq = __atomic_add_fetch(&th->snap_seq, 1, __ATOMIC_RELAXED);
+	sh.thread_seq = __atomic_add_fetch(&th->snap_seq, 1, __ATOMIC_RELAXED);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
-		flush_api(h, th, id, &r, all, gen);
+		flush_api(h, th, id, &sh, all, gen);
 }
 
 /* The numbers of threads folded away, as one record per function, tid 0. */
 void apiprof_flush_folded(void)
 {
 	struct apiprof_shm_header *h = apiprof_segment_ring();
-	static const char name[APIPROF_COMM_MAX] = "(exited)";
-	struct apiprof_shm_rec r;
-	struct apiprof_fstat s;
+	struct snap_head sh = {.flags = APIPROF_REC_FOLDED | APIPROF_REC_KEYFRAME,
+	                       .comm = "(exited)"};
 
 	if (h == NULL)
 		return;
@@ -112,14 +145,16 @@ void apiprof_flush_folded(void)
 		struct apiprof_tab *tab = apiprof_api_folded(id);
 
 		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
-			apiprof_tab_read(&s, tab, i);
-			if (s.calls == 0 || api->func_base + i >= h->func_cap)
+			uint32_t func = api->func_base + i;
+			struct apiprof_shm_rec *r;
+			uint64_t pos;
+
+			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
-			rec_fill(&r, &s, api->func_base + i, 0, name,
-			         APIPROF_REC_FOLDED | APIPROF_REC_KEYFRAME);
-			r.tick = apiprof_now();
-			r.thread_seq = 0;
-			apiprof_ring_write(h, &r);
+			sh.tick = apiprof_now();
+			r = rec_put(h, &sh, func, tab, i, &pos);
+			if (r != NULL)
+				apiprof_ring_commit(r, pos);
 		}
 	}
 }

@@ -25,15 +25,20 @@ uint32_t apiprof_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
+/* In a fork child only the forking thread exists, and the child's numbers
+ * are its own.  One reset per concept, the numbers before what shows them:
+ * the end of the image (not ended here), the thread registry (ours zeroed,
+ * the others free), the apis' totals, then the child's own segment, and
+ * last the flusher, the only writer of that segment's ring. */
 static void after_fork_child(void)
 {
 	uint64_t busy = apiprof_busy_enter();
 
 	self_pid = getpid();
 	apiprof_end_after_fork();
-	apiprof_segment_forget();
 	apiprof_thread_after_fork();
-	apiprof_segment_open();
+	apiprof_api_after_fork();
+	apiprof_segment_after_fork();
 	apiprof_flusher_forget();
 	apiprof_flusher_start();
 	apiprof_busy_leave(busy);

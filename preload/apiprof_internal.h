@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "apiprof_ringbuf.h"
 #include "apiprof_shim.h"
 
 #define APIPROF_HIDDEN __attribute__((visibility("hidden")))
@@ -58,13 +59,19 @@ APIPROF_HIDDEN struct apiprof_api *apiprof_api_get(uint32_t id);
 APIPROF_HIDDEN uint32_t apiprof_api_count(void); /* ids are 1..count */
 APIPROF_HIDDEN struct apiprof_tab *apiprof_api_folded(uint32_t id);
 APIPROF_HIDDEN void apiprof_api_publish(struct apiprof_api *api, uint32_t id);
+APIPROF_HIDDEN void apiprof_api_after_fork(void);
+
+/* --- statistics tables (apiprof_tab.c) --------------------------------- */
 /* Tables of n rows (struct apiprof_tab, apiprof_shim.h). */
 APIPROF_HIDDEN struct apiprof_tab *apiprof_tab_alloc(uint32_t n);
 APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n);
 APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab,
                                      uint32_t i);
-APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, uint32_t i,
-                                     const struct apiprof_fstat *src);
+/* Row i of a table into a ring record's statistics (calls .. hist). */
+APIPROF_HIDDEN void apiprof_tab_read_rec(struct apiprof_shm_rec *dst, struct apiprof_tab *tab,
+                                         uint32_t i);
+/* Adds row i of src into row i of dst. */
+APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
@@ -121,16 +128,16 @@ APIPROF_HIDDEN uint32_t apiprof_thread_identity(const struct apiprof_thread *th,
 APIPROF_HIDDEN void apiprof_thread_init(void);
 APIPROF_HIDDEN void apiprof_thread_after_fork(void);
 
-/* --- ring and segment (apiprof_ring.c) -------------------------------- */
-struct apiprof_ring_geom {
-	uint32_t func_cap;
-	uint32_t ring_order;
-};
-APIPROF_HIDDEN size_t apiprof_ring_size(const struct apiprof_ring_geom *g);
-APIPROF_HIDDEN size_t apiprof_ring_offset(const struct apiprof_ring_geom *g); /* page-aligned */
+/* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
 APIPROF_HIDDEN int apiprof_ring_write(struct apiprof_shm_header *h,
                                       const struct apiprof_shm_rec *r);
+/* A record filled in place: reserve, fill all but seq, commit or abandon. */
+APIPROF_HIDDEN struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h,
+                                                            uint64_t *pos);
+APIPROF_HIDDEN void apiprof_ring_commit(struct apiprof_shm_rec *s, uint64_t pos);
+APIPROF_HIDDEN void apiprof_ring_abandon(struct apiprof_shm_header *h, struct apiprof_shm_rec *s,
+                                         uint64_t pos);
 APIPROF_HIDDEN int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx,
                                          const char *api, const char *name, uint32_t flags,
                                          uint32_t api_id);
@@ -144,7 +151,7 @@ APIPROF_HIDDEN bool apiprof_segment_ring_reserve(void);
 APIPROF_HIDDEN bool apiprof_segment_ring_reserve_at_exit(void);
 APIPROF_HIDDEN void apiprof_segment_open(void);
 APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
-APIPROF_HIDDEN void apiprof_segment_forget(void);
+APIPROF_HIDDEN void apiprof_segment_after_fork(void);
 /* Gives the segment to uid (apiprof_creds.c); 0 or an errno. */
 APIPROF_HIDDEN int apiprof_segment_handover(uint32_t uid);
 APIPROF_HIDDEN uint32_t apiprof_func_reserve(uint32_t n);

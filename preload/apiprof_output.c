@@ -21,6 +21,7 @@
 
 #include "apiprof_file.h"
 #include "apiprof_internal.h"
+#include "apiprof_stat.h"
 
 struct out {
 	struct apiprof_file *file; /* APIPROF_OUTPUT, or NULL: the program's stderr */
@@ -76,20 +77,33 @@ static void out_flush(struct out *o)
 	o->len = 0;
 }
 
-static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(struct out *o, const char *fmt, ...)
+/* At least 512 bytes of the buffer for the next piece of text. */
+static size_t out_room(struct out *o)
 {
-	va_list ap;
-	int n;
-
 	if (o->len > sizeof(o->buf) - 512)
 		out_flush(o);
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
-	va_end(ap);
+	return sizeof(o->buf) - o->len;
+}
+
+/* Keeps the n bytes snprintf put at the end (truncated as it did). */
+static void out_took(struct out *o, int n)
+{
 	if (n > 0)
 		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n
 		                                              : sizeof(o->buf) - o->len - 1;
+}
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	size_t cap = out_room(o);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, cap, fmt, ap);
+	va_end(ap);
+	out_took(o, n);
 }
 
 /* A JSON string from a name the program chose (thread names are free). */
@@ -115,12 +129,15 @@ static uint64_t ns(uint64_t ticks)
 }
 
 /* Time inside the function: measured, or in sampled mode estimated as
- * calls x the mean latency of the timed calls. */
+ * calls x the mean latency of the timed calls (apiprof_stat.h). */
 static uint64_t total_ticks(const struct apiprof_fstat *s)
 {
-	if (apiprof_sample == 0 || s->timed == 0 || s->timed >= s->calls)
-		return s->ticks;
-	return (uint64_t)((unsigned __int128)s->ticks * s->calls / s->timed);
+	return apiprof_stat_total_ticks(apiprof_sample != 0, s->ticks, s->calls, s->timed);
+}
+
+static bool estimated(const struct apiprof_fstat *s)
+{
+	return apiprof_stat_estimated(apiprof_sample != 0, s->calls, s->timed);
 }
 
 /* Calls fn(o, api, idx, stats) for every function th called. */
@@ -147,7 +164,7 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
                       const struct apiprof_fstat *s, int *n)
 {
 	uint64_t min = s->timed ? s->min_ticks : 0;
-	bool est = apiprof_sample != 0 && s->timed < s->calls;
+	bool est = estimated(s);
 
 	out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
 	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
@@ -304,25 +321,32 @@ void apiprof_output_json(const char *pattern, bool before_exec)
 	out_release();
 }
 
-/* --- APIPROF_SUMMARY: Preshing's per-thread line, then ltrace -c rows ---- */
+/* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat.c) -------- */
 
 static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
                     const struct apiprof_fstat *s, int *n)
 {
+	struct apiprof_stat_row r = {
+	        .api = api->name,
+	        .func = api->display[i],
+	        .calls = s->calls,
+	        .total_ns = apiprof_ticks_to_ns(total_ticks(s)),
+	        .estimated = estimated(s),
+	        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : 0.0,
+	        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : 0.0,
+	        .max_ns = apiprof_ticks_to_ns(s->max_ticks),
+	};
+	size_t cap = out_room(o);
+
 	(void)n;
-	out_printf(o, "  %12llu %12.3f%s %10.0f %10.0f %10.0f  %s.%s\n",
-	           (unsigned long long)s->calls, apiprof_ticks_to_ns(total_ticks(s)) / 1e6,
-	           apiprof_sample != 0 && s->timed < s->calls ? "~" : " ",
-	           s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : 0.0,
-	           s->timed ? apiprof_ticks_to_ns(s->min_ticks) : 0.0,
-	           apiprof_ticks_to_ns(s->max_ticks), api->name, api->display[i]);
+	out_took(o, apiprof_stat_row_line(o->buf + o->len, cap, &r));
 }
 
 static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_api *api,
                          double wall_ns)
 {
 	uint64_t calls = 0, ticks = 0;
-	double t;
+	size_t cap;
 
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		apiprof_tab_read(&out_stat, tab, i);
@@ -331,24 +355,25 @@ static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_
 	}
 	if (calls == 0)
 		return;
-	t = apiprof_ticks_to_ns(ticks);
-	/* Preshing's "7/1001 ms 0.7% 6481x", with decimals for short runs. */
-	out_printf(o, "  time spent in \"%s\": %.*f/%.*f ms %.1f%% %llux\n", api->name,
-	           wall_ns < 1e8 ? 3 : 1, t / 1e6, wall_ns < 1e8 ? 3 : 1, wall_ns / 1e6,
-	           wall_ns > 0 ? 100.0 * t / wall_ns : 0.0, (unsigned long long)calls);
+	cap = out_room(o);
+	out_took(o, apiprof_stat_api_line(o->buf + o->len, cap, api->name,
+	                                  apiprof_ticks_to_ns(ticks), wall_ns, calls));
 }
 
 static void sum_thread(struct out *o, uint32_t tid, const char *name, double wall_ns,
                        struct apiprof_tab *const *tabs)
 {
+	size_t cap;
+
 	if (!any_calls(tabs))
 		return;
-	out_printf(o, "TID %u (%.16s)\n", tid, name);
+	cap = out_room(o);
+	out_took(o, apiprof_stat_thread_line(o->buf + o->len, cap, tid, name));
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		if (apiprof_api_get(id) && tabs[id])
 			sum_api_line(o, tabs[id], apiprof_api_get(id), wall_ns);
-	out_printf(o, "  %12s %13s %10s %10s %10s  %s\n", "calls", "total ms", "avg ns", "min ns",
-	           "max ns", "function");
+	cap = out_room(o);
+	out_took(o, apiprof_stat_header(o->buf + o->len, cap));
 	each_func(o, tabs, sum_row);
 }
 

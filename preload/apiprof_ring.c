@@ -1,71 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_ring.c - the producer side of the shared-memory ring.
+ * apiprof_ring.c - the runtime's side of the shared-memory ring: formatting
+ * its own segment, publishing records and function entries into it.
  *
  * Pure functions over a mapped segment: no allocation, no syscalls, so the
- * unit tests run them on plain memory.  The protocol is described in
- * apiprof_abi.h; the helpers below name each barrier and what it pairs with.
+ * unit tests run them on plain memory.  The slot protocol (the seqlock's
+ * two halves, their barriers, the geometry) is ring/apiprof_ringbuf.h's; what
+ * is here is the runtime's: it trusts only the geometry it formatted its
+ * own segment with.
  */
 #include <string.h>
 
 #include "apiprof_internal.h"
 
-/* --- barriers --------------------------------------------------------- */
-
-/* Pairs with seq_store_release of the producer that last wrote the slot. */
-static inline uint64_t seq_load_acquire(const uint64_t *seq)
-{
-	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
-}
-
-/* Pairs with the reader's acquire load of seq: everything written to the
- * slot before this store is visible to a reader that sees the new value. */
-static inline void seq_store_release(uint64_t *seq, uint64_t v)
-{
-	__atomic_store_n(seq, v, __ATOMIC_RELEASE);
-}
-
-/* Claims a slot for position pos by turning its even seq `old` into the odd
- * "being written" value.  The CAS keeps two producers a lap apart off the
- * same slot, and refuses to go back over a newer record.  The release fence
- * orders the odd value before the payload stores, so a reader that copied a
- * half-written payload sees seq changed on its second load (which follows
- * the reader's acquire fence). */
-static inline bool seq_claim(uint64_t *seq, uint64_t pos)
-{
-	uint64_t old = seq_load_acquire(seq);
-
-	if ((old & 1u) || old > 2 * pos)
-		return false;
-	if (!__atomic_compare_exchange_n(seq, &old, 2 * pos + 1, false, __ATOMIC_RELAXED,
-	                                 __ATOMIC_RELAXED))
-		return false;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	return true;
-}
-
-/* --- geometry --------------------------------------------------------- */
-
-static size_t align_up(size_t v, size_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 static size_t func_off(void)
 {
 	return APIPROF_SHM_HEADER_SIZE;
-}
-
-size_t apiprof_ring_offset(const struct apiprof_ring_geom *g)
-{
-	return align_up(func_off() + (size_t)g->func_cap * sizeof(struct apiprof_shm_func), 4096);
-}
-
-size_t apiprof_ring_size(const struct apiprof_ring_geom *g)
-{
-	size_t recs = ((size_t)1 << g->ring_order) * sizeof(struct apiprof_shm_rec);
-
-	return align_up(apiprof_ring_offset(g) + recs, 4096);
 }
 
 /* The segment formatted last, the process's, and its geometry, kept out of
@@ -106,27 +56,59 @@ void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom 
 static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t pos)
 {
 	struct apiprof_ring_geom g = geom_of(h);
-	uint64_t mask = ((uint64_t)1 << g.ring_order) - 1;
-	char *base = (char *)h + apiprof_ring_offset(&g);
 
-	return (struct apiprof_shm_rec *)(base + (pos & mask) * sizeof(struct apiprof_shm_rec));
+	return apiprof_ring_slot((char *)h + apiprof_ring_offset(&g), g.ring_order, pos);
 }
 
-/* Publishes one record.  Returns 0, or -1 when the slot was still being
- * written by a producer one lap behind: then the record is dropped and
- * counted, because a producer never waits. */
+/* Claims the slot of the next position for the caller to fill in place
+ * (everything but seq), then apiprof_ring_commit or apiprof_ring_abandon
+ * it.  NULL when the slot was still being written by a producer one lap
+ * behind: then the record is dropped and counted, because a producer never
+ * waits.  Filling the slot in place spares the caller a copy of the
+ * record (600 bytes) on its stack. */
+struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint64_t *pos)
+{
+	struct apiprof_shm_rec *s;
+
+	*pos = __atomic_fetch_add(&h->head, 1, __ATOMIC_RELAXED);
+	s = slot_at(h, *pos);
+	if (!apiprof_seq_claim(&s->seq, *pos)) {
+		__atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	return s;
+}
+
+/* Publishes the record filled in at pos. */
+void apiprof_ring_commit(struct apiprof_shm_rec *s, uint64_t pos)
+{
+	apiprof_seq_publish(&s->seq, apiprof_seq_complete(pos));
+}
+
+/* Gives up a reserved slot whose content turned out wrong: counted as
+ * dropped.  seq becomes even, so later producers can claim the slot, but
+ * never 2*p+2 for a position p a reader may look for in it: 2*pos is
+ * that of pos-1, which lives in another slot unless the ring has one
+ * (then 0, the value of no position).  A reader of the slot's previous
+ * record saw seq change, and drops its copy. */
+void apiprof_ring_abandon(struct apiprof_shm_header *h, struct apiprof_shm_rec *s, uint64_t pos)
+{
+	apiprof_seq_publish(&s->seq, geom_of(h).ring_order ? 2 * pos : 0);
+	__atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+}
+
+/* Publishes a copy of r.  Returns 0, or -1 when it was dropped (see
+ * apiprof_ring_reserve). */
 int apiprof_ring_write(struct apiprof_shm_header *h, const struct apiprof_shm_rec *r)
 {
-	uint64_t pos = __atomic_fetch_add(&h->head, 1, __ATOMIC_RELAXED);
-	struct apiprof_shm_rec *s = slot_at(h, pos);
+	uint64_t pos;
+	struct apiprof_shm_rec *s = apiprof_ring_reserve(h, &pos);
 
-	if (!seq_claim(&s->seq, pos)) {
-		__atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+	if (s == NULL)
 		return -1;
-	}
 	memcpy((char *)s + sizeof(s->seq), (const char *)r + sizeof(r->seq),
 	       sizeof(*r) - sizeof(r->seq));
-	seq_store_release(&s->seq, 2 * pos + 2);
+	apiprof_ring_commit(s, pos);
 	return 0;
 }
 

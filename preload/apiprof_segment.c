@@ -23,6 +23,7 @@
  * program changed its uid; the program may close or reuse that number, so
  * it is used only while it still refers to our file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -41,27 +42,46 @@
 
 #define SHM_DIR "/dev/shm/" /* where glibc's shm_open puts the names */
 
-static struct apiprof_shm_header *seg;
-static size_t seg_size;
-static size_t seg_ring_off;
-static dev_t seg_dev; /* the file we made, to know it again by name */
-static ino_t seg_ino;
 enum { RING_NONE, RING_BUSY, RING_READY, RING_FAILED };
-static int ring_state;
-static char seg_name[1 + APIPROF_SEGNAME_MAX]; /* with the leading '/' */
-static struct apiprof_segid seg_id;
-static int seg_fd = -1; /* kept; see keep_fd */
-static uint32_t func_next;
-static uint32_t proc_mode; /* enum apiprof_proc_mode, kept for a fork child's segment */
+
+/* The segment's state.  What a fork child resets is in
+ * apiprof_segment_after_fork. */
+static struct apiprof_segment_state {
+	/* The mapped segment, published with release once formatted; NULL
+	 * when there is none (or not yet). */
+	struct apiprof_shm_header *hdr;
+	/* Its size and the ring's offset in it (page-aligned). */
+	size_t size;
+	size_t ring_off;
+	/* The file we made, to know it again by name or descriptor. */
+	dev_t dev;
+	ino_t ino;
+	/* RING_*: whether the ring has its pages (apiprof_segment_ring_reserve). */
+	int ring_state;
+	/* What the name says: ours, or (pid 0) none made yet in this process
+	 * line; a fork child starts with its parent's. */
+	struct apiprof_segid id;
+	/* The descriptor kept (see keep_fd), or -1. */
+	int fd;
+	/* The next row of the function table to hand out (all apis'). */
+	uint32_t func_next;
+	/* enum apiprof_proc_mode, kept for a fork child's segment. */
+	uint32_t proc_mode;
+	/* The directory entries of sweep_earlier_images: static memory, as
+	 * the stack of a program's thread is no place for 4 KiB. */
+	char sweep_buf[4096] __attribute__((aligned(8)));
+	/* The name, with the leading '/'. */
+	char name[1 + APIPROF_SEGNAME_MAX];
+} seg = {.fd = -1};
 
 struct apiprof_shm_header *apiprof_segment(void)
 {
-	return __atomic_load_n(&seg, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&seg.hdr, __ATOMIC_ACQUIRE);
 }
 
 uint32_t apiprof_func_reserve(uint32_t n)
 {
-	return __atomic_fetch_add(&func_next, n, __ATOMIC_RELAXED);
+	return __atomic_fetch_add(&seg.func_next, n, __ATOMIC_RELAXED);
 }
 
 /* Reads a whole small file into buf (NUL-terminated); returns its length. */
@@ -78,20 +98,19 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 	return n;
 }
 
-/* Field 22 of /proc/self/stat, counted after the ')' that ends the comm
- * (which may itself contain spaces and parentheses). */
+/* Field 22 of /proc/self/stat, read in small pieces (apiprof_segname.c):
+ * this runs on the program's threads (a fork child's), whose stacks may be
+ * small. */
 static uint64_t proc_starttime(void)
 {
-	char buf[1024];
-	char *p;
-	int field = 2;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	uint64_t t;
 
-	if (read_small("/proc/self/stat", buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+	if (fd < 0)
 		return 0;
-	while (*p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	return strtoull(p, NULL, 10);
+	t = apiprof_stat_starttime(fd);
+	close(fd);
+	return t;
 }
 
 void apiprof_proc_comm(char *comm)
@@ -112,15 +131,15 @@ static void fill_process(struct apiprof_shm_header *h)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	h->pid = seg_id.pid;
+	h->pid = seg.id.pid;
 	h->uid = geteuid();
-	h->starttime = seg_id.starttime;
-	h->pidns = seg_id.pidns;
-	h->nonce = seg_id.nonce;
+	h->starttime = seg.id.starttime;
+	h->pidns = seg.id.pidns;
+	h->nonce = seg.id.nonce;
 	h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	apiprof_proc_comm(h->comm);
 	h->state = APIPROF_PROC_RUNNING;
-	h->mode = __atomic_load_n(&proc_mode, __ATOMIC_RELAXED);
+	h->mode = __atomic_load_n(&seg.proc_mode, __ATOMIC_RELAXED);
 	h->clock = apiprof_clock_tsc ? APIPROF_CLOCK_TSC : APIPROF_CLOCK_MONOTONIC;
 	h->interval_ms = apiprof_cfg.interval_ms;
 	h->tick_hz = apiprof_clock_tsc ? 0 : 1000000000ull; /* tsc: set at the first flush */
@@ -134,7 +153,7 @@ void apiprof_set_mode(uint32_t mode)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
-	__atomic_store_n(&proc_mode, mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&seg.proc_mode, mode, __ATOMIC_RELAXED);
 	if (h != NULL)
 		__atomic_store_n(&h->mode, mode, __ATOMIC_RELEASE);
 }
@@ -153,7 +172,7 @@ void apiprof_segment_add_api(const struct apiprof_api *api)
 	if (h == NULL)
 		return;
 	add_funcs(h, api);
-	apiprof_ring_publish_funcs(h, __atomic_load_n(&func_next, __ATOMIC_RELAXED));
+	apiprof_ring_publish_funcs(h, __atomic_load_n(&seg.func_next, __ATOMIC_RELAXED));
 }
 
 /* Reserves [0, reserve) and makes the file size bytes long. */
@@ -164,8 +183,8 @@ static int size_fd(int fd, size_t reserve, size_t size)
 
 	if (fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0)
 		return errno;
-	seg_dev = st.st_dev;
-	seg_ino = st.st_ino;
+	seg.dev = st.st_dev;
+	seg.ino = st.st_ino;
 	err = posix_fallocate(fd, 0, (off_t)reserve);
 	if (err == 0 && ftruncate(fd, (off_t)size) != 0)
 		err = errno;
@@ -196,9 +215,51 @@ static uint64_t pidns_inode(void)
 
 static void make_name(void)
 {
-	seg_id.nonce = draw_nonce();
-	seg_name[0] = '/';
-	apiprof_segname_format(seg_name + 1, sizeof(seg_name) - 1, &seg_id);
+	seg.id.nonce = draw_nonce();
+	seg.name[0] = '/';
+	apiprof_segname_format(seg.name + 1, sizeof(seg.name) - 1, &seg.id);
+}
+
+/* The segments of this process's earlier images.  An image that execs
+ * under a plain LD_PRELOAD=shim.so cannot remove its segment (the exec
+ * hook is not there), but its name carries the identity the new image
+ * has too: the same euid, pid, start time and pid namespace, which no
+ * other process has or had.  Only a regular file (not followed if a
+ * symlink) owned by the euid is removed, all relative to the directory's
+ * descriptor.  Done once per image, before it makes its own segment, so
+ * nothing live can match: a fork child is another process. */
+static bool is_earlier_image(int dfd, const char *name)
+{
+	struct apiprof_segid id;
+	struct stat st;
+
+	return apiprof_segname_parse(name, &id) == 0 && !id.legacy && id.uid == seg.id.uid &&
+	       id.pid == seg.id.pid && id.starttime == seg.id.starttime &&
+	       id.pidns == seg.id.pidns && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode) && st.st_uid == seg.id.uid;
+}
+
+/* The directory is read 4 KiB at a time into static memory (the stack of
+ * a program's thread is no place for it); only the first image of a
+ * process (the constructor, single-threaded) gets here. */
+static void sweep_earlier_images(void)
+{
+	int dfd = open(SHM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	if (dfd < 0)
+		return;
+	while ((n = getdents64(dfd, seg.sweep_buf, sizeof(seg.sweep_buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(void *)(seg.sweep_buf + off);
+
+			if (d->d_reclen == 0)
+				break;
+			if (d->d_type != DT_DIR && is_earlier_image(dfd, d->d_name))
+				unlinkat(dfd, d->d_name, 0);
+			off += d->d_reclen;
+		}
+	close(dfd);
 }
 
 /* A name that exists is not ours (ours has a nonce no one knew): leave it
@@ -207,15 +268,19 @@ static void make_name(void)
 static int create_excl(void)
 {
 	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	bool first = seg.id.pid == 0; /* not a fork child, which has its parent's */
 	int fd = -1;
 
-	seg_id.uid = geteuid();
-	seg_id.pid = getpid();
-	seg_id.starttime = proc_starttime();
-	seg_id.pidns = pidns_inode();
+	seg.id.uid = geteuid();
+	seg.id.pid = getpid();
+	seg.id.starttime = proc_starttime();
+	seg.id.pidns = pidns_inode();
+	/* Without the start time or the namespace, the identity is not proof. */
+	if (first && seg.id.starttime != 0 && seg.id.pidns != 0)
+		sweep_earlier_images();
 	for (int i = 0; i < 4 && fd < 0; i++) {
 		make_name();
-		fd = shm_open(seg_name, flags, 0600);
+		fd = shm_open(seg.name, flags, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -228,15 +293,15 @@ static int create_fd(size_t reserve, size_t size)
 
 	fd = create_excl();
 	if (fd < 0) {
-		apiprof_warn("cannot create /dev/shm%s (%s): live view off", seg_name,
+		apiprof_warn("cannot create /dev/shm%s (%s): live view off", seg.name,
 		             strerror(errno));
 		return -1;
 	}
 	err = size_fd(fd, reserve, size);
 	if (err != 0) {
 		apiprof_warn("cannot reserve %zu bytes for /dev/shm%s (%s): live view off", reserve,
-		             seg_name, strerror(err));
-		shm_unlink(seg_name);
+		             seg.name, strerror(err));
+		shm_unlink(seg.name);
 		close(fd);
 		return -1;
 	}
@@ -268,7 +333,7 @@ static void keep_fd(int fd)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 64)
 		lo = (long)rl.rlim_cur - 64;
-	seg_fd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+	seg.fd = fcntl(fd, F_DUPFD_CLOEXEC, lo);
 }
 
 /* The kept descriptor while it is still our file, else -1.  The program
@@ -276,10 +341,10 @@ static void keep_fd(int fd)
 static int own_fd(void)
 {
 	struct stat st;
-	int fd = __atomic_load_n(&seg_fd, __ATOMIC_RELAXED);
+	int fd = __atomic_load_n(&seg.fd, __ATOMIC_RELAXED);
 
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seg_dev ||
-	    st.st_ino != seg_ino)
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seg.dev ||
+	    st.st_ino != seg.ino)
 		return -1;
 	return fd;
 }
@@ -291,15 +356,15 @@ void apiprof_segment_open(void)
 	struct apiprof_shm_header *h;
 	int fd;
 
-	__atomic_store_n(&ring_state, RING_NONE, __ATOMIC_RELAXED);
-	seg_ring_off = apiprof_ring_offset(&g);
-	if (!apiprof_cfg.shm || !fits_fsize(size) || (fd = create_fd(seg_ring_off, size)) < 0)
+	__atomic_store_n(&seg.ring_state, RING_NONE, __ATOMIC_RELAXED);
+	seg.ring_off = apiprof_ring_offset(&g);
+	if (!apiprof_cfg.shm || !fits_fsize(size) || (fd = create_fd(seg.ring_off, size)) < 0)
 		return;
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
-		apiprof_warn("cannot map /dev/shm%s (%s): live view off", seg_name,
+		apiprof_warn("cannot map /dev/shm%s (%s): live view off", seg.name,
 		             strerror(errno));
-		shm_unlink(seg_name);
+		shm_unlink(seg.name);
 		close(fd);
 		return;
 	}
@@ -310,18 +375,18 @@ void apiprof_segment_open(void)
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		if (apiprof_api_get(id) != NULL)
 			add_funcs(h, apiprof_api_get(id));
-	apiprof_ring_publish_funcs(h, __atomic_load_n(&func_next, __ATOMIC_RELAXED));
+	apiprof_ring_publish_funcs(h, __atomic_load_n(&seg.func_next, __ATOMIC_RELAXED));
 	/* Pairs with the reader's check of magic: a reader that sees it sees a
 	 * formatted header. */
 	__atomic_store_n(&h->magic, APIPROF_SHM_MAGIC, __ATOMIC_RELEASE);
-	seg_size = size;
-	__atomic_store_n(&seg, h, __ATOMIC_RELEASE);
+	seg.size = size;
+	__atomic_store_n(&seg.hdr, h, __ATOMIC_RELEASE);
 }
 
 /* Our file reopened by name: the descriptor, or -errno. */
 static int open_by_name(int mode)
 {
-	int fd = shm_open(seg_name, mode | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+	int fd = shm_open(seg.name, mode | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
 	struct stat st;
 	int err;
 
@@ -329,7 +394,7 @@ static int open_by_name(int mode)
 		return -errno;
 	if (fstat(fd, &st) != 0)
 		err = errno;
-	else if (!S_ISREG(st.st_mode) || st.st_dev != seg_dev || st.st_ino != seg_ino)
+	else if (!S_ISREG(st.st_mode) || st.st_dev != seg.dev || st.st_ino != seg.ino)
 		err = ESTALE;
 	else
 		return fd;
@@ -345,11 +410,11 @@ static int ring_fallocate(void)
 	int err;
 
 	if (fd >= 0)
-		return posix_fallocate(fd, (off_t)seg_ring_off, (off_t)(seg_size - seg_ring_off));
+		return posix_fallocate(fd, (off_t)seg.ring_off, (off_t)(seg.size - seg.ring_off));
 	fd = open_by_name(O_RDWR);
 	if (fd < 0)
 		return -fd;
-	err = posix_fallocate(fd, (off_t)seg_ring_off, (off_t)(seg_size - seg_ring_off));
+	err = posix_fallocate(fd, (off_t)seg.ring_off, (off_t)(seg.size - seg.ring_off));
 	close(fd);
 	return err;
 }
@@ -364,12 +429,12 @@ bool apiprof_segment_ring_reserve(void)
 
 	if (apiprof_segment() == NULL)
 		return false;
-	if (!__atomic_compare_exchange_n(&ring_state, &st, RING_BUSY, false, __ATOMIC_ACQUIRE,
+	if (!__atomic_compare_exchange_n(&seg.ring_state, &st, RING_BUSY, false, __ATOMIC_ACQUIRE,
 	                                 __ATOMIC_ACQUIRE))
 		return st == RING_READY;
 	err = ring_fallocate();
 	if (err != 0) {
-		apiprof_warn("cannot reserve the ring of /dev/shm%s (%s): live view off", seg_name,
+		apiprof_warn("cannot reserve the ring of /dev/shm%s (%s): live view off", seg.name,
 		             strerror(err));
 		/* A reader shows the process without numbers rather than not at
 		 * all; the heartbeat's release store publishes it. */
@@ -377,7 +442,7 @@ bool apiprof_segment_ring_reserve(void)
 	}
 	/* Pairs with the acquire in apiprof_segment_ring: a writer that sees
 	 * READY writes to pages that exist. */
-	__atomic_store_n(&ring_state, err ? RING_FAILED : RING_READY, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg.ring_state, err ? RING_FAILED : RING_READY, __ATOMIC_RELEASE);
 	return err == 0;
 }
 
@@ -394,7 +459,7 @@ bool apiprof_segment_ring_reserve_at_exit(void)
 {
 	uint64_t until = apiprof_clock_mono() + RING_SETTLE_NS;
 
-	while (__atomic_load_n(&ring_state, __ATOMIC_ACQUIRE) == RING_BUSY &&
+	while (__atomic_load_n(&seg.ring_state, __ATOMIC_ACQUIRE) == RING_BUSY &&
 	       apiprof_clock_mono() < until)
 		sched_yield();
 	return apiprof_segment_ring_reserve();
@@ -402,7 +467,7 @@ bool apiprof_segment_ring_reserve_at_exit(void)
 
 struct apiprof_shm_header *apiprof_segment_ring(void)
 {
-	if (__atomic_load_n(&ring_state, __ATOMIC_ACQUIRE) != RING_READY)
+	if (__atomic_load_n(&seg.ring_state, __ATOMIC_ACQUIRE) != RING_READY)
 		return NULL;
 	return apiprof_segment();
 }
@@ -415,9 +480,10 @@ static bool is_ours_by_name(void)
 	char path[sizeof(SHM_DIR) + APIPROF_SEGNAME_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), SHM_DIR "%s", seg_name + 1);
-	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == seg_dev &&
-	       st.st_ino == seg_ino;
+	/* The precision tells the compiler how long the name can be. */
+	snprintf(path, sizeof(path), SHM_DIR "%.*s", (int)sizeof(seg.name) - 1, seg.name + 1);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == seg.dev &&
+	       st.st_ino == seg.ino;
 }
 
 /* At exit: readers see the process ended with its final numbers.  The
@@ -430,23 +496,33 @@ void apiprof_segment_close(bool unlink_it)
 		return;
 	__atomic_store_n(&h->state, APIPROF_PROC_EXITED, __ATOMIC_RELEASE);
 	if (unlink_it && is_ours_by_name())
-		shm_unlink(seg_name);
+		shm_unlink(seg.name);
 }
 
-/* In a fork child: the inherited mapping is the parent's segment, which the
- * child must never write.  Drop it; the child makes its own. */
-void apiprof_segment_forget(void)
+/* The inherited mapping is the parent's segment, which a fork child must
+ * never write: dropped, with the parent's descriptor. */
+static void segment_forget(void)
 {
-	struct apiprof_shm_header *h = __atomic_exchange_n(&seg, NULL, __ATOMIC_ACQ_REL);
+	struct apiprof_shm_header *h = __atomic_exchange_n(&seg.hdr, NULL, __ATOMIC_ACQ_REL);
 	int fd = own_fd();
 
 	/* The inherited copy of the parent's descriptor; a number the program
 	 * reused is the program's, and stays open. */
 	if (fd >= 0)
 		close(fd);
-	__atomic_store_n(&seg_fd, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&seg.fd, -1, __ATOMIC_RELAXED);
 	if (h != NULL)
-		munmap(h, seg_size);
+		munmap(h, seg.size);
+}
+
+/* In a fork child: the parent's segment dropped, the child's own made (a
+ * new name: the id keeps the parent's pid, which tells create_excl this
+ * is a fork child, not a new image).  The func_next rows already handed
+ * out stay the apis', and the proc_mode is the parent's. */
+void apiprof_segment_after_fork(void)
+{
+	segment_forget();
+	apiprof_segment_open();
 }
 
 /* Before the program's uid changes to uid (apiprof_creds.c): the segment
@@ -458,7 +534,7 @@ int apiprof_segment_handover(uint32_t uid)
 	struct apiprof_shm_header *h = apiprof_segment();
 	int fd, err = 0;
 
-	if (h == NULL || seg_id.pid != getpid()) /* none, or a vfork child's parent's */
+	if (h == NULL || seg.id.pid != getpid()) /* none, or a vfork child's parent's */
 		return 0;
 	if (__atomic_load_n(&h->uid, __ATOMIC_RELAXED) == uid)
 		return 0;
@@ -471,7 +547,7 @@ int apiprof_segment_handover(uint32_t uid)
 		err = errno;
 	else
 		__atomic_store_n(&h->uid, uid, __ATOMIC_RELEASE);
-	if (fd != seg_fd)
+	if (fd != seg.fd)
 		close(fd);
 	return err;
 }

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* apiprof_segname.c - the segment's name, written and parsed (see the .h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apiprof_abi.h"
 #include "apiprof_segname.h"
@@ -87,4 +91,102 @@ int apiprof_segname_parse(const char *name, struct apiprof_segid *id)
 	if (*p++ != '-' || parse_dec(p, &id->pidns, &p) || *p++ != '-')
 		return -1;
 	return parse_nonce(p, &id->nonce);
+}
+
+/* Every ')' starts the count again at field 2 (the comm), so when the text
+ * ends the count is the one after the last ')': the comm is the only field
+ * that may hold one, the later fields are numbers and a state letter. */
+void apiprof_stat_scan_feed(struct apiprof_stat_scan *st, const char *p, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		char c = p[k];
+
+		if (c == ')') {
+			st->field = 2;
+			st->digits = 0;
+			st->bad = false;
+			st->value = 0;
+		} else if (c == ' ' && st->field != 0) {
+			st->field++;
+		} else if (st->field == 22 && c >= '0' && c <= '9') {
+			st->bad |= ++st->digits > 19; /* 19 digits always fit */
+			st->value = st->value * 10 + (uint64_t)(c - '0');
+		} else if (st->field == 22) {
+			st->bad = true;
+		}
+	}
+}
+
+bool apiprof_stat_scan_done(const struct apiprof_stat_scan *st)
+{
+	return st->field >= 22 && st->digits != 0 && !st->bad;
+}
+
+/* A stat file is a few hundred bytes; more than STAT_MAX is not one. */
+#define STAT_WINDOW 128
+#define STAT_MAX    8192
+
+/* Scans fd to its end (or STAT_MAX) in small pieces: 0, or -1 with errno. */
+static int scan_fd(int fd, struct apiprof_stat_scan *st)
+{
+	char win[STAT_WINDOW];
+	size_t total = 0;
+	ssize_t n;
+
+	while (total < STAT_MAX) {
+		n = read(fd, win, sizeof(win));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		apiprof_stat_scan_feed(st, win, (size_t)n);
+		total += (size_t)n;
+	}
+	return 0;
+}
+
+uint64_t apiprof_stat_starttime(int fd)
+{
+	struct apiprof_stat_scan st = {0};
+
+	return scan_fd(fd, &st) == 0 && apiprof_stat_scan_done(&st) ? st.value : 0;
+}
+
+/* Opened relative to procdir, so the path needs no buffer of PATH_MAX. */
+static int open_stat(const char *procdir, int pid)
+{
+	char rel[32];
+	int dfd = open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd, saved;
+
+	if (dfd < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "%d/stat", pid);
+	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
+}
+
+int apiprof_proc_starttime(const char *procdir, int pid, uint64_t *st)
+{
+	struct apiprof_stat_scan sc = {0};
+	int fd = open_stat(procdir, pid);
+	int rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = scan_fd(fd, &sc);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	if (rc != 0)
+		return -1;
+	if (!apiprof_stat_scan_done(&sc))
+		return errno = EINVAL, -1;
+	*st = sc.value;
+	return 0;
 }

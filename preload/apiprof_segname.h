@@ -45,4 +45,28 @@ int apiprof_segname_format(char *buf, size_t len, const struct apiprof_segid *id
  * [1, INT32_MAX], the nonce exactly 16 lower-case hex digits.  0 or -1. */
 int apiprof_segname_parse(const char *name, struct apiprof_segid *id);
 
+/* The starttime field of process pid as procdir ("/proc") shows it: field
+ * 22 of <procdir>/<pid>/stat, counted after the last ')' (the comm may
+ * hold spaces and parentheses).  0, or -1 with errno (ENOENT: no such
+ * process; EINVAL: not a stat file).  Read in small pieces, as the
+ * runtime reads its own (apiprof_stat_starttime). */
+int apiprof_proc_starttime(const char *procdir, int pid, uint64_t *st);
+
+/* Field 22 of a stat file (the start time), counted after the last ')',
+ * which ends the comm (a comm may hold spaces and parentheses).  The text
+ * is scanned as it comes, in pieces of any size: feed them in order to a
+ * zeroed struct; the value is good once apiprof_stat_scan_done says so
+ * (field 22 reached, 1 to 19 digits and nothing else in it). */
+struct apiprof_stat_scan {
+	uint32_t field;  /* the field the scan is in; 0 before any ')' */
+	uint32_t digits; /* of field 22 seen so far */
+	bool bad;        /* field 22 is not a number */
+	uint64_t value;
+};
+void apiprof_stat_scan_feed(struct apiprof_stat_scan *st, const char *p, size_t n);
+bool apiprof_stat_scan_done(const struct apiprof_stat_scan *st);
+/* The start time read from fd (at the start of a stat file) 128 bytes at a
+ * time, for the runtime on a program's thread; 0 when it cannot be read. */
+uint64_t apiprof_stat_starttime(int fd);
+
 #endif /* APIPROF_SEGNAME_H */

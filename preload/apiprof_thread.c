@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_thread.c - the registry of threads and their statistics tables.
+ * apiprof_thread.c - the registry of threads, each with its statistics
+ * tables (apiprof_tab.c).
  *
  * A thread gets an entry on its first measured call (the slow path of
  * apiprof_enter).  Entries live in a lock-free list and are never freed:
@@ -30,18 +31,28 @@
  * its first measured call, SELF_DEAD once it has been retired. */
 #define SELF_DEAD ((struct apiprof_thread *)1)
 
-static struct apiprof_thread *registry;
-static pthread_key_t exit_key;
-static int exit_key_ok;
-
-static int reg_lock;
-static struct apiprof_thread *free_top;  /* FREE entries, through free_next */
-static struct apiprof_thread **exited_q; /* EXITED entries, oldest at exq_head */
-static uint32_t exq_cap, exq_head, exq_len;
+/* The registry's state.  What a fork child resets is in
+ * apiprof_thread_after_fork. */
+static struct apiprof_thread_reg {
+	/* Every entry ever made, newest first (through next); never shrinks. */
+	struct apiprof_thread *list;
+	/* The key whose destructor retires a thread (thread_exit). */
+	pthread_key_t exit_key;
+	/* exit_key was created. */
+	int exit_key_ok;
+	/* Guards free_top and the exited FIFO (reg_trylock). */
+	int lock;
+	/* FREE entries, through free_next. */
+	struct apiprof_thread *free_top;
+	/* EXITED entries, a FIFO of exq_cap, oldest at exq_head. */
+	struct apiprof_thread **exited_q;
+	/* The FIFO's capacity (APIPROF_KEEP_EXITED), head and length. */
+	uint32_t exq_cap, exq_head, exq_len;
+} reg;
 
 struct apiprof_thread *apiprof_thread_first(void)
 {
-	return __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&reg.list, __ATOMIC_ACQUIRE);
 }
 
 /* A copy of th's identity, with relaxed loads: readers check th->gen
@@ -57,7 +68,7 @@ uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm)
 
 static bool reg_trylock(void)
 {
-	return !__atomic_exchange_n(&reg_lock, 1, __ATOMIC_ACQUIRE);
+	return !__atomic_exchange_n(&reg.lock, 1, __ATOMIC_ACQUIRE);
 }
 
 /* Only exiting threads wait here, and only for a few instructions of
@@ -76,7 +87,21 @@ static void reg_lock_wait(void)
 
 static void reg_unlock(void)
 {
-	__atomic_store_n(&reg_lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&reg.lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Zeroes an entry's tables and the flusher's copy of their counts. */
+static void entry_zero_tables(struct apiprof_thread *th)
+{
+	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api == NULL || th->tab[id] == NULL)
+			continue;
+		apiprof_tab_init(th->tab[id], api->nfuncs);
+		for (uint32_t i = 0; i < api->nfuncs; i++)
+			apiprof_store(&th->shadow[id][i], 0);
+	}
 }
 
 /* Zeroes an entry's statistics and gives it its new thread's identity.
@@ -88,15 +113,7 @@ static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *com
 
 	memcpy(w, comm, sizeof(w));
 	__atomic_fetch_add(&th->gen, 1, __ATOMIC_ACQ_REL);
-	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
-		struct apiprof_api *api = apiprof_api_get(id);
-
-		if (api == NULL || th->tab[id] == NULL)
-			continue;
-		apiprof_tab_init(th->tab[id], api->nfuncs);
-		for (uint32_t i = 0; i < api->nfuncs; i++)
-			apiprof_store(&th->shadow[id][i], 0);
-	}
+	entry_zero_tables(th);
 	__atomic_store_n(&th->snap_seq, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&th->tid, tid, __ATOMIC_RELAXED);
 	apiprof_store(&th->comm_w[0], w[0]);
@@ -114,13 +131,8 @@ static void entry_fold(struct apiprof_thread *th)
 
 		if (api == NULL || dst == NULL || th->tab[id] == NULL)
 			continue;
-		for (uint32_t i = 0; i < api->nfuncs; i++) {
-			struct apiprof_fstat s;
-
-			apiprof_tab_read(&s, th->tab[id], i);
-			if (s.calls != 0)
-				apiprof_tab_fold(dst, i, &s);
-		}
+		for (uint32_t i = 0; i < api->nfuncs; i++)
+			apiprof_tab_fold(dst, th->tab[id], i);
 	}
 }
 
@@ -131,8 +143,8 @@ static struct apiprof_thread *entry_new(void)
 	if (th == NULL)
 		return NULL;
 	th->state = APIPROF_T_FOLDING; /* claimed by us until published LIVE */
-	th->next = __atomic_load_n(&registry, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&registry, &th->next, th, true, __ATOMIC_RELEASE,
+	th->next = __atomic_load_n(&reg.list, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&reg.list, &th->next, th, true, __ATOMIC_RELEASE,
 	                                    __ATOMIC_RELAXED))
 		;
 	return th;
@@ -145,9 +157,9 @@ static struct apiprof_thread *entry_acquire(void)
 	struct apiprof_thread *th = NULL;
 
 	if (reg_trylock()) {
-		th = free_top;
+		th = reg.free_top;
 		if (th != NULL)
-			free_top = th->free_next;
+			reg.free_top = th->free_next;
 		reg_unlock();
 	}
 	if (th != NULL) {
@@ -164,13 +176,13 @@ static void entry_park(struct apiprof_thread *th)
 	struct apiprof_thread *victim = th;
 
 	reg_lock_wait();
-	if (exq_cap != 0) {
-		victim = exq_len == exq_cap ? exited_q[exq_head] : NULL;
+	if (reg.exq_cap != 0) {
+		victim = reg.exq_len == reg.exq_cap ? reg.exited_q[reg.exq_head] : NULL;
 		if (victim != NULL) {
-			exq_head = (exq_head + 1) % exq_cap;
-			exq_len--;
+			reg.exq_head = (reg.exq_head + 1) % reg.exq_cap;
+			reg.exq_len--;
 		}
-		exited_q[(exq_head + exq_len++) % exq_cap] = th;
+		reg.exited_q[(reg.exq_head + reg.exq_len++) % reg.exq_cap] = th;
 	}
 	if (victim != NULL)
 		__atomic_store_n(&victim->state, APIPROF_T_FOLDING, __ATOMIC_RELEASE);
@@ -180,8 +192,8 @@ static void entry_park(struct apiprof_thread *th)
 	entry_fold(victim);
 	reg_lock_wait();
 	__atomic_store_n(&victim->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
-	victim->free_next = free_top;
-	free_top = victim;
+	victim->free_next = reg.free_top;
+	reg.free_top = victim;
 	reg_unlock();
 }
 
@@ -203,8 +215,8 @@ static struct apiprof_thread *thread_self(void)
 		comm[0] = '\0';
 	entry_reset(th, apiprof_gettid(), comm);
 	th->exit_rounds = 0;
-	if (exit_key_ok)
-		pthread_setspecific(exit_key, th);
+	if (reg.exit_key_ok)
+		pthread_setspecific(reg.exit_key, th);
 	apiprof_tls_block()->self = th;
 	__atomic_store_n(&th->state, APIPROF_T_LIVE, __ATOMIC_RELEASE);
 	return th;
@@ -288,28 +300,30 @@ static void thread_exit(void *p)
 {
 	struct apiprof_thread *th = p;
 
-	if (++th->exit_rounds < EXIT_ROUNDS && pthread_setspecific(exit_key, th) == 0)
+	if (++th->exit_rounds < EXIT_ROUNDS && pthread_setspecific(reg.exit_key, th) == 0)
 		return;
 	thread_retire(th);
 }
 
 void apiprof_thread_init(void)
 {
-	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
-	exq_cap = apiprof_cfg.keep_exited;
-	exited_q = exq_cap ? apiprof_arena_alloc(exq_cap * sizeof(*exited_q)) : NULL;
-	if (exited_q == NULL)
-		exq_cap = 0;
+	reg.exit_key_ok = pthread_key_create(&reg.exit_key, thread_exit) == 0;
+	reg.exq_cap = apiprof_cfg.keep_exited;
+	reg.exited_q =
+	        reg.exq_cap ? apiprof_arena_alloc(reg.exq_cap * sizeof(*reg.exited_q)) : NULL;
+	if (reg.exited_q == NULL)
+		reg.exq_cap = 0;
 }
 
 /* In a fork child only the forking thread exists, and the child's numbers
  * must be its own: every other entry is freed and ours is zeroed.  The
- * lock may have been held by a thread that is gone here. */
+ * lock may have been held by a thread that is gone here; the FIFO starts
+ * empty.  The list, the key and the FIFO's memory stay. */
 void apiprof_thread_after_fork(void)
 {
-	reg_lock = 0;
-	free_top = NULL;
-	exq_head = exq_len = 0;
+	reg.lock = 0;
+	reg.free_top = NULL;
+	reg.exq_head = reg.exq_len = 0;
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		if (th == apiprof_tls_block()->self) {
 			char comm[APIPROF_COMM_MAX];
@@ -318,14 +332,8 @@ void apiprof_thread_after_fork(void)
 			entry_reset(th, apiprof_gettid(), comm);
 		} else {
 			__atomic_store_n(&th->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
-			th->free_next = free_top;
-			free_top = th;
+			th->free_next = reg.free_top;
+			reg.free_top = th;
 		}
-	}
-	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
-		struct apiprof_api *api = apiprof_api_get(id);
-
-		if (api != NULL && apiprof_api_folded(id) != NULL)
-			apiprof_tab_init(apiprof_api_folded(id), api->nfuncs);
 	}
 }

@@ -46,8 +46,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "top_model.h"
-#include "top_shm.h"
+#include "apiprof_ringbuf.h"
+#include "top_feed.h"
 
 static int die(const char *what)
 {
@@ -77,18 +77,23 @@ static int attach(pid_t pid, struct top_seg *s, struct top_proc *p)
 	return rc;
 }
 
+/* The ring of the header read last. */
+static struct apiprof_ring_view view_of(const struct top_seg *s)
+{
+	struct apiprof_ring_view v = {s->map + s->hdr.ring_off, s->hdr.ring_order, s->hdr.rec_size};
+
+	return v;
+}
+
 /* Complete slots of a ring nobody writes any more. */
 static uint64_t complete_slots(const struct top_seg *s)
 {
 	const struct apiprof_shm_header *h = &s->hdr;
+	struct apiprof_ring_view v = view_of(s);
 	uint64_t cap = 1ull << h->ring_order, n = 0;
 
-	for (uint64_t pos = h->head > cap ? h->head - cap : 0; pos < h->head; pos++) {
-		const uint64_t *seq =
-		        (const void *)(s->map + h->ring_off + (pos & (cap - 1)) * h->rec_size);
-
-		n += __atomic_load_n(seq, __ATOMIC_ACQUIRE) == 2 * pos + 2;
-	}
+	for (uint64_t pos = h->head > cap ? h->head - cap : 0; pos < h->head; pos++)
+		n += apiprof_ring_complete(&v, pos);
 	return n;
 }
 
@@ -128,14 +133,14 @@ static int hist_fits(const struct apiprof_shm_rec *r)
 static int check_hists(const struct top_seg *s, uint64_t n)
 {
 	const struct apiprof_shm_header *h = &s->hdr;
+	struct apiprof_ring_view v = view_of(s);
 	uint64_t cap = 1ull << h->ring_order, checked = 0;
 	int bad = 0;
 
 	for (uint64_t pos = h->head > cap ? h->head - cap : 0; pos < h->head; pos++) {
 		struct apiprof_shm_rec r;
 
-		memcpy(&r, s->map + h->ring_off + (pos & (cap - 1)) * h->rec_size, sizeof(r));
-		if (r.seq != 2 * pos + 2 || r.calls != n || r.timed == 0)
+		if (!apiprof_ring_read(&v, pos, &r) || r.calls != n || r.timed == 0)
 			continue;
 		checked++;
 		bad |= hist_fits(&r);

@@ -28,28 +28,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "apiprof_segname.h"
+
 #define TEXT   "not apiprof's: must stay as it is\n"
 #define NOBODY 65534
 
 static unsigned long long starttime(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	int fd, field = 2;
-	ssize_t n;
+	uint64_t st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	/* The comm may hold spaces and parentheses: count after the last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	while (*p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	return strtoull(p, NULL, 10);
+	return apiprof_proc_starttime("/proc", (int)pid, &st) == 0 ? st : 0;
 }
 
 static int write_text(const char *path, int flags)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_ring - the ring producer on plain memory: layout, publication,
- * wrap-around, drop counting, and many producers at once.  The reader here
- * is a minimal one written from the protocol in apiprof_abi.h, on purpose
- * independent of apiprof-top's.
+ * wrap-around, drop counting, and many producers at once, read back with
+ * the reader half of the same protocol (ring/apiprof_ringbuf.h), the one
+ * apiprof-top uses.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,16 +11,8 @@
 #include <string.h>
 
 #include "apiprof_internal.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static struct apiprof_shm_header *make_segment(uint32_t order, uint32_t funcs)
 {
@@ -43,15 +35,10 @@ static struct apiprof_shm_rec *slot(struct apiprof_shm_header *h, uint64_t pos)
 /* The reader's side of the seqlock: 1 and a copy when pos is intact. */
 static int read_pos(struct apiprof_shm_header *h, uint64_t pos, struct apiprof_shm_rec *out)
 {
-	struct apiprof_shm_rec *s = slot(h, pos);
-	uint64_t s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE), s2;
+	struct apiprof_ring_view v = {(const unsigned char *)h + h->ring_off, h->ring_order,
+	                              h->rec_size};
 
-	if (s1 != 2 * pos + 2)
-		return 0;
-	memcpy(out, s, sizeof(*out));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-	return s1 == s2;
+	return apiprof_ring_read(&v, pos, out);
 }
 
 static struct apiprof_shm_rec rec(uint32_t tid, uint64_t v)

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_tab.c - the statistics tables: allocating and zeroing one,
+ * reading a row that its owner may be updating, and folding an exited
+ * thread's rows into the per-api totals.
+ *
+ * A table's layout is the generated wrappers' ABI and lives in
+ * apiprof_shim.h (struct apiprof_tab, with the inline apiprof_enter and
+ * apiprof_leave that write it); everything here runs off the hot path.
+ * The tables have no state of their own: a table is its owner's memory
+ * (a thread entry's, apiprof_thread.c, or an api's totals, apiprof_api.c),
+ * and each owner resets its tables with apiprof_tab_init.
+ */
+#include "apiprof_internal.h"
+
+/* A table of n rows (see struct apiprof_tab), zeroed word by word with
+ * relaxed stores, not memset: when an entry is reset for a new thread the
+ * flusher may be reading it (and will discard what it read, seeing the
+ * generation change). */
+void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
+{
+	apiprof_store(&tab->sink, 0);
+	__atomic_store_n(&tab->due, 0, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n; i++) {
+		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+		uint64_t *w = (uint64_t *)c;
+
+		apiprof_store(&tab->calls[i], 0);
+		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
+			apiprof_store(&w[k], 0);
+		apiprof_store(&c->min_ticks, UINT64_MAX);
+	}
+}
+
+/* The cold rows, then the head and the counts.  The arena's blocks are
+ * 64-byte aligned and a cold row is 9 lines, so the head starts a line. */
+struct apiprof_tab *apiprof_tab_alloc(uint32_t n)
+{
+	size_t cold = (size_t)n * sizeof(struct apiprof_cold);
+	char *p = apiprof_arena_alloc(cold + sizeof(struct apiprof_tab) +
+	                              (size_t)n * sizeof(uint64_t));
+	struct apiprof_tab *tab = (struct apiprof_tab *)(p + cold);
+
+	_Static_assert(sizeof(struct apiprof_cold) % 64 == 0, "cold rows keep the head aligned");
+	if (p == NULL)
+		return NULL;
+	apiprof_tab_init(tab, n);
+	return tab;
+}
+
+/* The histogram bucket of row i that the table's owner has noted but not
+ * yet counted (see apiprof_tab), or -1.  due is a bucket of some row, or
+ * 0 (the sink), which puts w past row i. */
+static int due_bucket(struct apiprof_tab *tab, uint32_t i)
+{
+	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
+	int64_t w = due + (int64_t)(i + 1) * (int64_t)APIPROF_COLD_WORDS; /* into row i */
+
+	if (w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS)
+		return (int)(w - (int64_t)APIPROF_HIST_WORD0);
+	return -1;
+}
+
+/* Where row_read puts a row: the fields of a struct apiprof_fstat or of a
+ * ring record, which have the same names but are different types. */
+struct row_out {
+	uint64_t *calls, *ticks, *min_ticks, *max_ticks, *timed, *hist;
+};
+
+/* A consistent-enough copy of row i of a table another thread may be
+ * updating: every field is read whole (relaxed), calls first (see
+ * apiprof_leave), fields may be one call apart, and the next snapshot
+ * catches up.  The bucket the owner has noted but not yet counted is
+ * counted here.  Written straight to its destination, which may be a ring
+ * slot: no copy of the row on the caller's stack. */
+static void row_read(const struct row_out *o, struct apiprof_tab *tab, uint32_t i)
+{
+	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	int due = due_bucket(tab, i);
+	uint64_t timed = 0;
+
+	*o->calls = apiprof_load(&tab->calls[i]);
+	*o->ticks = apiprof_load(&c->ticks);
+	*o->min_ticks = apiprof_load(&c->min_ticks);
+	*o->max_ticks = apiprof_load(&c->max_ticks);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		uint64_t n = apiprof_load(&c->hist[b]) + (b == due);
+
+		o->hist[b] = n;
+		timed += n;
+	}
+	*o->timed = timed;
+}
+
+void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32_t i)
+{
+	const struct row_out o = {&dst->calls,     &dst->ticks, &dst->min_ticks,
+	                          &dst->max_ticks, &dst->timed, dst->hist};
+
+	row_read(&o, tab, i);
+}
+
+void apiprof_tab_read_rec(struct apiprof_shm_rec *dst, struct apiprof_tab *tab, uint32_t i)
+{
+	const struct row_out o = {&dst->calls,     &dst->ticks, &dst->min_ticks,
+	                          &dst->max_ticks, &dst->timed, dst->hist};
+
+	row_read(&o, tab, i);
+}
+
+static void atomic_min(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v < cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Adds row i of src (a table nobody writes any more: an exited thread's)
+ * into row i of dst, field by field, without a copy of the row on the
+ * stack; several exiting threads may fold into dst at once. */
+void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i)
+{
+	const struct apiprof_cold *s = apiprof_tab_cold(src, i);
+	struct apiprof_cold *d = apiprof_tab_cold(dst, i);
+	uint64_t calls = apiprof_load(&src->calls[i]);
+	int due = due_bucket(src, i);
+
+	if (calls == 0)
+		return;
+	__atomic_fetch_add(&dst->calls[i], calls, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&d->ticks, apiprof_load(&s->ticks), __ATOMIC_RELAXED);
+	atomic_min(&d->min_ticks, apiprof_load(&s->min_ticks));
+	atomic_max(&d->max_ticks, apiprof_load(&s->max_ticks));
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		__atomic_fetch_add(&d->hist[b], apiprof_load(&s->hist[b]) + (b == due),
+		                   __ATOMIC_RELAXED);
+}
