@@ -1,32 +1,124 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_cols.c - column titles, widths and the text of each cell.
+ * top_cols.c - the column table and what is derived from it: the header,
+ * each row's line, the -s names.  The sort (top_sort.c) reads the same
+ * table.
  *
  * Time figures of a sampled process are extrapolated from the timed calls;
- * a leading '~' says so in every time column.
+ * a leading '~' says so in every time column but MAX, which is measured.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "top_cols.h"
 
-const struct top_coldef top_cols[TOP_D_COUNT] = {
-        [TOP_D_TID] = {"TID", 7, 1, TOP_COL_TID},
-        [TOP_D_THREAD] = {"THREAD", 16, 0, TOP_COL_THREAD},
-        [TOP_D_API] = {"API", 10, 0, TOP_COL_API},
-        [TOP_D_FUNC] = {"FUNCTION", 22, 0, TOP_COL_FUNC},
-        [TOP_D_CALLS_IV] = {"CALLS/IV", 8, 1, TOP_COL_CALLS_IV},
-        [TOP_D_RATE] = {"CALLS/S", 8, 1, TOP_COL_CALLS_IV},
-        [TOP_D_TIME_IV] = {"TIME/IV", 8, 1, TOP_COL_TIME_IV},
-        [TOP_D_PCT] = {"%", 6, 1, TOP_COL_TIME_IV},
-        [TOP_D_AVG] = {"AVG", 8, 1, TOP_COL_AVG},
-        [TOP_D_P50] = {"P50", 8, 1, TOP_COL_P50},
-        [TOP_D_P99] = {"P99", 8, 1, TOP_COL_P99},
-        [TOP_D_MAX] = {"MAX", 8, 1, TOP_COL_MAX},
-        [TOP_D_CALLS] = {"CALLS", 8, 1, TOP_COL_CALLS},
-};
+/* --- the values, as the model gives them ----------------------------------- */
 
-static void time_cell(char *buf, size_t cap, double ns, bool estimated)
+static double v_tid(const struct top_row *r)
+{
+	return r->tid;
+}
+
+static double v_calls_iv(const struct top_row *r)
+{
+	return (double)r->calls_iv;
+}
+
+static double v_rate(const struct top_row *r)
+{
+	return r->rate;
+}
+
+static double v_time_iv(const struct top_row *r)
+{
+	return r->iv_ns;
+}
+
+static double v_pct(const struct top_row *r)
+{
+	return r->pct;
+}
+
+static double v_avg(const struct top_row *r)
+{
+	return r->avg_ns;
+}
+
+static double v_p50(const struct top_row *r)
+{
+	return r->p50_ns;
+}
+
+static double v_p99(const struct top_row *r)
+{
+	return r->p99_ns;
+}
+
+static double v_max(const struct top_row *r)
+{
+	return r->max_ns;
+}
+
+static double v_calls(const struct top_row *r)
+{
+	return (double)r->calls_base;
+}
+
+static const char *t_thread(const struct top_row *r)
+{
+	return r->thread;
+}
+
+static const char *t_api(const struct top_row *r)
+{
+	return r->api;
+}
+
+static const char *t_func(const struct top_row *r)
+{
+	return r->func;
+}
+
+/* --- the cells ---------------------------------------------------------------- */
+
+static void c_tid(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	(void)c;
+	if (r->tid)
+		snprintf(buf, cap, "%u", r->tid);
+	else
+		snprintf(buf, cap, "-");
+}
+
+static void c_text(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", c->text(r));
+}
+
+/* Counts are printed from the integer: a double loses the low digits. */
+static void c_calls_iv(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	(void)c;
+	top_fmt_count(buf, cap, r->calls_iv);
+}
+
+static void c_calls(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	(void)c;
+	top_fmt_count(buf, cap, r->calls_base);
+}
+
+static void c_rate(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	top_fmt_rate(buf, cap, c->num(r));
+}
+
+static void c_pct(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	top_fmt_pct(buf, cap, c->num(r));
+}
+
+static void time_text(char *buf, size_t cap, double ns, bool estimated)
 {
 	char t[TOP_FMT_LEN];
 
@@ -34,68 +126,78 @@ static void time_cell(char *buf, size_t cap, double ns, bool estimated)
 	snprintf(buf, cap, "%s%s", estimated && ns >= 0 ? "~" : "", t);
 }
 
-static void tid_cell(char *buf, size_t cap, const struct top_row *r)
+static void c_time(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
 {
-	if (r->tid)
-		snprintf(buf, cap, "%u", r->tid);
-	else
-		snprintf(buf, cap, "-");
+	time_text(buf, cap, c->num(r), r->estimated);
 }
 
-/* The text of one cell, unpadded.  CALLS is since the last reset (since
- * the start when never reset), as the interactive user expects. */
-void top_cols_cell(const struct top_row *r, enum top_dcol c, char *buf, size_t cap)
+static void c_time_measured(const struct top_column *c, const struct top_row *r, char *buf,
+                            size_t cap)
 {
-	switch (c) {
-	case TOP_D_TID:
-		tid_cell(buf, cap, r);
-		break;
-	case TOP_D_THREAD:
-		snprintf(buf, cap, "%s", r->thread);
-		break;
-	case TOP_D_API:
-		snprintf(buf, cap, "%s", r->api);
-		break;
-	case TOP_D_FUNC:
-		snprintf(buf, cap, "%s", r->func);
-		break;
-	case TOP_D_CALLS_IV:
-		top_fmt_count(buf, cap, r->calls_iv);
-		break;
-	case TOP_D_RATE:
-		top_fmt_rate(buf, cap, r->rate);
-		break;
-	case TOP_D_TIME_IV:
-		time_cell(buf, cap, r->iv_ns, r->estimated);
-		break;
-	case TOP_D_PCT:
-		top_fmt_pct(buf, cap, r->pct);
-		break;
-	case TOP_D_AVG:
-		time_cell(buf, cap, r->avg_ns, r->estimated);
-		break;
-	case TOP_D_P50:
-		time_cell(buf, cap, r->p50_ns, r->estimated);
-		break;
-	case TOP_D_P99:
-		time_cell(buf, cap, r->p99_ns, r->estimated);
-		break;
-	case TOP_D_MAX:
-		time_cell(buf, cap, r->max_ns, false);
-		break;
-	case TOP_D_CALLS:
-	case TOP_D_COUNT:
-		top_fmt_count(buf, cap, r->calls_base);
-		break;
-	}
+	time_text(buf, cap, c->num(r), false);
+}
+
+/* --- the table ------------------------------------------------------------------ */
+
+/* CALLS/S and % order the rows as CALLS/IV and TIME/IV do (one interval
+ * for all rows of a process), so they are not sort keys of their own.
+ * Fields: title, -s key, help, width, right, desc, num, text, cell. */
+const struct top_column top_columns[TOP_COL_COUNT] = {
+        [TOP_COL_TID] = {"TID", "tid", "thread id (-: exited threads, or all threads with -a)", 7,
+                         true, false, v_tid, NULL, c_tid},
+        [TOP_COL_THREAD] = {"THREAD", "thread", "thread name", 16, false, false, NULL, t_thread,
+                            c_text},
+        [TOP_COL_API] = {"API", "api", "api (spec) of the function", 10, false, false, NULL, t_api,
+                         c_text},
+        [TOP_COL_FUNC] = {"FUNCTION", "func", "function name", 22, false, false, NULL, t_func,
+                          c_text},
+        [TOP_COL_CALLS_IV] = {"CALLS/IV", "calls", "calls in the last interval", 8, true, true,
+                              v_calls_iv, NULL, c_calls_iv},
+        [TOP_COL_RATE] = {"CALLS/S", NULL, "calls per second in the last interval", 8, true, true,
+                          v_rate, NULL, c_rate},
+        [TOP_COL_TIME_IV] = {"TIME/IV", "time", "time spent in the function in the last interval",
+                             8, true, true, v_time_iv, NULL, c_time},
+        [TOP_COL_PCT] = {"%", NULL, "TIME/IV as a share of the interval's wall time", 6, true, true,
+                         v_pct, NULL, c_pct},
+        [TOP_COL_AVG] = {"AVG", "avg", "mean time of a call, of the interval or since the reset", 8,
+                         true, true, v_avg, NULL, c_time},
+        [TOP_COL_P50] = {"P50", "p50", "median time of a call, from the histogram", 8, true, true,
+                         v_p50, NULL, c_time},
+        [TOP_COL_P99] = {"P99", "p99", "99th percentile time of a call, from the histogram", 8,
+                         true, true, v_p99, NULL, c_time},
+        [TOP_COL_MAX] = {"MAX", "max", "longest call since the start (measured, never ~)", 8, true,
+                         true, v_max, NULL, c_time_measured},
+        [TOP_COL_CALLS] = {"CALLS", "total", "calls since the last reset (r)", 8, true, true,
+                           v_calls, NULL, c_calls},
+};
+
+int top_col_parse(const char *s, enum top_col *col)
+{
+	for (int i = 0; i < TOP_COL_COUNT; i++)
+		if (top_columns[i].key && !strcmp(s, top_columns[i].key)) {
+			*col = (enum top_col)i;
+			return 0;
+		}
+	return -1;
+}
+
+enum top_col top_col_step(enum top_col c, int step)
+{
+	int i = (int)c, dir = step < 0 ? -1 : 1;
+
+	for (int n = step < 0 ? -step : step; n > 0; n--)
+		do
+			i = (i + dir + TOP_COL_COUNT) % TOP_COL_COUNT;
+		while (!top_columns[i].key);
+	return (enum top_col)i;
 }
 
 /* Appends s padded to column c, with the separating space. */
-static void put_col(char *buf, size_t cap, size_t *len, enum top_dcol c, const char *s)
+static void put_col(char *buf, size_t cap, size_t *len, int c, const char *s)
 {
 	char cell[128];
 
-	top_fmt_pad(cell, sizeof(cell), s, top_cols[c].width, top_cols[c].right);
+	top_fmt_pad(cell, sizeof(cell), s, top_columns[c].width, top_columns[c].right);
 	if (*len < cap)
 		*len += (size_t)snprintf(buf + *len, cap - *len, "%s%s", c ? " " : "", cell);
 	if (*len >= cap)
@@ -107,31 +209,27 @@ void top_cols_line(const struct top_row *r, char *buf, size_t cap)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int c = 0; c < TOP_D_COUNT; c++) {
+	for (int c = 0; c < TOP_COL_COUNT; c++) {
 		char cell[96];
 
-		top_cols_cell(r, (enum top_dcol)c, cell, sizeof(cell));
-		put_col(buf, cap, &len, (enum top_dcol)c, cell);
+		top_columns[c].cell(&top_columns[c], r, cell, sizeof(cell));
+		put_col(buf, cap, &len, c, cell);
 	}
 }
 
 /* Titles; the sort column is marked with v (descending) or ^ (ascending),
- * as a reminder of what `s` and `i` did.  Figures sort descending and
- * names ascending unless inverted. */
+ * as a reminder of what `s` and `i` did. */
 void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse)
 {
 	size_t len = 0;
-	bool marked = false;
-	bool desc = (sort >= TOP_COL_CALLS_IV) != reverse;
+	bool desc = sort < TOP_COL_COUNT && top_columns[sort].desc != reverse;
 
 	buf[0] = '\0';
-	for (int c = 0; c < TOP_D_COUNT; c++) {
+	for (int c = 0; c < TOP_COL_COUNT; c++) {
 		char title[32];
-		bool mark = !marked && top_cols[c].sort == sort;
 
-		snprintf(title, sizeof(title), "%s%s", top_cols[c].title,
-		         mark ? (desc ? "v" : "^") : "");
-		marked |= mark;
-		put_col(buf, cap, &len, (enum top_dcol)c, title);
+		snprintf(title, sizeof(title), "%s%s", top_columns[c].title,
+		         c == (int)sort ? (desc ? "v" : "^") : "");
+		put_col(buf, cap, &len, c, title);
 	}
 }

@@ -1,38 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* top_cols.h - the table's columns, shared by the text printer and the UI. */
+/*
+ * top_cols.h - the table's columns: one descriptor per column, from which
+ * the sort order, the header, every cell, the -s names and the cycling of
+ * the `s` key are derived.  Adding a column is one enum entry (top_model.h),
+ * its value in struct top_row and one line of top_columns[].
+ */
 #ifndef TOP_COLS_H
 #define TOP_COLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "top_fmt.h"
 #include "top_model.h"
 
-enum top_dcol {
-	TOP_D_TID = 0,
-	TOP_D_THREAD,
-	TOP_D_API,
-	TOP_D_FUNC,
-	TOP_D_CALLS_IV,
-	TOP_D_RATE,
-	TOP_D_TIME_IV,
-	TOP_D_PCT,
-	TOP_D_AVG,
-	TOP_D_P50,
-	TOP_D_P99,
-	TOP_D_MAX,
-	TOP_D_CALLS,
-	TOP_D_COUNT
-};
-
-struct top_coldef {
-	const char *title;
+struct top_column {
+	const char *title; /* header, and "sort: TITLE" in the status line */
+	const char *key;   /* -s name; NULL: not a sort key of its own */
+	const char *help;  /* what the figure is, one line */
 	int width;
-	int right;         /* right-aligned (figures) */
-	enum top_col sort; /* the sort key this column shows */
+	bool right; /* right-aligned (figures) */
+	bool desc;  /* natural order descending: the biggest consumer on top */
+	/* The sort value: a figure, or NULL to sort by text(). */
+	double (*num)(const struct top_row *r);
+	const char *(*text)(const struct top_row *r);
+	/* The cell's text, unpadded. */
+	void (*cell)(const struct top_column *c, const struct top_row *r, char *buf, size_t cap);
 };
 
-extern const struct top_coldef top_cols[TOP_D_COUNT];
+extern const struct top_column top_columns[TOP_COL_COUNT];
 
-void top_cols_cell(const struct top_row *r, enum top_dcol c, char *buf, size_t cap);
+/* The -s name s as a column; -1 when no sortable column has that name. */
+int top_col_parse(const char *s, enum top_col *col);
+/* The sortable column `step` places after (before when < 0) c, cyclically. */
+enum top_col top_col_step(enum top_col c, int step);
+
 void top_cols_line(const struct top_row *r, char *buf, size_t cap);
 void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse);
 

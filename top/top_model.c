@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apiprof_stat.h"
 #include "top_model.h"
 
 void top_proc_init(struct top_proc *p, int pid, uint64_t starttime)
@@ -183,6 +184,16 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	c->tick = s->tick;
 	c->cur = s->st;
 	return 0;
+}
+
+/* The reader hands over every intact record, newest first; which to keep
+ * is decided here.  A pair not held yet counts as tick 0, so a record of
+ * tick 0 (which no clock of the runtime gives) makes no cell. */
+int top_proc_offer(struct top_proc *p, const struct top_snap *s)
+{
+	if (top_proc_cell_tick(p, s->tid, s->func) >= s->tick)
+		return 0;
+	return top_proc_snap(p, s) == 0 ? 1 : -1;
 }
 
 /* --- snapshot arithmetic ------------------------------------------------ */
@@ -355,15 +366,13 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 	stat_add(&a->sum[2], &since);
 }
 
-/* Sampled timing measured `timed` calls out of `calls`: scale the measured
- * time up to all calls, and say so with `estimated`. */
+/* Sampled timing measured `timed` calls out of `calls`: the time of all
+ * calls, estimated as the runtime's summary does (apiprof_stat.h). */
 static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
 {
-	double ns = top_ticks_ns((double)s->ticks, p->tick_hz);
+	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
 
-	if (p->sample > 1 && s->timed && s->calls > s->timed)
-		ns *= (double)s->calls / (double)s->timed;
-	return ns;
+	return top_ticks_ns((double)t, p->tick_hz);
 }
 
 static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
@@ -540,156 +549,4 @@ bool top_row_match(const struct top_row *r, const char *filter)
 		return true;
 	return strcasestr(r->api, filter) || strcasestr(r->func, filter) ||
 	       strcasestr(r->thread, filter);
-}
-
-/* --- sorting ------------------------------------------------------------- */
-
-static int num_cmp(double a, double b)
-{
-	return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/* Natural order: names and tids ascending, figures descending (the biggest
- * consumer on top, as top(1) does with %CPU). */
-static int col_cmp(const struct top_row *a, const struct top_row *b, enum top_col col)
-{
-	switch (col) {
-	case TOP_COL_TID:
-		return num_cmp(a->tid, b->tid);
-	case TOP_COL_THREAD:
-		return strcmp(a->thread, b->thread);
-	case TOP_COL_API:
-		return strcmp(a->api, b->api);
-	case TOP_COL_FUNC:
-		return strcmp(a->func, b->func);
-	case TOP_COL_CALLS_IV:
-		return -num_cmp((double)a->calls_iv, (double)b->calls_iv);
-	case TOP_COL_TIME_IV:
-		return -num_cmp(a->iv_ns, b->iv_ns);
-	case TOP_COL_AVG:
-		return -num_cmp(a->avg_ns, b->avg_ns);
-	case TOP_COL_P50:
-		return -num_cmp(a->p50_ns, b->p50_ns);
-	case TOP_COL_P99:
-		return -num_cmp(a->p99_ns, b->p99_ns);
-	case TOP_COL_MAX:
-		return -num_cmp(a->max_ns, b->max_ns);
-	case TOP_COL_CALLS:
-	case TOP_COL_COUNT:
-		break;
-	}
-	return -num_cmp((double)a->calls_base, (double)b->calls_base);
-}
-
-struct sort_ctx {
-	enum top_col col;
-	bool reverse;
-};
-
-/* Ties fall back to (api, function, tid) so the order is stable across
- * refreshes and rows do not jump around. */
-static int row_cmp(const void *x, const void *y, void *arg)
-{
-	const struct sort_ctx *s = arg;
-	const struct top_row *a = x, *b = y;
-	int c = col_cmp(a, b, s->col);
-
-	if (s->reverse)
-		c = -c;
-	if (!c)
-		c = strcmp(a->api, b->api);
-	if (!c)
-		c = strcmp(a->func, b->func);
-	if (!c)
-		c = num_cmp(a->tid, b->tid);
-	return c;
-}
-
-/* A figure column's value, negated so that ascending order is the
- * column's natural (descending) one; NAN for the name columns. */
-static double sort_key(const struct top_row *r, enum top_col col)
-{
-	switch (col) {
-	case TOP_COL_TID:
-		return r->tid;
-	case TOP_COL_CALLS_IV:
-		return -(double)r->calls_iv;
-	case TOP_COL_TIME_IV:
-		return -r->iv_ns;
-	case TOP_COL_AVG:
-		return -r->avg_ns;
-	case TOP_COL_P50:
-		return -r->p50_ns;
-	case TOP_COL_P99:
-		return -r->p99_ns;
-	case TOP_COL_MAX:
-		return -r->max_ns;
-	case TOP_COL_THREAD:
-	case TOP_COL_API:
-	case TOP_COL_FUNC:
-		return NAN;
-	case TOP_COL_CALLS:
-	case TOP_COL_COUNT:
-		break;
-	}
-	return -(double)r->calls_base;
-}
-
-struct sort_item {
-	double key; /* sort_key, negated again when reversed */
-	const struct top_row *row;
-};
-
-/* The key decides; only equal keys (and the name columns) pay for the
- * whole comparison. */
-static int item_cmp(const void *x, const void *y, void *arg)
-{
-	const struct sort_item *a = x, *b = y;
-
-	if (a->key < b->key)
-		return -1;
-	if (a->key > b->key)
-		return 1;
-	return row_cmp(a->row, b->row, arg);
-}
-
-/* Sorts (key, pointer) pairs, then moves each row once: glibc's qsort is a
- * merge sort that would move the rows themselves at every level (10,000
- * rows of a busy process, every refresh).  Without memory for that, in
- * place. */
-void top_rows_sort(struct top_row *rows, size_t n, enum top_col col, bool reverse)
-{
-	struct sort_ctx s = {col, reverse};
-	struct sort_item *it;
-	struct top_row *tmp;
-
-	if (n < 2)
-		return;
-	it = malloc(n * sizeof(*it));
-	tmp = malloc(n * sizeof(*tmp));
-	if (it == NULL || tmp == NULL) {
-		qsort_r(rows, n, sizeof(*rows), row_cmp, &s);
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			double k = sort_key(&rows[i], col);
-
-			it[i] = (struct sort_item){reverse ? -k : k, &rows[i]};
-		}
-		qsort_r(it, n, sizeof(*it), item_cmp, &s);
-		for (size_t i = 0; i < n; i++)
-			tmp[i] = *it[i].row;
-		memcpy(rows, tmp, n * sizeof(*rows));
-	}
-	free(it);
-	free(tmp);
-}
-
-const char *top_col_name(enum top_col c)
-{
-	static const char *const names[TOP_COL_COUNT] = {
-	        "TID", "THREAD", "API", "FUNCTION", "CALLS/IV", "TIME/IV",
-	        "AVG", "P50",    "P99", "MAX",      "CALLS",
-	};
-
-	return c < TOP_COL_COUNT ? names[c] : "?";
 }

@@ -14,38 +14,10 @@
 #include <stdint.h>
 
 #include "apiprof_abi.h"
+#include "top_snap.h" /* struct top_stat, top_snap, top_func */
 
-#define TOP_COMM_LEN   (APIPROF_COMM_MAX + 1)
-#define TOP_API_LEN    (APIPROF_API_NAME_MAX + 1)
-#define TOP_NAME_LEN   (APIPROF_NAME_MAX + 1)
 #define TOP_MAX_CELLS  65536u /* (thread, function) pairs kept per process */
 #define TOP_FOLDED_TID 0u
-
-/* Cumulative statistics of one (thread, function), as in a ring record. */
-struct top_stat {
-	uint64_t calls;
-	uint64_t ticks; /* time of the timed calls only */
-	uint64_t timed;
-	uint64_t min; /* UINT64_MAX: no timed call yet */
-	uint64_t max;
-	uint64_t hist[APIPROF_HIST_BUCKETS];
-};
-
-/* One record copied out of the ring, already validated. */
-struct top_snap {
-	uint32_t tid;
-	uint32_t func;
-	uint32_t flags;
-	char comm[TOP_COMM_LEN];
-	uint64_t tick;
-	struct top_stat st;
-};
-
-struct top_func {
-	char api[TOP_API_LEN];
-	char name[TOP_NAME_LEN];
-	uint32_t flags;
-};
 
 struct top_cell {
 	uint32_t tid;
@@ -91,14 +63,17 @@ struct top_proc {
 	uint64_t ended_mono_ns; /* viewer clock when the end was noticed */
 };
 
-/* Sort keys, in the order the UI cycles through them. */
+/* The row's values, in the order they are displayed; top_cols.c says how
+ * each is titled, sorted and printed. */
 enum top_col {
 	TOP_COL_TID = 0,
 	TOP_COL_THREAD,
 	TOP_COL_API,
 	TOP_COL_FUNC,
 	TOP_COL_CALLS_IV,
+	TOP_COL_RATE,
 	TOP_COL_TIME_IV,
+	TOP_COL_PCT,
 	TOP_COL_AVG,
 	TOP_COL_P50,
 	TOP_COL_P99,
@@ -143,6 +118,10 @@ int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
 /* The tick of the snapshot the model holds for (tid, func), 0 if none. */
 uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t func);
 int top_proc_snap(struct top_proc *p, const struct top_snap *s);
+/* A snapshot the reader found: kept (top_proc_snap) only when newer than
+ * the one held for its (thread, function), where none counts as tick 0.
+ * 1 when kept, 0 when superseded, -1 when TOP_MAX_CELLS is reached. */
+int top_proc_offer(struct top_proc *p, const struct top_snap *s);
 void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns);
 void top_proc_reset(struct top_proc *p);
 bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linger_ns);
@@ -155,8 +134,9 @@ double top_ticks_ns(double ticks, uint64_t hz);
 double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
+/* In top_sort.c: by the column's natural order (top_cols.c), inverted on
+ * request, ties by api, function, tid. */
 void top_rows_sort(struct top_row *rows, size_t n, enum top_col col, bool reverse);
 bool top_row_match(const struct top_row *r, const char *filter);
-const char *top_col_name(enum top_col c);
 
 #endif /* TOP_MODEL_H */

@@ -47,28 +47,6 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 	return n;
 }
 
-/* Field 22 of /proc/<pid>/stat; the comm (field 2) may hold spaces and
- * parentheses, so fields are counted from the last ')'.  0, or -1 with
- * errno (ENOENT: no such process). */
-static int proc_starttime(const char *procdir, int pid, uint64_t *st)
-{
-	char path[PATH_MAX], buf[1024];
-	char *p, *end;
-	int field = 2;
-
-	snprintf(path, sizeof(path), "%s/%d/stat", procdir, pid);
-	if (read_small(path, buf, sizeof(buf)) < 0)
-		return -1;
-	if (!(p = strrchr(buf, ')')))
-		return errno = EINVAL, -1;
-	while (*p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	errno = 0;
-	*st = strtoull(p, &end, 10);
-	return end == p || errno ? (errno = EINVAL, -1) : 0;
-}
-
 /* The inode of /proc/<pid>/ns/<kind> (pid "self" as 0); 0 when unreadable,
  * with errno. */
 static uint64_t ns_inode(const char *procdir, int pid, const char *kind)
@@ -131,7 +109,7 @@ static int proc_is(const char *procdir, int pid, const struct apiprof_segid *id)
 	long last = 0;
 	int k;
 
-	if (proc_starttime(procdir, pid, &st))
+	if (apiprof_proc_starttime(procdir, pid, &st))
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
 	if (!(ns = ns_inode(procdir, pid, "pid")))
 		return errno == ENOENT ? 0 : -1;
@@ -181,23 +159,27 @@ static int push_name(struct top_segname **v, size_t *n, size_t *cap, const struc
 	return 0;
 }
 
-/* Every segment name in dir that uid may see, unmapped. */
-static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out)
+/* Every segment name in directory dfd that uid may see, unmapped. */
+static size_t list_names_at(int dfd, uint32_t uid, struct top_segname **out)
 {
-	DIR *d = opendir(dir);
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 	size_t n = 0, cap = 0;
 
 	*out = NULL;
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while ((de = readdir(d))) {
 		struct top_segname e;
 
 		memset(&e, 0, sizeof(e));
 		if (strlen(de->d_name) >= sizeof(e.name) ||
 		    apiprof_segname_parse(de->d_name, &e.id) ||
-		    !listable(dirfd(d), de->d_name, &e.id, uid))
+		    !listable(dfd, de->d_name, &e.id, uid))
 			continue;
 		strcpy(e.name, de->d_name);
 		e.starttime = e.id.starttime;
@@ -205,6 +187,24 @@ static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out
 			break;
 	}
 	closedir(d);
+	return n;
+}
+
+static int open_dir(const char *dir)
+{
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out)
+{
+	int dfd = open_dir(dir);
+	size_t n;
+
+	*out = NULL;
+	if (dfd < 0)
+		return 0;
+	n = list_names_at(dfd, uid, out);
+	close(dfd);
 	return n;
 }
 
@@ -272,7 +272,7 @@ int top_shm_alive(const char *procdir, int pid, uint64_t starttime)
 {
 	uint64_t st;
 
-	return proc_starttime(procdir, pid, &st) == 0 && st == starttime;
+	return apiprof_proc_starttime(procdir, pid, &st) == 0 && st == starttime;
 }
 
 /* True only when the process of segment `name`, shown as pid in procdir,
@@ -300,27 +300,93 @@ bool top_shm_names_process(const struct top_seg *s, int pid)
 	       s->hdr.nonce == s->id.nonce;
 }
 
+/* Whether procdir shows every process there is: it is the initial pid
+ * namespace's, and not mounted hidepid=2 (its pid 1 shows). */
+static bool sees_everyone(const char *procdir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/1", procdir);
+	return procdir_ns(procdir) == PID_NS_INIT_INO && access(path, F_OK) == 0;
+}
+
+/* Whether process `name` of procdir is pid `pid` of its own namespace,
+ * started at starttime: 1 yes, 0 no, -1 cannot tell (unreadable, or
+ * another time namespace, whose start times are not comparable). */
+static int candidate_is(const char *procdir, const char *name, int32_t pid, uint64_t starttime)
+{
+	long last = 0;
+	uint64_t st;
+	int k;
+
+	errno = 0;
+	if ((k = proc_nspid(procdir, name, &last)) < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	if (k < 1)
+		return -1;
+	if (last != pid)
+		return 0;
+	if (apiprof_proc_starttime(procdir, atoi(name), &st))
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	if (st == starttime)
+		return 1;
+	return ns_inode(procdir, atoi(name), "time") == ns_inode(procdir, 0, "time") ? 0 : -1;
+}
+
+/* False only when no process of procdir is, or may be, pid `pid` of its
+ * own namespace started at starttime: a name that says no namespace (the
+ * legacy form) may be any namespace's. */
+static bool anyone_is(const char *procdir, int32_t pid, uint64_t starttime)
+{
+	DIR *d = opendir(procdir);
+	struct dirent *de;
+	bool maybe = false;
+
+	if (!d)
+		return true;
+	while (!maybe) {
+		errno = 0;
+		if (!(de = readdir(d))) {
+			maybe = errno != 0; /* a partial scan proves nothing */
+			break;
+		}
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			maybe = candidate_is(procdir, de->d_name, pid, starttime) != 0;
+	}
+	closedir(d);
+	return maybe;
+}
+
 /* --clean's judgement: only what it can prove.  A namespace of which
  * procdir shows no process at all is gone only if procdir shows every
- * namespace (it is the initial one); else it may just be out of sight. */
+ * namespace (it is the initial one); else it may just be out of sight.
+ * So is a name without a namespace: its pid may be a container's. */
 static bool clean_gone(const char *procdir, const struct top_segname *e)
 {
 	if (e->id.pidns == 0)
-		return false;
+		return sees_everyone(procdir) && !anyone_is(procdir, e->id.pid, e->id.starttime);
 	if (e->pid)
 		return proc_is(procdir, e->pid, &e->id) == 0;
 	return e->ns_seen || procdir_ns(procdir) == PID_NS_INIT_INO;
 }
 
-/* 1 when removed; says so, or why not. */
-static int clean_one(const char *dir, const char *procdir, const struct top_segname *e, FILE *out)
+/* 1 when removed; says so, or why not.  The name is looked at again, in
+ * the directory it was listed in, right before it goes: still a regular
+ * file (not a link) that uid may remove. */
+static int clean_one(int dfd, const char *dir, const char *procdir, uint32_t uid,
+                     const struct top_segname *e, FILE *out)
 {
 	char path[PATH_MAX];
 	uint64_t st;
-	bool reused = e->pid && proc_starttime(procdir, e->pid, &st) == 0;
+	bool reused = e->pid && apiprof_proc_starttime(procdir, e->pid, &st) == 0;
+	bool ok = listable(dfd, e->name, &e->id, uid);
 
 	snprintf(path, sizeof(path), "%s/%s", dir, e->name);
-	if (unlink(path) != 0) {
+	if (!ok)
+		errno = EPERM;
+	else
+		ok = unlinkat(dfd, e->name, 0) == 0;
+	if (!ok) {
 		fprintf(out, "cannot remove %s: %s\n", path, strerror(errno));
 		return 0;
 	}
@@ -333,14 +399,16 @@ static int clean_one(const char *dir, const char *procdir, const struct top_segn
  * what it did. */
 int top_shm_clean(const char *dir, const char *procdir, uint32_t uid, FILE *out)
 {
-	struct top_segname *v;
-	size_t n = list_names(dir, uid, &v);
-	int removed = 0;
+	int dfd = open_dir(dir), removed = 0;
+	struct top_segname *v = NULL;
+	size_t n = dfd >= 0 ? list_names_at(dfd, uid, &v) : 0;
 
 	map_pids(procdir, v, n);
 	for (size_t i = 0; i < n; i++)
 		if (clean_gone(procdir, &v[i]))
-			removed += clean_one(dir, procdir, &v[i], out);
+			removed += clean_one(dfd, dir, procdir, uid, &v[i], out);
 	free(v);
+	if (dfd >= 0)
+		close(dfd);
 	return removed;
 }

@@ -11,9 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "top_cols.h"
 #include "top_opts.h"
 
 enum { OPT_JSON = 256, OPT_CLEAN, OPT_LINGER, OPT_SHM_DIR };
+
+/* The -s names, from the column table. */
+static void put_sort_keys(FILE *out)
+{
+	for (int c = 0; c < TOP_COL_COUNT; c++)
+		if (top_columns[c].key)
+			fprintf(out, " %s", top_columns[c].key);
+}
 
 void top_opts_usage(FILE *out)
 {
@@ -27,7 +36,10 @@ void top_opts_usage(FILE *out)
 	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
 	      "  -a, --aggregate      one row per function, summed over threads\n"
 	      "  -f, --filter TEXT    only rows whose api, function or thread contains TEXT\n"
-	      "  -s, --sort COLUMN    tid thread api func calls time avg p50 p99 max total\n"
+	      "  -s, --sort COLUMN   ",
+	      out);
+	put_sort_keys(out);
+	fputs("\n"
 	      "  -i, --invert         invert the sort order\n"
 	      "      --linger SECONDS how long an ended process stays visible (default 10)\n"
 	      "      --clean          remove the segments of processes that are provably gone\n"
@@ -75,23 +87,6 @@ static int parse_pids(struct top_opts *o, const char *arg)
 	return o->npids ? 0 : -1;
 }
 
-static int parse_sort(const char *s, enum top_col *col)
-{
-	static const char *const names[TOP_COL_COUNT] = {
-	        [TOP_COL_TID] = "tid",   [TOP_COL_THREAD] = "thread",  [TOP_COL_API] = "api",
-	        [TOP_COL_FUNC] = "func", [TOP_COL_CALLS_IV] = "calls", [TOP_COL_TIME_IV] = "time",
-	        [TOP_COL_AVG] = "avg",   [TOP_COL_P50] = "p50",        [TOP_COL_P99] = "p99",
-	        [TOP_COL_MAX] = "max",   [TOP_COL_CALLS] = "total",
-	};
-
-	for (int i = 0; i < TOP_COL_COUNT; i++)
-		if (!strcmp(s, names[i])) {
-			*col = (enum top_col)i;
-			return 0;
-		}
-	return -1;
-}
-
 static void defaults(struct top_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -135,7 +130,7 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case 'p':
 		return parse_pids(o, arg);
 	case 's':
-		return parse_sort(arg, &o->view.sort);
+		return top_col_parse(arg, &o->view.sort);
 	}
 	return -1;
 }

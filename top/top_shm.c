@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_ringbuf.h"
 #include "apiprof_segname.h"
 #include "top_clock.h"
 #include "top_shm.h"
@@ -328,22 +329,7 @@ int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err,
 
 /* --- reading ------------------------------------------------------------------------ */
 
-static void copy_header_fields(struct top_proc *p, const struct apiprof_shm_header *h)
-{
-	top_shm_sanitize(p->comm, h->comm, sizeof(h->comm));
-	p->mode = h->mode;
-	p->sample = h->sample;
-	p->clock = h->clock;
-	p->interval_ms = h->interval_ms;
-	p->tick_hz = h->tick_hz;
-	p->start_realtime_ns = h->start_realtime_ns;
-	p->dropped = h->dropped;
-	p->no_ring = (h->flags & APIPROF_SHM_NO_RING) != 0;
-	if (h->state == APIPROF_PROC_EXITED)
-		p->state = TOP_ENDED;
-}
-
-static int copy_funcs(struct top_seg *s, struct top_proc *p, uint32_t count)
+static int copy_funcs(struct top_seg *s, const struct top_seg_sink *k, uint32_t count)
 {
 	const unsigned char *base = s->map + s->hdr.func_off;
 
@@ -363,7 +349,7 @@ static int copy_funcs(struct top_seg *s, struct top_proc *p, uint32_t count)
 		top_shm_sanitize(s->funcs[i].name, f.name, sizeof(f.name));
 		s->funcs[i].flags = f.flags;
 	}
-	return top_proc_set_funcs(p, s->funcs, count);
+	return k->funcs(k->ctx, s->funcs, count);
 }
 
 static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
@@ -381,40 +367,12 @@ static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 	memcpy(d->st.hist, r->hist, sizeof(d->st.hist));
 }
 
-/* The seqlock read of apiprof_abi.h: good only when seq reads 2*pos+2 both
- * before and after the copy.  No retry: the next snapshot of the same
- * (thread, function) carries the same information and more.
- * Returns 1 for a good copy, 0 for a lost one. */
-static int read_slot(const struct top_seg *s, uint64_t pos, struct apiprof_shm_rec *r)
+/* The ring as this pass's header (validated) places it in the mapping. */
+static struct apiprof_ring_view ring_view(const struct top_seg *s)
 {
-	uint64_t mask = ((uint64_t)1 << s->hdr.ring_order) - 1;
-	const unsigned char *slot = s->map + s->hdr.ring_off + (pos & mask) * s->hdr.rec_size;
-	const uint64_t *seq = (const uint64_t *)(const void *)slot;
-	uint64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE), s2;
+	struct apiprof_ring_view v = {s->map + s->hdr.ring_off, s->hdr.ring_order, s->hdr.rec_size};
 
-	if (s1 != 2 * pos + 2)
-		return 0;
-	memcpy(r, slot, sizeof(*r));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	s2 = __atomic_load_n(seq, __ATOMIC_RELAXED);
-	return s1 == s2;
-}
-
-/* The head of a record: enough to know whether the model has a newer
- * snapshot of the same (thread, function) already.  Same seqlock rule. */
-static int peek_slot(const struct top_seg *s, uint64_t pos, struct apiprof_shm_rec *r)
-{
-	uint64_t mask = ((uint64_t)1 << s->hdr.ring_order) - 1;
-	const unsigned char *slot = s->map + s->hdr.ring_off + (pos & mask) * s->hdr.rec_size;
-	const uint64_t *seq = (const uint64_t *)(const void *)slot;
-	uint64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE), s2;
-
-	if (s1 != 2 * pos + 2)
-		return 0;
-	memcpy(r, slot, offsetof(struct apiprof_shm_rec, calls));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	s2 = __atomic_load_n(seq, __ATOMIC_RELAXED);
-	return s1 == s2;
+	return v;
 }
 
 /* Positions to read this pass: everything still in the ring on the first
@@ -435,40 +393,37 @@ static uint64_t scan_start(struct top_seg *s, uint64_t head)
 	return s->last_seen;
 }
 
-/* Feeds one record to the model.  Returns 1 when fed, 0 when lost, -1 on
- * a function index beyond the table. */
-static int feed(struct top_seg *s, struct top_proc *p, uint64_t pos, uint64_t *func_end)
+/* Yields one record.  Returns 1 when yielded, 0 when lost (the seqlock
+ * of apiprof_ringbuf.h: no retry, the next snapshot of the same thread and
+ * function carries the same and more), -1 on a function index beyond the
+ * table. */
+static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, uint64_t *func_end)
 {
+	struct apiprof_ring_view v = ring_view(s);
 	struct apiprof_shm_rec r;
 	struct top_snap snap;
 
-	if (!peek_slot(s, pos, &r))
+	if (!apiprof_ring_read(&v, pos, &r))
 		return 0;
 	if (r.func >= s->hdr.func_cap)
 		return -1;
-	/* Newest first: an older snapshot of a pair already seen is skipped
-	 * before its 600 bytes are copied. */
-	if (top_proc_cell_tick(p, r.tid, r.func) >= r.tick)
-		return 1;
-	if (!read_slot(s, pos, &r))
-		return 0;
 	if (r.func + 1ull > *func_end)
 		*func_end = r.func + 1ull;
 	rec_to_snap(&snap, &r);
-	top_proc_snap(p, &snap);
+	k->snap(k->ctx, &snap);
 	return 1;
 }
 
-/* Feeds the ring's new records to the model, newest first; returns the
- * largest function index seen (+1), for the caller to check against
- * func_count. */
-static int scan_ring(struct top_seg *s, struct top_proc *p, uint64_t head, uint64_t *func_end)
+/* Yields the ring's new records, newest first; returns the largest
+ * function index seen (+1), for the caller to check against func_count. */
+static int scan_ring(struct top_seg *s, const struct top_seg_sink *k, uint64_t head,
+                     uint64_t *func_end)
 {
 	uint64_t start = scan_start(s, head);
 
 	*func_end = 0;
 	for (uint64_t pos = head; pos != start; pos--) {
-		int rc = feed(s, p, pos - 1, func_end);
+		int rc = yield(s, k, pos - 1, func_end);
 
 		if (rc < 0)
 			return -1;
@@ -569,7 +524,8 @@ static int check_backed(const struct top_seg *s, uint64_t head, char *err, size_
 }
 
 /* One pass over a mapped segment; every access to the mapping is here. */
-static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t errlen)
+static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err,
+                     size_t errlen)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 	uint64_t func_end, head;
@@ -585,28 +541,25 @@ static int read_pass(struct top_seg *s, struct top_proc *p, char *err, size_t er
 	rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
 	if (rc)
 		return rc;
-	if (!top_shm_names_process(s, p->pid))
+	if (!top_shm_names_process(s, pid))
 		return fail(err, errlen, "pid does not match the segment name");
 	head = __atomic_load_n(&mh->head, __ATOMIC_ACQUIRE);
 	if (check_backed(s, head, err, errlen))
 		return TOP_SEG_INVALID;
-	if (scan_ring(s, p, head, &func_end))
+	if (scan_ring(s, k, head, &func_end))
 		return fail(err, errlen, "record refers to a function beyond func_cap");
 	/* Loaded after the records: a function is published before any record
 	 * names it, so this count covers every record just read. */
 	count = __atomic_load_n(&mh->func_count, __ATOMIC_ACQUIRE);
 	if (count > s->hdr.func_cap || func_end > count)
 		return fail(err, errlen, "record refers to a function beyond func_count");
-	if (copy_funcs(s, p, count))
+	if (copy_funcs(s, k, count))
 		return fail(err, errlen, "out of memory");
-	copy_header_fields(p, &s->hdr);
-	p->lost = s->lost;
+	k->pass(k->ctx, &s->hdr, s->lost);
 	return 0;
 }
 
-/* Reads what is new in the segment into p.  0, TOP_SEG_NOTREADY, or
- * TOP_SEG_INVALID with a one-line reason in err. */
-int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen)
+int top_seg_scan(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err, size_t errlen)
 {
 	struct stat st;
 	int rc;
@@ -620,9 +573,9 @@ int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen
 		return fail(err, errlen, "segment shrank under the reader (SIGBUS)");
 	bus_arm();
 	s->woken = false;
-	rc = read_pass(s, p, err, errlen);
-	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s, p->pid))
-		rc = read_pass(s, p, err, errlen);
+	rc = read_pass(s, pid, k, err, errlen);
+	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s, pid))
+		rc = read_pass(s, pid, k, err, errlen);
 	bus_disarm();
 	return rc;
 }

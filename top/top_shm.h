@@ -4,7 +4,9 @@
  *
  * Everything in a segment is hostile input (see apiprof_abi.h): the reader
  * validates each read pass against the real size of the mapping and
- * survives the file shrinking under it.
+ * survives the file shrinking under it.  A pass yields what it found to a
+ * sink (struct top_seg_sink); what to keep is the sink's business (the
+ * model's: top_feed.c).
  */
 #ifndef TOP_SHM_H
 #define TOP_SHM_H
@@ -16,7 +18,7 @@
 
 #include "apiprof_abi.h"
 #include "apiprof_segname.h"
-#include "top_model.h"
+#include "top_snap.h"
 
 #define TOP_SHM_DIR  "/dev/shm"
 #define TOP_PROC_DIR "/proc"
@@ -62,7 +64,25 @@ void top_shm_watch_delay(double delay_s);
 void top_seg_init(struct top_seg *s);
 int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen);
 int top_seg_openat(struct top_seg *s, int dirfd, const char *name, char *err, size_t errlen);
-int top_seg_read(struct top_seg *s, struct top_proc *p, char *err, size_t errlen);
+
+/* What one read pass yields, in this order: every intact record, newest
+ * position first, validated (function index below func_cap) and sanitized;
+ * then the function table (func_count entries, covering every record of
+ * the pass); then, at the end of a good pass, the header it read and the
+ * reader's count of lost records.  funcs returns 0, or -1 when out of
+ * memory (the pass fails). */
+struct top_seg_sink {
+	void *ctx;
+	void (*snap)(void *ctx, const struct top_snap *snap);
+	int (*funcs)(void *ctx, const struct top_func *funcs, uint32_t n);
+	void (*pass)(void *ctx, const struct apiprof_shm_header *h, uint64_t lost);
+};
+
+/* Reads what is new in the segment of process pid (as /proc shows it; the
+ * name must say the same) into k.  0, TOP_SEG_NOTREADY, or TOP_SEG_INVALID
+ * with a one-line reason in err. */
+int top_seg_scan(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err,
+                 size_t errlen);
 void top_seg_close(struct top_seg *s);
 int top_shm_copy_guarded(void *dst, const void *src, size_t n);
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);

@@ -476,8 +476,8 @@ static void prompt_key(struct ui *u, int ch)
 
 static void sort_step(struct ui *u, int step)
 {
-	u->view.sort = (enum top_col)((u->view.sort + step + TOP_COL_COUNT) % TOP_COL_COUNT);
-	snprintf(u->status, sizeof(u->status), "sort: %s", top_col_name(u->view.sort));
+	u->view.sort = top_col_step(u->view.sort, step);
+	snprintf(u->status, sizeof(u->status), "sort: %s", top_columns[u->view.sort].title);
 }
 
 static bool scroll_key(struct ui *u, int ch)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "top_feed.h"
 #include "top_watch.h"
 
 void top_watch_init(struct top_watch *w)

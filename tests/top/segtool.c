@@ -15,6 +15,7 @@
  *       Runs CMD, writes its peak resident size in KiB to OUT, and exits
  *       with its status.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "apiprof_abi.h"
+#include "apiprof_ringbuf.h"
 #if __has_include("apiprof_segname.h")
 #include "apiprof_segname.h"
 #define SEGTOOL_NAMES 1
@@ -40,21 +42,13 @@ static void die(const char *what)
 
 static uint64_t starttime_of(int pid)
 {
-	char path[64], buf[1024], *p;
-	int fd, field = 2;
-	ssize_t n;
+	uint64_t st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		die(path);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	while (p && *p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	return p ? strtoull(p, NULL, 10) : 0;
+	if (apiprof_proc_starttime("/proc", pid, &st) == 0)
+		return st;
+	if (errno != EINVAL)
+		die("/proc/<pid>/stat");
+	return 0;
 }
 
 #ifdef SEGTOOL_NAMES
@@ -67,11 +61,6 @@ static uint64_t pidns_of(int pid)
 	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 #endif
-
-static size_t align_up(size_t v, size_t a)
-{
-	return (v + a - 1) / a * a;
-}
 
 static void set_name(char *name, size_t len, const struct apiprof_shm_header *h)
 {
@@ -89,6 +78,8 @@ static void set_name(char *name, size_t len, const struct apiprof_shm_header *h)
 /* The header as the runtime lays it out, one function, 1 << order records. */
 static void layout(struct apiprof_shm_header *h, int pid, const char *comm, uint32_t order)
 {
+	struct apiprof_ring_geom g = {1, order};
+
 	memset(h, 0, sizeof(*h));
 	h->version = APIPROF_SHM_VERSION;
 	h->header_size = APIPROF_SHM_HEADER_SIZE;
@@ -108,10 +99,10 @@ static void layout(struct apiprof_shm_header *h, int pid, const char *comm, uint
 	h->func_size = sizeof(struct apiprof_shm_func);
 	h->func_cap = 1;
 	h->func_count = 1;
-	h->ring_off = align_up(h->func_off + h->func_size, 4096);
+	h->ring_off = apiprof_ring_offset(&g);
 	h->rec_size = sizeof(struct apiprof_shm_rec);
 	h->ring_order = order;
-	h->segment_size = align_up(h->ring_off + ((size_t)h->rec_size << order), 4096);
+	h->segment_size = apiprof_ring_size(&g);
 	h->magic = APIPROF_SHM_MAGIC;
 }
 
@@ -127,7 +118,7 @@ static void first_record(int fd, struct apiprof_shm_header *h)
 	struct apiprof_shm_rec r;
 
 	memset(&r, 0, sizeof(r));
-	r.seq = 2;
+	r.seq = apiprof_seq_complete(0);
 	r.tid = (uint32_t)h->pid;
 	snprintf(r.comm, sizeof(r.comm), "%s", h->comm);
 	r.tick = 1;

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "top_shm.h"
+#include "top_feed.h"
 #include "tseg.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "top_shm.h"
+#include "top_feed.h"
 #include "tseg.h"
 
 static const struct top_cell *cell(const struct top_proc *p, uint32_t tid, uint32_t func)
@@ -187,12 +187,14 @@ static void test_liveness_and_clean(void)
 
 /* --clean removes only what it proves gone.  A name whose pid namespace
  * no process of /proc is in: gone if /proc is the initial namespace's (it
- * shows every namespace), else maybe out of sight, kept.  A legacy name,
- * which says no namespace: kept.  Neither is listed (no pid to show). */
+ * shows every namespace), else maybe out of sight, kept; it is not listed
+ * (no pid to show).  A legacy name, which says no namespace, likewise:
+ * ours with another start time is gone when /proc shows every namespace,
+ * ours with our start time is kept. */
 static void test_clean_unseen_ns(void)
 {
 	struct tseg t;
-	char legacy[256], foreign[256], *out = NULL;
+	char legacy[256], live[256], foreign[256], *out = NULL;
 	struct apiprof_segid id;
 	struct top_segname *names;
 	struct stat st;
@@ -211,17 +213,22 @@ static void test_clean_unseen_ns(void)
 	CHECK(link(t.path, foreign) == 0);
 	snprintf(legacy, sizeof(legacy), "%s/apiprof-%u-%d-1", t.dir, (unsigned)getuid(), getpid());
 	CHECK(link(t.path, legacy) == 0);
-	CHECK(top_shm_list(t.dir, (uint32_t)getuid(), &names) == 2); /* ours and the legacy */
+	snprintf(live, sizeof(live), "%s/apiprof-%u-%d-%llu", t.dir, (unsigned)getuid(), getpid(),
+	         (unsigned long long)tseg_self_starttime());
+	CHECK(link(t.path, live) == 0);
+	CHECK(top_shm_list(t.dir, (uint32_t)getuid(), &names) == 3); /* ours and the legacy */
 	free(names);
 	f = open_memstream(&out, &outlen);
-	CHECK(top_shm_clean(t.dir, TOP_PROC_DIR, (uint32_t)getuid(), f) == (init_ns ? 1 : 0));
+	CHECK(top_shm_clean(t.dir, TOP_PROC_DIR, (uint32_t)getuid(), f) == (init_ns ? 2 : 0));
 	fclose(f);
 	CHECK((access(foreign, F_OK) != 0) == init_ns);
-	CHECK(access(legacy, F_OK) == 0 && access(t.path, F_OK) == 0);
+	CHECK((access(legacy, F_OK) != 0) == init_ns);
+	CHECK(access(live, F_OK) == 0 && access(t.path, F_OK) == 0);
 	CHECK(!init_ns || (strstr(out, foreign) && strstr(out, "gone")));
 	free(out);
 	unlink(foreign);
 	unlink(legacy);
+	unlink(live);
 	tseg_destroy(&t);
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiprof_ringbuf.h"
 #include "tseg.h"
 
 void tfail(const char *file, int line, const char *what)
@@ -18,29 +19,16 @@ void tfail(const char *file, int line, const char *what)
 
 uint64_t tseg_self_starttime(void)
 {
-	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY), field = 2;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	char *p;
+	uint64_t st;
 
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	while (p && *p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	return p ? strtoull(p, NULL, 10) : 0;
-}
-
-static size_t align_up(size_t v, size_t a)
-{
-	return (v + a - 1) / a * a;
+	return apiprof_proc_starttime("/proc", getpid(), &st) == 0 ? st : 0;
 }
 
 static void layout(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int pid,
                    uint64_t starttime)
 {
 	struct apiprof_shm_header *h = t->h;
+	struct apiprof_ring_geom g = {func_cap, ring_order};
 
 	h->version = APIPROF_SHM_VERSION;
 	h->header_size = APIPROF_SHM_HEADER_SIZE;
@@ -57,8 +45,7 @@ static void layout(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int p
 	h->func_off = APIPROF_SHM_HEADER_SIZE;
 	h->func_size = sizeof(struct apiprof_shm_func);
 	h->func_cap = func_cap;
-	h->ring_off =
-	        align_up(h->func_off + (size_t)func_cap * sizeof(struct apiprof_shm_func), 4096);
+	h->ring_off = apiprof_ring_offset(&g);
 	h->rec_size = sizeof(struct apiprof_shm_rec);
 	h->ring_order = ring_order;
 	h->magic = APIPROF_SHM_MAGIC;
@@ -83,16 +70,14 @@ static void name_it(struct tseg *t, int pid, uint64_t starttime)
 void tseg_create_named(struct tseg *t, uint32_t func_cap, uint32_t ring_order, int pid,
                        uint64_t starttime)
 {
-	size_t ring_off = align_up(
-	        APIPROF_SHM_HEADER_SIZE + func_cap * sizeof(struct apiprof_shm_func), 4096);
+	struct apiprof_ring_geom g = {func_cap, ring_order};
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->dir, sizeof(t->dir), "/tmp/apiprof-top-test-XXXXXX");
 	CHECK(mkdtemp(t->dir));
 	name_it(t, pid, starttime);
 	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, t->name);
-	t->size = align_up(ring_off + ((size_t)1 << ring_order) * sizeof(struct apiprof_shm_rec),
-	                   4096);
+	t->size = apiprof_ring_size(&g);
 	t->fd = open(t->path, O_RDWR | O_CREAT | O_EXCL, 0600);
 	CHECK(t->fd >= 0);
 	CHECK(ftruncate(t->fd, (off_t)t->size) == 0);
@@ -158,6 +143,6 @@ uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, 
 	while (b < APIPROF_HIST_BUCKETS - 1 && ((ticks_each | 1) >> (b + 1)))
 		b++;
 	r->hist[b] = calls;
-	__atomic_store_n(&r->seq, 2 * pos + 2, __ATOMIC_RELEASE);
+	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
 	return pos;
 }

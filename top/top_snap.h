@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_snap.h - what the reader (top_shm.c) hands to the model
+ * (top_model.c): snapshots and function names, copied out of a segment,
+ * validated and sanitized.  Plain data, so that neither side needs the
+ * other's header.
+ */
+#ifndef TOP_SNAP_H
+#define TOP_SNAP_H
+
+#include <stdint.h>
+
+#include "apiprof_abi.h"
+
+#define TOP_COMM_LEN (APIPROF_COMM_MAX + 1)
+#define TOP_API_LEN  (APIPROF_API_NAME_MAX + 1)
+#define TOP_NAME_LEN (APIPROF_NAME_MAX + 1)
+
+/* Cumulative statistics of one (thread, function), as in a ring record. */
+struct top_stat {
+	uint64_t calls;
+	uint64_t ticks; /* time of the timed calls only */
+	uint64_t timed;
+	uint64_t min; /* UINT64_MAX: no timed call yet */
+	uint64_t max;
+	uint64_t hist[APIPROF_HIST_BUCKETS];
+};
+
+/* One record copied out of the ring, already validated. */
+struct top_snap {
+	uint32_t tid;
+	uint32_t func;
+	uint32_t flags;
+	char comm[TOP_COMM_LEN];
+	uint64_t tick;
+	struct top_stat st;
+};
+
+struct top_func {
+	char api[TOP_API_LEN];
+	char name[TOP_NAME_LEN];
+	uint32_t flags;
+};
+
+#endif /* TOP_SNAP_H */
