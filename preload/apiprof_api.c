@@ -38,12 +38,12 @@ struct apiprof_api *apiprof_api_get(uint32_t id)
 {
 	if (id == 0 || id >= APIPROF_MAX_APIS)
 		return NULL;
-	return __atomic_load_n(&api_state.apis[id], __ATOMIC_ACQUIRE);
+	return apiprof_load_acquire(&api_state.apis[id]);
 }
 
 uint32_t apiprof_api_count(void)
 {
-	uint32_t n = __atomic_load_n(&api_state.next_id, __ATOMIC_ACQUIRE);
+	uint32_t n = apiprof_load_acquire(&api_state.next_id);
 
 	return n < APIPROF_MAX_APIS ? n - 1 : APIPROF_MAX_APIS - 1;
 }
@@ -72,14 +72,11 @@ void apiprof_api_after_fork(void)
 static void abi_mismatch(const struct apiprof_api *api)
 {
 	for (int i = 0; i < APIPROF_MAX_APIS; i++) {
-		const struct apiprof_api *cur =
-		        __atomic_load_n(&api_state.abi_seen[i], __ATOMIC_ACQUIRE);
+		const struct apiprof_api *cur = apiprof_load_acquire(&api_state.abi_seen[i]);
 
 		if (cur == api)
 			return;
-		if (cur == NULL &&
-		    __atomic_compare_exchange_n(&api_state.abi_seen[i], &cur, api, false,
-		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		if (cur == NULL && apiprof_cas_acq_rel(&api_state.abi_seen[i], &cur, api))
 			break;
 		if (cur == api)
 			return;
@@ -98,13 +95,11 @@ static void abi_mismatch(const struct apiprof_api *api)
  * to register the api does not depend on the winner having got this far. */
 void apiprof_api_publish(struct apiprof_api *api, uint32_t id)
 {
-	if (__atomic_load_n(&api->tls, __ATOMIC_ACQUIRE) != 0)
+	if (apiprof_load_acquire(&api->tls) != 0)
 		return;
-	__atomic_store_n(&api->slot,
-	                 (uint64_t)apiprof_tls_off + APIPROF_TLS_API +
-	                         id * sizeof(struct apiprof_tls_api),
-	                 __ATOMIC_RELEASE);
-	__atomic_store_n(&api->tls, (uint64_t)apiprof_tls_off, __ATOMIC_RELEASE);
+	apiprof_store_release(&api->slot, (uint64_t)apiprof_tls_off + APIPROF_TLS_API +
+	                                          id * sizeof(struct apiprof_tls_api));
+	apiprof_store_release(&api->tls, (uint64_t)apiprof_tls_off);
 }
 
 /* Gives api a dense id.  Two threads may race here on first use; the loser
@@ -115,18 +110,17 @@ void apiprof_register(struct apiprof_api *api)
 	uint32_t id, zero = 0;
 	struct apiprof_tab *fold;
 
-	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) != 0 || !apiprof_ready() ||
-	    !apiprof_tls_ok())
+	if (apiprof_load_acquire(&api->id) != 0 || !apiprof_ready() || !apiprof_tls_ok())
 		return;
 	if (api->abi != APIPROF_SHIM_ABI) {
 		abi_mismatch(api);
 		return;
 	}
 	busy = apiprof_busy_enter();
-	id = __atomic_fetch_add(&api_state.next_id, 1, __ATOMIC_ACQ_REL);
+	id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
 	fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api->nfuncs) : NULL;
 	if (fold == NULL) {
-		if (!__atomic_exchange_n(&api_state.too_many_warned, 1, __ATOMIC_RELAXED))
+		if (!apiprof_xchg_relaxed(&api_state.too_many_warned, 1))
 			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
 			             APIPROF_MAX_APIS - 1);
 		apiprof_busy_leave(busy);
@@ -134,10 +128,9 @@ void apiprof_register(struct apiprof_api *api)
 	}
 	api->func_base = apiprof_func_reserve(api->nfuncs);
 	api_state.folded[id] = fold;
-	if (__atomic_compare_exchange_n(&api->id, &zero, id, false, __ATOMIC_ACQ_REL,
-	                                __ATOMIC_ACQUIRE)) {
+	if (apiprof_cas_acq_rel(&api->id, &zero, id)) {
 		apiprof_api_publish(api, id);
-		__atomic_store_n(&api_state.apis[id], api, __ATOMIC_RELEASE);
+		apiprof_store_release(&api_state.apis[id], api);
 		apiprof_segment_add_api(api);
 	}
 	apiprof_busy_leave(busy);
@@ -150,7 +143,7 @@ void apiprof_register(struct apiprof_api *api)
 static int resolver_find(const char *tp)
 {
 	for (int i = 0; i < RESOLVERS; i++)
-		if (__atomic_load_n(&api_state.resolvers[i], __ATOMIC_RELAXED) == tp)
+		if (apiprof_read_once(&api_state.resolvers[i]) == tp)
 			return i;
 	return -1;
 }
@@ -160,8 +153,7 @@ static int resolver_claim(char *tp)
 	for (int i = 0; i < RESOLVERS; i++) {
 		char *none = NULL;
 
-		if (__atomic_compare_exchange_n(&api_state.resolvers[i], &none, tp, false,
-		                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		if (apiprof_cas_acq_rel(&api_state.resolvers[i], &none, tp))
 			return i;
 	}
 	return -1;
@@ -186,7 +178,7 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 		p = apiprof_lookup_in_library(api, idx);
 	apiprof_busy_leave(busy);
 	if (me >= 0)
-		__atomic_store_n(&api_state.resolvers[me], NULL, __ATOMIC_RELEASE);
+		apiprof_store_release(&api_state.resolvers[me], NULL);
 	errno = saved;
 	return p;
 }
@@ -197,13 +189,12 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 
 void apiprof_prefetch(int on)
 {
-	__atomic_add_fetch(&api_state.prefetching, on ? 1 : -1, __ATOMIC_RELAXED);
+	apiprof_add_fetch_relaxed(&api_state.prefetching, on ? 1 : -1);
 }
 
 int apiprof_resolving(void)
 {
-	return resolver_find(apiprof_tp()) >= 0 ||
-	       __atomic_load_n(&api_state.prefetching, __ATOMIC_RELAXED);
+	return resolver_find(apiprof_tp()) >= 0 || apiprof_read_once(&api_state.prefetching);
 }
 
 /* Called by a missing function's stub instead of jumping to NULL; idx is
@@ -211,7 +202,7 @@ int apiprof_resolving(void)
 void apiprof_missing(struct apiprof_api *api, uint32_t idx)
 {
 	if (resolver_find(apiprof_tp()) < 0 && idx < apiprof_api_nsyms(api) &&
-	    !__atomic_exchange_n(&api->missing_warned[idx], 1, __ATOMIC_RELAXED)) {
+	    !apiprof_xchg_relaxed(&api->missing_warned[idx], 1)) {
 		const char *ver = api->versions ? api->versions[idx] : NULL;
 
 		apiprof_warn("%s: %s%s%s not found after this shim (is %s loaded?); "

@@ -38,11 +38,11 @@ void *apiprof_arena_alloc(size_t size)
 {
 	size = (size + 63) & ~(size_t)63;
 	for (;;) {
-		struct chunk *c = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+		struct chunk *c = apiprof_load_acquire(&current);
 		struct chunk *n;
 
 		if (c != NULL) {
-			size_t off = __atomic_fetch_add(&c->used, size, __ATOMIC_RELAXED);
+			size_t off = apiprof_fetch_add_relaxed(&c->used, size);
 
 			if (off + size <= c->cap)
 				return (char *)c + off;
@@ -50,8 +50,7 @@ void *apiprof_arena_alloc(size_t size)
 		n = chunk_new(size);
 		if (n == NULL)
 			return NULL;
-		if (!__atomic_compare_exchange_n(&current, &c, n, false, __ATOMIC_ACQ_REL,
-		                                 __ATOMIC_ACQUIRE))
+		if (!apiprof_cas_acq_rel(&current, &c, n))
 			munmap(n, n->cap); /* another thread installed one first */
 	}
 }

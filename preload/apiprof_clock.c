@@ -86,7 +86,7 @@ uint64_t apiprof_clock_hz(void)
 	dt = __rdtsc() - tick0;
 	dt = (uint64_t)((unsigned __int128)dt * 1000000000u / dm);
 	/* The flusher and an exiting thread may both get here. */
-	__atomic_store_n(&hz, dt, __ATOMIC_RELAXED);
+	apiprof_write_once(&hz, dt);
 	return dt;
 }
 
@@ -102,5 +102,5 @@ uint64_t apiprof_clock_mono0(void)
 
 double apiprof_ticks_to_ns(uint64_t ticks)
 {
-	return (double)ticks * 1e9 / (double)__atomic_load_n(&hz, __ATOMIC_RELAXED);
+	return (double)ticks * 1e9 / (double)apiprof_read_once(&hz);
 }

@@ -60,8 +60,8 @@ APIPROF_HIDDEN void apiprof_dl_init(void)
 {
 	uint64_t busy = apiprof_busy_enter();
 
-	__atomic_store_n(&apiprof_real_dlsym, libc_dl("dlsym"), __ATOMIC_RELAXED);
-	__atomic_store_n(&apiprof_real_dlopen, libc_dl("dlopen"), __ATOMIC_RELAXED);
+	apiprof_write_once(&apiprof_real_dlsym, libc_dl("dlsym"));
+	apiprof_write_once(&apiprof_real_dlopen, libc_dl("dlopen"));
 	apiprof_busy_leave(busy);
 }
 
@@ -69,7 +69,7 @@ APIPROF_HIDDEN void apiprof_dl_init(void)
  * and all: calls made inside it are not seen.  Said once. */
 APIPROF_HIDDEN void apiprof_dl_deepbind(const char *file)
 {
-	if (!__atomic_exchange_n(&deepbind_warned, 1, __ATOMIC_RELAXED))
+	if (!apiprof_xchg_relaxed(&deepbind_warned, 1))
 		apiprof_warn(
 		        "%s opened with RTLD_DEEPBIND: calls through a DEEPBIND handle are not "
 		        "seen",
@@ -119,11 +119,11 @@ static void *as_bare(const char *name, const void *caller)
 	if (h != NULL)
 		dlclose(h);
 	if (h == NULL)
-		h = __atomic_load_n(&runtime, __ATOMIC_RELAXED);
+		h = apiprof_read_once(&runtime);
 	if (h == NULL && dladdr((const void *)as_bare, &info)) {
 		/* Never closed: libapiprof.so is NODELETE anyway. */
 		h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-		__atomic_store_n(&runtime, h, __ATOMIC_RELAXED);
+		apiprof_write_once(&runtime, h);
 	}
 	p = h ? dlsym(h, name) : NULL;
 	return p;
@@ -188,14 +188,14 @@ void apiprof_unload_counts(uint64_t *adds, uint64_t *subs)
  * calls (busy) never unload anything but pass through the same way. */
 APIPROF_EXPORT int dlclose(void *handle)
 {
-	void *p = __atomic_load_n(&real_dlclose, __ATOMIC_RELAXED);
+	void *p = apiprof_read_once(&real_dlclose);
 	uint64_t adds, subs, adds1, subs1;
 	int (*real)(void *);
 	int r, saved;
 
 	if (p == NULL) {
 		p = libc_dl("dlclose");
-		__atomic_store_n(&real_dlclose, p, __ATOMIC_RELAXED);
+		apiprof_write_once(&real_dlclose, p);
 	}
 	memcpy(&real, &p, sizeof(real));
 	if (apiprof_busy() || apiprof_api_count() == 0)

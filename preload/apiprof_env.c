@@ -40,8 +40,7 @@ void apiprof_err_init(void)
 	int st = ERR_NONE;
 	struct stat sb;
 
-	if (!__atomic_compare_exchange_n(&err_state, &st, ERR_MAKING, false, __ATOMIC_ACQ_REL,
-	                                 __ATOMIC_ACQUIRE))
+	if (!apiprof_cas_acq_rel(&err_state, &st, ERR_MAKING))
 		return;
 	if (fstat(STDERR_FILENO, &sb) == 0) {
 		err_dev = sb.st_dev;
@@ -53,7 +52,7 @@ void apiprof_err_init(void)
 			err_fd = fd >= 0 ? fd : STDERR_FILENO; /* RLIMIT_NOFILE <= 100 */
 		}
 	}
-	__atomic_store_n(&err_state, ERR_MADE, __ATOMIC_RELEASE);
+	apiprof_store_release(&err_state, ERR_MADE);
 }
 
 static bool is_err_file(int fd)
@@ -66,7 +65,7 @@ static bool is_err_file(int fd)
 static int err_target(void)
 {
 	apiprof_err_init();
-	if (__atomic_load_n(&err_state, __ATOMIC_ACQUIRE) != ERR_MADE)
+	if (apiprof_load_acquire(&err_state) != ERR_MADE)
 		return STDERR_FILENO; /* another thread is making it, this instant */
 	if (err_fd < 0)
 		return -1;
@@ -97,8 +96,7 @@ void apiprof_warn(const char *fmt, ...)
 	char small[128];
 	int saved = errno, zero = 0;
 	uint64_t busy = apiprof_busy_enter(); /* our write(2) is not the program's */
-	bool own = __atomic_compare_exchange_n(&big_busy, &zero, 1, false, __ATOMIC_ACQUIRE,
-	                                       __ATOMIC_RELAXED);
+	bool own = apiprof_cas_acquire(&big_busy, &zero, 1);
 	char *buf = own ? big : small;
 	size_t cap = own ? sizeof(big) : sizeof(small);
 	va_list ap;
@@ -112,7 +110,7 @@ void apiprof_warn(const char *fmt, ...)
 	buf[n++] = '\n';
 	apiprof_err_write(buf, (size_t)n); /* when stderr is gone, nothing to do */
 	if (own)
-		__atomic_store_n(&big_busy, 0, __ATOMIC_RELEASE);
+		apiprof_store_release(&big_busy, 0);
 	apiprof_busy_leave(busy);
 	errno = saved;
 }

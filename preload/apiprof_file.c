@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_atomic.h"
 #include "apiprof_file.h"
 
 #define MAX_HOPS  8   /* symlinks followed, as a bound */
@@ -128,7 +129,7 @@ static uint64_t random64(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec << 32 ^
 	    (uint64_t)getpid() ^ (uint64_t)(uintptr_t)&r;
-	return r + __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED) * 0xbf58476d1ce4e5b9ull;
+	return r + apiprof_add_fetch_relaxed(&count, 1) * 0xbf58476d1ce4e5b9ull;
 }
 
 /* f->tmp = f->path + ".<16 hex digits>.tmp". */

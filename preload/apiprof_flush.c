@@ -64,7 +64,7 @@ static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struc
 
 static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 {
-	return __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE) == gen;
+	return apiprof_load_acquire(&th->gen) == gen;
 }
 
 /* Row i of th's table as a record.  False when the entry was reset under
@@ -98,7 +98,7 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
                       const struct snap_head *sh, bool all, uint32_t gen)
 {
 	struct apiprof_api *api = apiprof_api_get(id);
-	struct apiprof_tab *tab = __atomic_load_n(&th->tab[id], __ATOMIC_ACQUIRE);
+	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
 
 	if (api == NULL || tab == NULL)
 		return;
@@ -117,7 +117,7 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
 {
 	struct apiprof_shm_header *h = apiprof_segment_ring();
-	uint32_t gen = __atomic_load_n(&th->gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = apiprof_load_acquire(&th->gen);
 	struct snap_head sh;
 
 	if (h == NULL || (gen & 1u))
@@ -126,7 +126,7 @@ void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool al
 	sh.flags = rec_flags;
 	sh.tick = apiprof_now();
 	/* The flusher and the thread itself (as it exits) may both be here. */
-	sh.thread_seq = __atomic_add_fetch(&th->snap_seq, 1, __ATOMIC_RELAXED);
+	sh.thread_seq = apiprof_add_fetch_relaxed(&th->snap_seq, 1);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		flush_api(h, th, id, &sh, all, gen);
 }
@@ -162,7 +162,7 @@ void apiprof_flush_folded(void)
 static void flush_records(bool keyframe)
 {
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+		uint32_t st = apiprof_load_acquire(&th->state);
 
 		if (st == APIPROF_T_LIVE)
 			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe);
@@ -185,10 +185,10 @@ void apiprof_flush_all(bool keyframe)
 
 	if (h == NULL)
 		return;
-	__atomic_store_n(&h->tick_hz, apiprof_clock_hz(), __ATOMIC_RELAXED);
+	apiprof_write_once(&h->tick_hz, apiprof_clock_hz());
 	if (apiprof_segment_ring() != NULL)
 		flush_records(keyframe);
-	__atomic_store_n(&h->heartbeat_tick, apiprof_now(), __ATOMIC_RELEASE);
+	apiprof_store_release(&h->heartbeat_tick, apiprof_now());
 }
 
 /* True while a reader has said it will look again (reader_until_ns).  The
@@ -196,7 +196,7 @@ void apiprof_flush_all(bool keyframe)
  * this thread flushes. */
 static bool reader_watching(struct apiprof_shm_header *h)
 {
-	return apiprof_clock_mono() < __atomic_load_n(&h->reader_until_ns, __ATOMIC_RELAXED);
+	return apiprof_clock_mono() < apiprof_read_once(&h->reader_until_ns);
 }
 
 /* The last snapshot, at the end of the process image.  It goes into the
@@ -240,18 +240,17 @@ static void futex_wait_ns(uint32_t *word, uint32_t val, uint64_t ns)
 
 static uint32_t cmd_load(void)
 {
-	return __atomic_load_n(&flusher_cmd, __ATOMIC_SEQ_CST);
+	return apiprof_load_seq_cst(&flusher_cmd);
 }
 
 static bool cmd_change(uint32_t from, uint32_t to)
 {
-	return __atomic_compare_exchange_n(&flusher_cmd, &from, to, false, __ATOMIC_SEQ_CST,
-	                                   __ATOMIC_SEQ_CST);
+	return apiprof_cas_seq_cst(&flusher_cmd, &from, to);
 }
 
 static void cmd_set(uint32_t to)
 {
-	__atomic_store_n(&flusher_cmd, to, __ATOMIC_SEQ_CST);
+	apiprof_store_seq_cst(&flusher_cmd, to);
 	futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 }
 
@@ -264,7 +263,7 @@ static void flusher_wake(struct apiprof_shm_header *h)
 	futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 	if (h == NULL)
 		return;
-	__atomic_add_fetch(&h->reader_gen, 1, __ATOMIC_SEQ_CST);
+	apiprof_add_fetch_seq_cst(&h->reader_gen, 1);
 	futex(&h->reader_gen, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
@@ -277,12 +276,12 @@ static void flusher_wake(struct apiprof_shm_header *h)
  * load of reader_gen and the wait makes the wait return at once. */
 static void wait_for_reader(struct apiprof_shm_header *h)
 {
-	uint32_t gen = __atomic_load_n(&h->reader_gen, __ATOMIC_SEQ_CST);
+	uint32_t gen = apiprof_load_seq_cst(&h->reader_gen);
 
-	__atomic_store_n(&h->flusher_idle, 1, __ATOMIC_SEQ_CST);
+	apiprof_store_seq_cst(&h->flusher_idle, 1);
 	if (!reader_watching(h) && cmd_load() == FL_RUN)
 		syscall(SYS_futex, &h->reader_gen, FUTEX_WAIT, gen, NULL, NULL, 0);
-	__atomic_store_n(&h->flusher_idle, 0, __ATOMIC_RELAXED);
+	apiprof_write_once(&h->flusher_idle, 0);
 }
 
 /* Sleeps one interval, or less when told something. */
@@ -319,7 +318,7 @@ static void *flusher_main(void *arg)
 	uint32_t n = 0;
 
 	apiprof_busy_enter(); /* for good: this thread is all runtime */
-	__atomic_store_n(&flusher_tid, apiprof_gettid(), __ATOMIC_RELAXED);
+	apiprof_write_once(&flusher_tid, apiprof_gettid());
 	pthread_setname_np(pthread_self(), "apiprof-flush");
 	while (flusher_go_on()) {
 		bool woken = !reader_watching(h);
@@ -404,9 +403,9 @@ void apiprof_flusher_start(void)
 	int err;
 
 	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL ||
-	    __atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) == getpid())
+	    apiprof_load_acquire(&flusher_pid) == getpid())
 		return;
-	__atomic_store_n(&flusher_cmd, FL_RUN, __ATOMIC_SEQ_CST);
+	apiprof_store_seq_cst(&flusher_cmd, FL_RUN);
 	sigfillset(&all);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -418,20 +417,20 @@ void apiprof_flusher_start(void)
 		apiprof_warn("cannot start the flusher thread (%s): live numbers only at exit",
 		             strerror(err));
 	else
-		__atomic_store_n(&flusher_pid, getpid(), __ATOMIC_RELEASE);
+		apiprof_store_release(&flusher_pid, getpid());
 }
 
 /* In a fork child: the parent's flusher is not there (the child may even
  * have the parent's pid, in a new pid namespace). */
 void apiprof_flusher_forget(void)
 {
-	__atomic_store_n(&flusher_pid, 0, __ATOMIC_RELEASE);
+	apiprof_store_release(&flusher_pid, 0);
 }
 
 /* True while this process has a flusher that takes requests. */
 bool apiprof_flusher_running(void)
 {
-	return __atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) == getpid() && cmd_load() == FL_RUN;
+	return apiprof_load_acquire(&flusher_pid) == getpid() && cmd_load() == FL_RUN;
 }
 
 /* How long a request waits for the flusher: it answers within one flush,
@@ -471,8 +470,7 @@ bool apiprof_flusher_stop(void)
 	int saved = errno;
 	pid_t tid;
 
-	if (__atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) != getpid() ||
-	    !cmd_change(FL_RUN, FL_STOP))
+	if (apiprof_load_acquire(&flusher_pid) != getpid() || !cmd_change(FL_RUN, FL_STOP))
 		return false;
 	flusher_wake(apiprof_segment());
 	cmd_wait(FL_STOP, STOP_WAIT_NS);
@@ -481,8 +479,8 @@ bool apiprof_flusher_stop(void)
 		return false;
 	}
 	pthread_join(flusher_id, NULL); /* it is on its way out */
-	tid = (pid_t)__atomic_load_n(&flusher_tid, __ATOMIC_RELAXED);
-	__atomic_store_n(&flusher_pid, 0, __ATOMIC_RELEASE);
+	tid = (pid_t)apiprof_read_once(&flusher_tid);
+	apiprof_store_release(&flusher_pid, 0);
 	wait_gone(tid);
 	errno = saved;
 	return true;
@@ -493,8 +491,7 @@ bool apiprof_flusher_stop(void)
  * safe: atomics and futex calls only. */
 bool apiprof_flusher_finish(void)
 {
-	if (__atomic_load_n(&flusher_pid, __ATOMIC_ACQUIRE) != getpid() ||
-	    !cmd_change(FL_RUN, FL_FINISH))
+	if (apiprof_load_acquire(&flusher_pid) != getpid() || !cmd_change(FL_RUN, FL_FINISH))
 		return false;
 	flusher_wake(apiprof_segment());
 	cmd_wait(FL_FINISH, FINISH_WAIT_NS);

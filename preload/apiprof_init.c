@@ -72,17 +72,15 @@ static void start(void)
  * thread (or this one, recursively) is starting it is simply not counted. */
 bool apiprof_ready(void)
 {
-	int st = __atomic_load_n(&init_state, __ATOMIC_ACQUIRE);
+	int st = apiprof_load_acquire(&init_state);
 
 	if (st == INIT_DONE)
 		return true;
-	if (st == INIT_RUNNING ||
-	    !__atomic_compare_exchange_n(&init_state, &st, INIT_RUNNING, false, __ATOMIC_ACQ_REL,
-	                                 __ATOMIC_ACQUIRE))
+	if (st == INIT_RUNNING || !apiprof_cas_acq_rel(&init_state, &st, INIT_RUNNING))
 		return false;
 	start();
-	__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
-	__atomic_store_n(&apiprof_init_done, 1, __ATOMIC_RELEASE);
+	apiprof_store_release(&init_state, INIT_DONE);
+	apiprof_store_release(&apiprof_init_done, 1);
 	return true;
 }
 
@@ -97,8 +95,7 @@ __attribute__((constructor)) static void apiprof_ctor(void)
 	uint64_t busy;
 
 	if (apiprof_ready()) {
-		if (__atomic_load_n(&apiprof_tls_state, __ATOMIC_ACQUIRE) == 0 &&
-		    apiprof_tls_use_spare())
+		if (apiprof_load_acquire(&apiprof_tls_state) == 0 && apiprof_tls_use_spare())
 			start_profiling();
 		busy = apiprof_busy_enter();
 		if (apiprof_tls_ok()) {
@@ -120,7 +117,7 @@ uint64_t apiprof_finish(enum apiprof_end how)
 {
 	uint64_t busy;
 
-	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != self_pid ||
+	if (apiprof_load_acquire(&init_state) != INIT_DONE || getpid() != self_pid ||
 	    !apiprof_tls_ok() || !apiprof_end_claim())
 		return APIPROF_GUARD_BUSY;
 	busy = apiprof_busy_enter();
@@ -140,7 +137,7 @@ void apiprof_resume(uint64_t busy)
 	struct apiprof_shm_header *h = apiprof_segment();
 
 	if (h != NULL)
-		__atomic_store_n(&h->state, APIPROF_PROC_RUNNING, __ATOMIC_RELEASE);
+		apiprof_store_release(&h->state, APIPROF_PROC_RUNNING);
 	apiprof_end_reopen();
 	apiprof_busy_leave(busy);
 }

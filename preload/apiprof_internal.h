@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "apiprof_ringbuf.h"
+#include "apiprof_atomic.h"
 #include "apiprof_shim.h"
 
 #define APIPROF_HIDDEN __attribute__((visibility("hidden")))
@@ -209,7 +210,7 @@ static inline char *apiprof_tp(void)
  * own start-up calls dlsym (apiprof_dl.c) before its shadow memory exists. */
 __attribute__((no_sanitize_address)) static inline bool apiprof_tls_ok(void)
 {
-	return __atomic_load_n(&apiprof_tls_state, __ATOMIC_ACQUIRE) > 0;
+	return apiprof_load_acquire(&apiprof_tls_state) > 0;
 }
 
 /* The calling thread's block; only when apiprof_tls_ok(). */
@@ -242,7 +243,7 @@ APIPROF_HIDDEN void apiprof_hook_store(void *slot, void *p);
 
 /* Resolves the real function into slot once; returns it or NULL. */
 #define APIPROF_REAL(slot, name)                                                                   \
-	(__atomic_load_n(&(slot), __ATOMIC_RELAXED)                                                \
+	(apiprof_read_once(&(slot))                                                                \
 	         ? (slot)                                                                          \
 	         : (apiprof_hook_store(&(slot), apiprof_hook_next(name)), (slot)))
 
@@ -254,7 +255,7 @@ APIPROF_HIDDEN extern int apiprof_init_done;
  * it.  Pairs with the release store at the end of start-up. */
 static inline bool apiprof_started(void)
 {
-	return __atomic_load_n(&apiprof_init_done, __ATOMIC_ACQUIRE) != 0;
+	return apiprof_load_acquire(&apiprof_init_done) != 0;
 }
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);

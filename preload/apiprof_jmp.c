@@ -144,7 +144,7 @@ static void jump(const void *env)
 	uint64_t busy;
 
 	/* Runtime code that a signal handler's jump leaves is not undone */
-	if (!__atomic_load_n(&jmp_known, __ATOMIC_RELAXED) || !apiprof_tls_ok() ||
+	if (!apiprof_read_once(&jmp_known) || !apiprof_tls_ok() ||
 	    (apiprof_tls_self()->guard & APIPROF_GUARD_BUSY))
 		return;
 	t = apiprof_tls_self();
@@ -173,13 +173,13 @@ static jmp_fn next(const char *name)
  * jump that cannot be made otherwise. */
 static jmp_fn real(jmp_fn *slot, const char *name)
 {
-	jmp_fn f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	jmp_fn f = apiprof_load_acquire(slot);
 
 	if (f == NULL) {
 		f = next(name);
 		if (f == NULL)
 			abort();
-		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+		apiprof_store_release(slot, f);
 	}
 	return f;
 }
@@ -201,11 +201,11 @@ static __attribute__((noinline)) bool jmp_check(void)
 __attribute__((constructor)) static void jmp_init(void)
 {
 	/* NULL when the runtime comes after libc: its hooks are not reached */
-	__atomic_store_n(&real_longjmp, next("longjmp"), __ATOMIC_RELEASE);
-	__atomic_store_n(&real__longjmp, next("_longjmp"), __ATOMIC_RELEASE);
-	__atomic_store_n(&real_siglongjmp, next("siglongjmp"), __ATOMIC_RELEASE);
-	__atomic_store_n(&real_longjmp_chk, next("__longjmp_chk"), __ATOMIC_RELEASE);
-	__atomic_store_n(&jmp_known, jmp_check(), __ATOMIC_RELAXED);
+	apiprof_store_release(&real_longjmp, next("longjmp"));
+	apiprof_store_release(&real__longjmp, next("_longjmp"));
+	apiprof_store_release(&real_siglongjmp, next("siglongjmp"));
+	apiprof_store_release(&real_longjmp_chk, next("__longjmp_chk"));
+	apiprof_write_once(&jmp_known, jmp_check());
 }
 
 APIPROF_EXPORT __attribute__((noreturn)) void longjmp(void *env, int val)

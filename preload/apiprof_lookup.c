@@ -142,11 +142,10 @@ static int symbol_index(const struct apiprof_api *api, const char *name)
 static void drop_stub(const struct apiprof_api *api, int i)
 {
 	void **reals = apiprof_api_reals(api);
-	void *r = reals ? __atomic_load_n(&reals[i], __ATOMIC_RELAXED) : NULL;
+	void *r = reals ? apiprof_read_once(&reals[i]) : NULL;
 
 	if (r != NULL && same_object(r, api))
-		__atomic_compare_exchange_n(&reals[i], &r, NULL, false, __ATOMIC_RELAXED,
-		                            __ATOMIC_RELAXED);
+		apiprof_cas_relaxed(&reals[i], &r, NULL);
 }
 
 /* p is what the program's dlsym(handle, name) found.  If it is the spec'd
@@ -203,7 +202,7 @@ static bool wrapper_empty(const struct apiprof_api *api, int i)
 
 	if (reals == NULL)
 		return false;
-	r = __atomic_load_n(&reals[i], __ATOMIC_RELAXED);
+	r = apiprof_read_once(&reals[i]);
 	if (r != NULL && !same_object(r, api))
 		return false;
 	h = apiprof_library_open(api);
@@ -218,11 +217,11 @@ static bool wrapper_empty(const struct apiprof_api *api, int i)
 static void *global_scope(void)
 {
 	static void *main_h;
-	void *h = __atomic_load_n(&main_h, __ATOMIC_ACQUIRE);
+	void *h = apiprof_load_acquire(&main_h);
 
 	if (h == NULL) {
 		h = dlopen(NULL, RTLD_LAZY);
-		__atomic_store_n(&main_h, h, __ATOMIC_RELEASE);
+		apiprof_store_release(&main_h, h);
 	}
 	return h;
 }

@@ -61,7 +61,7 @@ static int alone(ns_fn f, int a, int b, const char *what)
 	if (stopped)
 		apiprof_flusher_start();
 	else if (r != 0 && (saved == EINVAL || saved == EUSERS) && apiprof_flusher_running() &&
-	         !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+	         !apiprof_xchg_relaxed(&warned, 1))
 		apiprof_warn("%s failed: the profiler's flusher thread makes the process "
 		             "multithreaded; set APIPROF_INTERVAL_MS=0",
 		             what);

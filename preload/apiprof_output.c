@@ -46,13 +46,11 @@ static bool out_claim(void)
 {
 	uint32_t me = apiprof_gettid(), cur = 0;
 
-	while (!__atomic_compare_exchange_n(&out_owner, &cur, me, false, __ATOMIC_ACQUIRE,
-	                                    __ATOMIC_RELAXED)) {
+	while (!apiprof_cas_acquire(&out_owner, &cur, me)) {
 		if (cur == me)
 			return false;
 		if (syscall(SYS_tgkill, getpid(), cur, 0) != 0 && errno == ESRCH) {
-			__atomic_compare_exchange_n(&out_owner, &cur, 0, false, __ATOMIC_RELAXED,
-			                            __ATOMIC_RELAXED);
+			apiprof_cas_relaxed(&out_owner, &cur, 0);
 		} else {
 			syscall(SYS_futex, &out_owner, FUTEX_WAIT_PRIVATE, cur, NULL, NULL, 0);
 		}
@@ -63,7 +61,7 @@ static bool out_claim(void)
 
 static void out_release(void)
 {
-	__atomic_store_n(&out_owner, 0, __ATOMIC_RELEASE);
+	apiprof_store_release(&out_owner, 0);
 	syscall(SYS_futex, &out_owner, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -211,7 +209,7 @@ static void json_threads(struct out *o)
 	int n = 0;
 
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+		uint32_t st = apiprof_load_acquire(&th->state);
 
 		char comm[APIPROF_COMM_MAX];
 		uint32_t tid = apiprof_thread_identity(th, comm);
@@ -235,7 +233,7 @@ static void json_doc(struct out *o)
 	out_jstr(o, h ? h->comm : comm, APIPROF_COMM_MAX);
 	out_printf(o, ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
 	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
-	           (unsigned long long)(h ? __atomic_load_n(&h->dropped, __ATOMIC_RELAXED) : 0));
+	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
 	out_printf(o, "  \"threads\": [");
 	json_threads(o);
 	out_printf(o, "\n  ]\n}\n");
@@ -393,7 +391,7 @@ void apiprof_output_summary(void)
 	out_printf(o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
 	           apiprof_clock_tsc ? "tsc" : "monotonic");
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-		uint32_t st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+		uint32_t st = apiprof_load_acquire(&th->state);
 		uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
 		uint32_t tid = apiprof_thread_identity(th, comm);
 

@@ -70,10 +70,10 @@ struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint6
 {
 	struct apiprof_shm_rec *s;
 
-	*pos = __atomic_fetch_add(&h->head, 1, __ATOMIC_RELAXED);
+	*pos = apiprof_fetch_add_relaxed(&h->head, 1);
 	s = slot_at(h, *pos);
 	if (!apiprof_seq_claim(&s->seq, *pos)) {
-		__atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+		apiprof_fetch_add_relaxed(&h->dropped, 1);
 		return NULL;
 	}
 	return s;
@@ -94,7 +94,7 @@ void apiprof_ring_commit(struct apiprof_shm_rec *s, uint64_t pos)
 void apiprof_ring_abandon(struct apiprof_shm_header *h, struct apiprof_shm_rec *s, uint64_t pos)
 {
 	apiprof_seq_publish(&s->seq, geom_of(h).ring_order ? 2 * pos : 0);
-	__atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+	apiprof_fetch_add_relaxed(&h->dropped, 1);
 }
 
 /* Publishes a copy of r.  Returns 0, or -1 when it was dropped (see
@@ -143,12 +143,11 @@ int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx, const char
  * count are complete.  Only ever raises the count. */
 void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uint32_t count)
 {
-	uint32_t cur = __atomic_load_n(&h->func_count, __ATOMIC_RELAXED);
+	uint32_t cur = apiprof_read_once(&h->func_count);
 	uint32_t cap = geom_of(h).func_cap;
 
 	if (count > cap)
 		count = cap;
-	while (cur < count && !__atomic_compare_exchange_n(&h->func_count, &cur, count, true,
-	                                                   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	while (cur < count && !apiprof_cas_release(&h->func_count, &cur, count))
 		;
 }

@@ -76,12 +76,12 @@ static struct apiprof_segment_state {
 
 struct apiprof_shm_header *apiprof_segment(void)
 {
-	return __atomic_load_n(&seg.hdr, __ATOMIC_ACQUIRE);
+	return apiprof_load_acquire(&seg.hdr);
 }
 
 uint32_t apiprof_func_reserve(uint32_t n)
 {
-	return __atomic_fetch_add(&seg.func_next, n, __ATOMIC_RELAXED);
+	return apiprof_fetch_add_relaxed(&seg.func_next, n);
 }
 
 /* Reads a whole small file into buf (NUL-terminated); returns its length. */
@@ -139,7 +139,7 @@ static void fill_process(struct apiprof_shm_header *h)
 	h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	apiprof_proc_comm(h->comm);
 	h->state = APIPROF_PROC_RUNNING;
-	h->mode = __atomic_load_n(&seg.proc_mode, __ATOMIC_RELAXED);
+	h->mode = apiprof_read_once(&seg.proc_mode);
 	h->clock = apiprof_clock_tsc ? APIPROF_CLOCK_TSC : APIPROF_CLOCK_MONOTONIC;
 	h->interval_ms = apiprof_cfg.interval_ms;
 	h->tick_hz = apiprof_clock_tsc ? 0 : 1000000000ull; /* tsc: set at the first flush */
@@ -153,9 +153,9 @@ void apiprof_set_mode(uint32_t mode)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
-	__atomic_store_n(&seg.proc_mode, mode, __ATOMIC_RELAXED);
+	apiprof_write_once(&seg.proc_mode, mode);
 	if (h != NULL)
-		__atomic_store_n(&h->mode, mode, __ATOMIC_RELEASE);
+		apiprof_store_release(&h->mode, mode);
 }
 
 static void add_funcs(struct apiprof_shm_header *h, const struct apiprof_api *api)
@@ -172,7 +172,7 @@ void apiprof_segment_add_api(const struct apiprof_api *api)
 	if (h == NULL)
 		return;
 	add_funcs(h, api);
-	apiprof_ring_publish_funcs(h, __atomic_load_n(&seg.func_next, __ATOMIC_RELAXED));
+	apiprof_ring_publish_funcs(h, apiprof_read_once(&seg.func_next));
 }
 
 /* Reserves [0, reserve) and makes the file size bytes long. */
@@ -341,7 +341,7 @@ static void keep_fd(int fd)
 static int own_fd(void)
 {
 	struct stat st;
-	int fd = __atomic_load_n(&seg.fd, __ATOMIC_RELAXED);
+	int fd = apiprof_read_once(&seg.fd);
 
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seg.dev ||
 	    st.st_ino != seg.ino)
@@ -356,7 +356,7 @@ void apiprof_segment_open(void)
 	struct apiprof_shm_header *h;
 	int fd;
 
-	__atomic_store_n(&seg.ring_state, RING_NONE, __ATOMIC_RELAXED);
+	apiprof_write_once(&seg.ring_state, RING_NONE);
 	seg.ring_off = apiprof_ring_offset(&g);
 	if (!apiprof_cfg.shm || !fits_fsize(size) || (fd = create_fd(seg.ring_off, size)) < 0)
 		return;
@@ -375,12 +375,12 @@ void apiprof_segment_open(void)
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		if (apiprof_api_get(id) != NULL)
 			add_funcs(h, apiprof_api_get(id));
-	apiprof_ring_publish_funcs(h, __atomic_load_n(&seg.func_next, __ATOMIC_RELAXED));
+	apiprof_ring_publish_funcs(h, apiprof_read_once(&seg.func_next));
 	/* Pairs with the reader's check of magic: a reader that sees it sees a
 	 * formatted header. */
-	__atomic_store_n(&h->magic, APIPROF_SHM_MAGIC, __ATOMIC_RELEASE);
+	apiprof_store_release(&h->magic, APIPROF_SHM_MAGIC);
 	seg.size = size;
-	__atomic_store_n(&seg.hdr, h, __ATOMIC_RELEASE);
+	apiprof_store_release(&seg.hdr, h);
 }
 
 /* Our file reopened by name: the descriptor, or -errno. */
@@ -429,8 +429,7 @@ bool apiprof_segment_ring_reserve(void)
 
 	if (apiprof_segment() == NULL)
 		return false;
-	if (!__atomic_compare_exchange_n(&seg.ring_state, &st, RING_BUSY, false, __ATOMIC_ACQUIRE,
-	                                 __ATOMIC_ACQUIRE))
+	if (!apiprof_cas_acquire(&seg.ring_state, &st, RING_BUSY))
 		return st == RING_READY;
 	err = ring_fallocate();
 	if (err != 0) {
@@ -438,11 +437,11 @@ bool apiprof_segment_ring_reserve(void)
 		             strerror(err));
 		/* A reader shows the process without numbers rather than not at
 		 * all; the heartbeat's release store publishes it. */
-		__atomic_or_fetch(&apiprof_segment()->flags, APIPROF_SHM_NO_RING, __ATOMIC_RELAXED);
+		apiprof_or_fetch_relaxed(&apiprof_segment()->flags, APIPROF_SHM_NO_RING);
 	}
 	/* Pairs with the acquire in apiprof_segment_ring: a writer that sees
 	 * READY writes to pages that exist. */
-	__atomic_store_n(&seg.ring_state, err ? RING_FAILED : RING_READY, __ATOMIC_RELEASE);
+	apiprof_store_release(&seg.ring_state, err ? RING_FAILED : RING_READY);
 	return err == 0;
 }
 
@@ -459,15 +458,14 @@ bool apiprof_segment_ring_reserve_at_exit(void)
 {
 	uint64_t until = apiprof_clock_mono() + RING_SETTLE_NS;
 
-	while (__atomic_load_n(&seg.ring_state, __ATOMIC_ACQUIRE) == RING_BUSY &&
-	       apiprof_clock_mono() < until)
+	while (apiprof_load_acquire(&seg.ring_state) == RING_BUSY && apiprof_clock_mono() < until)
 		sched_yield();
 	return apiprof_segment_ring_reserve();
 }
 
 struct apiprof_shm_header *apiprof_segment_ring(void)
 {
-	if (__atomic_load_n(&seg.ring_state, __ATOMIC_ACQUIRE) != RING_READY)
+	if (apiprof_load_acquire(&seg.ring_state) != RING_READY)
 		return NULL;
 	return apiprof_segment();
 }
@@ -494,7 +492,7 @@ void apiprof_segment_close(bool unlink_it)
 
 	if (h == NULL)
 		return;
-	__atomic_store_n(&h->state, APIPROF_PROC_EXITED, __ATOMIC_RELEASE);
+	apiprof_store_release(&h->state, APIPROF_PROC_EXITED);
 	if (unlink_it && is_ours_by_name())
 		shm_unlink(seg.name);
 }
@@ -503,14 +501,14 @@ void apiprof_segment_close(bool unlink_it)
  * never write: dropped, with the parent's descriptor. */
 static void segment_forget(void)
 {
-	struct apiprof_shm_header *h = __atomic_exchange_n(&seg.hdr, NULL, __ATOMIC_ACQ_REL);
+	struct apiprof_shm_header *h = apiprof_xchg_acq_rel(&seg.hdr, NULL);
 	int fd = own_fd();
 
 	/* The inherited copy of the parent's descriptor; a number the program
 	 * reused is the program's, and stays open. */
 	if (fd >= 0)
 		close(fd);
-	__atomic_store_n(&seg.fd, -1, __ATOMIC_RELAXED);
+	apiprof_write_once(&seg.fd, -1);
 	if (h != NULL)
 		munmap(h, seg.size);
 }
@@ -536,7 +534,7 @@ int apiprof_segment_handover(uint32_t uid)
 
 	if (h == NULL || seg.id.pid != getpid()) /* none, or a vfork child's parent's */
 		return 0;
-	if (__atomic_load_n(&h->uid, __ATOMIC_RELAXED) == uid)
+	if (apiprof_read_once(&h->uid) == uid)
 		return 0;
 	fd = own_fd();
 	if (fd < 0)
@@ -546,7 +544,7 @@ int apiprof_segment_handover(uint32_t uid)
 	if (fchown(fd, uid, (gid_t)-1) != 0)
 		err = errno;
 	else
-		__atomic_store_n(&h->uid, uid, __ATOMIC_RELEASE);
+		apiprof_store_release(&h->uid, uid);
 	if (fd != seg.fd)
 		close(fd);
 	return err;

@@ -62,8 +62,7 @@ bool apiprof_end_claim(void)
 {
 	uint32_t none = 0;
 
-	return __atomic_compare_exchange_n(&end_state, &none, apiprof_gettid(), false,
-	                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return apiprof_cas_seq_cst(&end_state, &none, apiprof_gettid());
 }
 
 /* The outputs are written: whoever waits may go on, and a signal held
@@ -72,9 +71,9 @@ void apiprof_end_done(void)
 {
 	int sig;
 
-	__atomic_store_n(&end_state, apiprof_gettid() | END_DONE, __ATOMIC_SEQ_CST);
+	apiprof_store_seq_cst(&end_state, apiprof_gettid() | END_DONE);
 	syscall(SYS_futex, &end_state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-	sig = __atomic_exchange_n(&end_deferred, 0, __ATOMIC_SEQ_CST);
+	sig = apiprof_xchg_seq_cst(&end_deferred, 0);
 	if (sig != 0)
 		die_by(sig);
 }
@@ -84,15 +83,14 @@ void apiprof_end_reopen(void)
 {
 	uint32_t mine = apiprof_gettid() | END_DONE;
 
-	__atomic_compare_exchange_n(&end_state, &mine, 0, false, __ATOMIC_SEQ_CST,
-	                            __ATOMIC_SEQ_CST);
+	apiprof_cas_seq_cst(&end_state, &mine, 0);
 }
 
 void apiprof_end_after_fork(void)
 {
-	__atomic_store_n(&own_pid, getpid(), __ATOMIC_RELAXED);
-	__atomic_store_n(&end_state, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&end_deferred, 0, __ATOMIC_SEQ_CST);
+	apiprof_write_once(&own_pid, getpid());
+	apiprof_store_seq_cst(&end_state, 0);
+	apiprof_store_seq_cst(&end_deferred, 0);
 }
 
 /* Waits, bounded, for another thread that is finishing the image. */
@@ -101,7 +99,7 @@ static void end_wait(void)
 	struct timespec slice = {0, 100000000}; /* 50 of them at most */
 
 	for (unsigned i = 0; i < 50; i++) {
-		uint32_t st = __atomic_load_n(&end_state, __ATOMIC_SEQ_CST);
+		uint32_t st = apiprof_load_seq_cst(&end_state);
 
 		if (st == 0 || (st & END_DONE))
 			return;
@@ -135,9 +133,9 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 
-	if (__atomic_load_n(&end_state, __ATOMIC_SEQ_CST) == apiprof_gettid()) {
+	if (apiprof_load_seq_cst(&end_state) == apiprof_gettid()) {
 		/* this thread is writing the outputs: die once they are out */
-		__atomic_store_n(&end_deferred, sig, __ATOMIC_SEQ_CST);
+		apiprof_store_seq_cst(&end_deferred, sig);
 		errno = saved;
 		return;
 	}
@@ -166,7 +164,7 @@ static void take_over(int i, struct sigaction *scratch)
 {
 	int saved = errno;
 
-	if (getpid() == __atomic_load_n(&own_pid, __ATOMIC_RELAXED) &&
+	if (getpid() == apiprof_read_once(&own_pid) &&
 	    real_sigaction(caught[i], NULL, scratch) == 0 && scratch->sa_handler == SIG_DFL) {
 		shown[i] = *scratch;
 		install(caught[i]);
@@ -177,8 +175,8 @@ static void take_over(int i, struct sigaction *scratch)
 /* caught[]'s index of sig while catching is on, else -1. */
 static int slot_of(int sig)
 {
-	__atomic_store_n(&probed, 1, __ATOMIC_RELAXED);
-	if (!__atomic_load_n(&active, __ATOMIC_ACQUIRE))
+	apiprof_write_once(&probed, 1);
+	if (!apiprof_load_acquire(&active))
 		return -1;
 	for (unsigned i = 0; i < NCAUGHT; i++)
 		if (caught[i] == sig)
@@ -198,8 +196,8 @@ static bool hooks_reached(void)
 	if (p == NULL)
 		return false;
 	apiprof_hook_store(&f, p);
-	__atomic_store_n(&probed, 0, __ATOMIC_RELAXED);
-	return f(SIGTERM, NULL, &cur) == 0 && __atomic_load_n(&probed, __ATOMIC_RELAXED);
+	apiprof_write_once(&probed, 0);
+	return f(SIGTERM, NULL, &cur) == 0 && apiprof_read_once(&probed);
 }
 
 void apiprof_signal_init(void)
@@ -213,8 +211,8 @@ void apiprof_signal_init(void)
 		errno = saved;
 		return;
 	}
-	__atomic_store_n(&own_pid, getpid(), __ATOMIC_RELAXED);
-	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	apiprof_write_once(&own_pid, getpid());
+	apiprof_store_release(&active, 1);
 	for (unsigned i = 0; i < NCAUGHT; i++)
 		if (real_sigaction(caught[i], NULL, &cur) == 0 && cur.sa_handler == SIG_DFL)
 			take_over((int)i, &cur);

@@ -136,7 +136,7 @@ static void frame_enter(struct apiprof_tls *t, uint32_t id, uintptr_t sp, uint32
 
 	th->slow_frame[id] = sp;
 	th->slow_row[id] = idx;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	apiprof_compiler_barrier();
 	t->api[id].frame = sp | APIPROF_FRAME_SLOW;
 }
 
@@ -157,7 +157,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
                                                     uintptr_t sp, uint32_t idx)
 {
 	struct apiprof_tls *t;
-	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
+	uint32_t id = apiprof_load_acquire(&api->id);
 
 	/* Nothing touches the thread's state before it has a home; the first
 	 * call may be the one that starts the runtime. */
@@ -184,7 +184,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
                             uint32_t idx)
 {
-	uint32_t id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
+	uint32_t id = apiprof_load_acquire(&api->id);
 	struct apiprof_tls *t;
 
 	if (!apiprof_started() || !apiprof_tls_ok())
@@ -200,7 +200,7 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx)
 {
 	struct apiprof_tls *t = apiprof_tls_self();
-	struct apiprof_tls_api *s = &t->api[__atomic_load_n(&api->id, __ATOMIC_ACQUIRE)];
+	struct apiprof_tls_api *s = &t->api[apiprof_load_acquire(&api->id)];
 
 	if (t0 != 0) {
 		uint64_t d = tick(t) - t0;

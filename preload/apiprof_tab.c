@@ -20,7 +20,7 @@
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 {
 	apiprof_store(&tab->sink, 0);
-	__atomic_store_n(&tab->due, 0, __ATOMIC_RELAXED);
+	apiprof_write_once(&tab->due, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
 		uint64_t *w = (uint64_t *)c;
@@ -53,7 +53,7 @@ struct apiprof_tab *apiprof_tab_alloc(uint32_t n)
  * 0 (the sink), which puts w past row i. */
 static int due_bucket(struct apiprof_tab *tab, uint32_t i)
 {
-	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
+	int64_t due = apiprof_read_once(&tab->due);
 	int64_t w = due + (int64_t)(i + 1) * (int64_t)APIPROF_COLD_WORDS; /* into row i */
 
 	if (w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS)
@@ -110,19 +110,17 @@ void apiprof_tab_read_rec(struct apiprof_shm_rec *dst, struct apiprof_tab *tab, 
 
 static void atomic_min(uint64_t *p, uint64_t v)
 {
-	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	uint64_t cur = apiprof_read_once(p);
 
-	while (v < cur &&
-	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	while (v < cur && !apiprof_cas_relaxed(p, &cur, v))
 		;
 }
 
 static void atomic_max(uint64_t *p, uint64_t v)
 {
-	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	uint64_t cur = apiprof_read_once(p);
 
-	while (v > cur &&
-	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	while (v > cur && !apiprof_cas_relaxed(p, &cur, v))
 		;
 }
 
@@ -138,11 +136,10 @@ void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t
 
 	if (calls == 0)
 		return;
-	__atomic_fetch_add(&dst->calls[i], calls, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&d->ticks, apiprof_load(&s->ticks), __ATOMIC_RELAXED);
+	apiprof_fetch_add_relaxed(&dst->calls[i], calls);
+	apiprof_fetch_add_relaxed(&d->ticks, apiprof_load(&s->ticks));
 	atomic_min(&d->min_ticks, apiprof_load(&s->min_ticks));
 	atomic_max(&d->max_ticks, apiprof_load(&s->max_ticks));
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
-		__atomic_fetch_add(&d->hist[b], apiprof_load(&s->hist[b]) + (b == due),
-		                   __ATOMIC_RELAXED);
+		apiprof_fetch_add_relaxed(&d->hist[b], apiprof_load(&s->hist[b]) + (b == due));
 }

@@ -52,7 +52,7 @@ static struct apiprof_thread_reg {
 
 struct apiprof_thread *apiprof_thread_first(void)
 {
-	return __atomic_load_n(&reg.list, __ATOMIC_ACQUIRE);
+	return apiprof_load_acquire(&reg.list);
 }
 
 /* A copy of th's identity, with relaxed loads: readers check th->gen
@@ -63,12 +63,12 @@ uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm)
 	                                    apiprof_load(&th->comm_w[1])};
 
 	memcpy(comm, w, sizeof(w));
-	return __atomic_load_n(&th->tid, __ATOMIC_RELAXED);
+	return apiprof_read_once(&th->tid);
 }
 
 static bool reg_trylock(void)
 {
-	return !__atomic_exchange_n(&reg.lock, 1, __ATOMIC_ACQUIRE);
+	return !apiprof_xchg_acquire(&reg.lock, 1);
 }
 
 /* Only exiting threads wait here, and only for a few instructions of
@@ -87,7 +87,7 @@ static void reg_lock_wait(void)
 
 static void reg_unlock(void)
 {
-	__atomic_store_n(&reg.lock, 0, __ATOMIC_RELEASE);
+	apiprof_store_release(&reg.lock, 0);
 }
 
 /* Zeroes an entry's tables and the flusher's copy of their counts. */
@@ -112,15 +112,15 @@ static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *com
 	uint64_t w[APIPROF_COMM_MAX / 8];
 
 	memcpy(w, comm, sizeof(w));
-	__atomic_fetch_add(&th->gen, 1, __ATOMIC_ACQ_REL);
+	apiprof_fetch_add_acq_rel(&th->gen, 1);
 	entry_zero_tables(th);
-	__atomic_store_n(&th->snap_seq, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&th->tid, tid, __ATOMIC_RELAXED);
+	apiprof_write_once(&th->snap_seq, 0);
+	apiprof_write_once(&th->tid, tid);
 	apiprof_store(&th->comm_w[0], w[0]);
 	apiprof_store(&th->comm_w[1], w[1]);
 	apiprof_store(&th->start_tick, apiprof_now());
 	apiprof_store(&th->exit_tick, 0);
-	__atomic_fetch_add(&th->gen, 1, __ATOMIC_RELEASE);
+	apiprof_fetch_add_release(&th->gen, 1);
 }
 
 static void entry_fold(struct apiprof_thread *th)
@@ -143,9 +143,8 @@ static struct apiprof_thread *entry_new(void)
 	if (th == NULL)
 		return NULL;
 	th->state = APIPROF_T_FOLDING; /* claimed by us until published LIVE */
-	th->next = __atomic_load_n(&reg.list, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&reg.list, &th->next, th, true, __ATOMIC_RELEASE,
-	                                    __ATOMIC_RELAXED))
+	th->next = apiprof_read_once(&reg.list);
+	while (!apiprof_cas_release(&reg.list, &th->next, th))
 		;
 	return th;
 }
@@ -163,7 +162,7 @@ static struct apiprof_thread *entry_acquire(void)
 		reg_unlock();
 	}
 	if (th != NULL) {
-		__atomic_store_n(&th->state, APIPROF_T_FOLDING, __ATOMIC_RELEASE);
+		apiprof_store_release(&th->state, APIPROF_T_FOLDING);
 		return th;
 	}
 	return entry_new();
@@ -185,13 +184,13 @@ static void entry_park(struct apiprof_thread *th)
 		reg.exited_q[(reg.exq_head + reg.exq_len++) % reg.exq_cap] = th;
 	}
 	if (victim != NULL)
-		__atomic_store_n(&victim->state, APIPROF_T_FOLDING, __ATOMIC_RELEASE);
+		apiprof_store_release(&victim->state, APIPROF_T_FOLDING);
 	reg_unlock();
 	if (victim == NULL)
 		return;
 	entry_fold(victim);
 	reg_lock_wait();
-	__atomic_store_n(&victim->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
+	apiprof_store_release(&victim->state, APIPROF_T_FREE);
 	victim->free_next = reg.free_top;
 	reg.free_top = victim;
 	reg_unlock();
@@ -218,7 +217,7 @@ static struct apiprof_thread *thread_self(void)
 	if (reg.exit_key_ok)
 		pthread_setspecific(reg.exit_key, th);
 	apiprof_tls_block()->self = th;
-	__atomic_store_n(&th->state, APIPROF_T_LIVE, __ATOMIC_RELEASE);
+	apiprof_store_release(&th->state, APIPROF_T_LIVE);
 	return th;
 }
 
@@ -231,7 +230,7 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id, 
 		th->shadow[id] = apiprof_arena_alloc((size_t)n * sizeof(uint64_t));
 		if (tab == NULL || th->shadow[id] == NULL)
 			return NULL;
-		__atomic_store_n(&th->tab[id], tab, __ATOMIC_RELEASE);
+		apiprof_store_release(&th->tab[id], tab);
 	}
 	return tab;
 }
@@ -245,9 +244,9 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	struct apiprof_thread *th;
 	uint32_t id;
 
-	if (__atomic_load_n(&api->id, __ATOMIC_ACQUIRE) == 0)
+	if (apiprof_load_acquire(&api->id) == 0)
 		apiprof_register(api);
-	id = __atomic_load_n(&api->id, __ATOMIC_ACQUIRE);
+	id = apiprof_load_acquire(&api->id);
 	if (id != 0 && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api->nfuncs);
 	if (tab != NULL) {
@@ -274,10 +273,10 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 static void thread_retire(struct apiprof_thread *th)
 {
 	apiprof_busy_enter();
-	__atomic_store_n(&th->state, APIPROF_T_EXITING, __ATOMIC_RELEASE);
+	apiprof_store_release(&th->state, APIPROF_T_EXITING);
 	apiprof_store(&th->exit_tick, apiprof_now());
 	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
-	__atomic_store_n(&th->state, APIPROF_T_EXITED, __ATOMIC_RELEASE);
+	apiprof_store_release(&th->state, APIPROF_T_EXITED);
 	/* No table and no frame: calls of every api go out of line */
 	memset(apiprof_tls_self()->api, 0, sizeof(apiprof_tls_self()->api));
 	apiprof_tls_block()->self = SELF_DEAD;
@@ -331,7 +330,7 @@ void apiprof_thread_after_fork(void)
 			memcpy(comm, th->comm, sizeof(comm));
 			entry_reset(th, apiprof_gettid(), comm);
 		} else {
-			__atomic_store_n(&th->state, APIPROF_T_FREE, __ATOMIC_RELEASE);
+			apiprof_store_release(&th->state, APIPROF_T_FREE);
 			th->free_next = reg.free_top;
 			reg.free_top = th;
 		}

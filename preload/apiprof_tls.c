@@ -62,7 +62,7 @@ static bool use(intptr_t off)
 	if (off == 0)
 		return false;
 	apiprof_tls_off = off;
-	__atomic_store_n(&apiprof_tls_state, 1, __ATOMIC_RELEASE);
+	apiprof_store_release(&apiprof_tls_state, 1);
 	return true;
 }
 
@@ -104,7 +104,7 @@ bool apiprof_tls_use_spare(void)
 	memcpy(&offset, &p, sizeof(p));
 	if (offset != NULL && use(offset()))
 		return true;
-	__atomic_store_n(&apiprof_tls_state, -1, __ATOMIC_RELEASE);
+	apiprof_store_release(&apiprof_tls_state, -1);
 	apiprof_warn("no static TLS for the runtime (%s); calls pass through unprofiled. "
 	             "Preload the shim, or raise glibc.rtld.optional_static_tls",
 	             why);

@@ -56,7 +56,7 @@ static void forget_api(const struct apiprof_api *api, bool exact)
 	if (reals == NULL || !dladdr(api, &shim))
 		return;
 	for (uint32_t i = 0; i < apiprof_api_nsyms(api); i++) {
-		void *p = __atomic_load_n(&reals[i], __ATOMIC_RELAXED);
+		void *p = apiprof_read_once(&reals[i]);
 		bool live;
 
 		if (p == NULL)
@@ -66,8 +66,7 @@ static void forget_api(const struct apiprof_api *api, bool exact)
 			continue;
 		if (live && (!exact || still_resolves(api, i, p)))
 			continue;
-		__atomic_compare_exchange_n(&reals[i], &p, NULL, false, __ATOMIC_RELAXED,
-		                            __ATOMIC_RELAXED);
+		apiprof_cas_relaxed(&reals[i], &p, NULL);
 	}
 }
 

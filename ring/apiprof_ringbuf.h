@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "apiprof_abi.h"
+#include "apiprof_atomic.h"
 
 /* --- the sequence word ------------------------------------------------ */
 
@@ -46,7 +47,7 @@ static inline uint64_t apiprof_seq_complete(uint64_t pos)
  * slot: a reader that sees its value sees the payload written before it. */
 static inline uint64_t apiprof_seq_load_acquire(const uint64_t *seq)
 {
-	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+	return apiprof_load_acquire(seq);
 }
 
 /* Pairs with the reader's apiprof_seq_load_acquire (and its recheck):
@@ -54,7 +55,7 @@ static inline uint64_t apiprof_seq_load_acquire(const uint64_t *seq)
  * that sees the new value. */
 static inline void apiprof_seq_publish(uint64_t *seq, uint64_t v)
 {
-	__atomic_store_n(seq, v, __ATOMIC_RELEASE);
+	apiprof_store_release(seq, v);
 }
 
 /* The writer's claim of a slot for position pos: its even seq becomes the
@@ -68,10 +69,9 @@ static inline bool apiprof_seq_claim(uint64_t *seq, uint64_t pos)
 
 	if ((old & 1u) || old > 2 * pos)
 		return false;
-	if (!__atomic_compare_exchange_n(seq, &old, apiprof_seq_writing(pos), false,
-	                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (!apiprof_cas_relaxed(seq, &old, apiprof_seq_writing(pos)))
 		return false;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	apiprof_fence_release();
 	return true;
 }
 
@@ -80,8 +80,8 @@ static inline bool apiprof_seq_claim(uint64_t *seq, uint64_t pos)
  * before this one, so a claim that overlapped the copy shows here. */
 static inline uint64_t apiprof_seq_recheck(const uint64_t *seq)
 {
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(seq, __ATOMIC_RELAXED);
+	apiprof_fence_acquire();
+	return apiprof_read_once(seq);
 }
 
 /* --- geometry --------------------------------------------------------- */

@@ -86,12 +86,12 @@ static void bus_install(void)
 static void bus_arm(void)
 {
 	bus_armed = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	apiprof_compiler_barrier();
 }
 
 static void bus_disarm(void)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	apiprof_compiler_barrier();
 	bus_armed = 0;
 }
 
@@ -461,9 +461,9 @@ static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 	    pwrite(s->fd, &until, sizeof(until),
 	           offsetof(struct apiprof_shm_header, reader_until_ns)) != sizeof(until))
 		return;
-	if (!__atomic_load_n(&mh->flusher_idle, __ATOMIC_SEQ_CST))
+	if (!apiprof_load_seq_cst(&mh->flusher_idle))
 		return;
-	gen = __atomic_load_n(&mh->reader_gen, __ATOMIC_RELAXED) + 1;
+	gen = apiprof_read_once(&mh->reader_gen) + 1;
 	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) !=
 	    sizeof(gen))
 		return;
@@ -491,7 +491,7 @@ static bool woken_flushed(struct top_seg *s, int pid)
 		return false;
 	s->waited = true;
 	for (; wait_steps_left > 0; wait_steps_left--) {
-		if (__atomic_load_n(&mh->heartbeat_tick, __ATOMIC_ACQUIRE) != beat0)
+		if (apiprof_load_acquire(&mh->heartbeat_tick) != beat0)
 			return true;
 		nanosleep(&ts, NULL);
 	}
@@ -534,7 +534,7 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
 
 	/* Pairs with the runtime's release store of the magic, published
 	 * last: seeing it means seeing the fields written before it. */
-	if (!__atomic_load_n(&mh->magic, __ATOMIC_ACQUIRE))
+	if (!apiprof_load_acquire(&mh->magic))
 		return TOP_SEG_NOTREADY;
 	memcpy(&s->hdr, s->map, sizeof(s->hdr));
 	watch(s, mh); /* also while not ready: the first flush makes it so */
@@ -543,14 +543,14 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
 		return rc;
 	if (!top_shm_names_process(s, pid))
 		return fail(err, errlen, "pid does not match the segment name");
-	head = __atomic_load_n(&mh->head, __ATOMIC_ACQUIRE);
+	head = apiprof_load_acquire(&mh->head);
 	if (check_backed(s, head, err, errlen))
 		return TOP_SEG_INVALID;
 	if (scan_ring(s, k, head, &func_end))
 		return fail(err, errlen, "record refers to a function beyond func_cap");
 	/* Loaded after the records: a function is published before any record
 	 * names it, so this count covers every record just read. */
-	count = __atomic_load_n(&mh->func_count, __ATOMIC_ACQUIRE);
+	count = apiprof_load_acquire(&mh->func_count);
 	if (count > s->hdr.func_cap || func_end > count)
 		return fail(err, errlen, "record refers to a function beyond func_count");
 	if (copy_funcs(s, k, count))

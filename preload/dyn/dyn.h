@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "spec.h"
+#include "apiprof_atomic.h"
 #include "apiprof_shim.h"
 #include "dyn_link.h"
 

@@ -74,12 +74,10 @@ static uintptr_t bind_slot(struct dyn_slot *s, uintptr_t value)
 {
 	uintptr_t cur = 0;
 
-	if (__atomic_compare_exchange_n(&s->real, &cur, value, false, __ATOMIC_ACQ_REL,
-	                                __ATOMIC_ACQUIRE)) {
+	if (apiprof_cas_acq_rel(&s->real, &cur, value)) {
 		uintptr_t zero = 0;
 
-		__atomic_compare_exchange_n(&s->target, &zero, value, false, __ATOMIC_ACQ_REL,
-		                            __ATOMIC_ACQUIRE);
+		apiprof_cas_acq_rel(&s->target, &zero, value);
 		return s->stub;
 	}
 	return cur == value ? s->stub : value;

@@ -21,7 +21,7 @@
 
 static void real_of(const struct dyn_fn *f, void (**fn)(void))
 {
-	uintptr_t p = __atomic_load_n(&f->slot->real, __ATOMIC_ACQUIRE);
+	uintptr_t p = apiprof_load_acquire(&f->slot->real);
 
 	memcpy(fn, &p, sizeof(*fn));
 }
@@ -151,7 +151,7 @@ static int make_closure(struct dyn_fn *f, const struct spec_func *g)
 		ffi_closure_free(cl);
 		return -1;
 	}
-	__atomic_store_n(&f->slot->target, (uintptr_t)code, __ATOMIC_RELEASE);
+	apiprof_store_release(&f->slot->target, (uintptr_t)code);
 	return 0;
 }
 

@@ -73,8 +73,7 @@ void *dyn_unstub(void *p)
 {
 	for (uint32_t i = 0; p && link_table && i < link_table->nslots; i++)
 		if (link_table->slots[i].stub == (uintptr_t)p)
-			return (void *)__atomic_load_n(&link_table->slots[i].real,
-			                               __ATOMIC_ACQUIRE);
+			return (void *)apiprof_load_acquire(&link_table->slots[i].real);
 	return p;
 }
 

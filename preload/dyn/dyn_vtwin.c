@@ -159,11 +159,11 @@ static void *lookup(const char *symbol, const char *version)
 
 void *dyn_vtwin_real(struct dyn_fn *f)
 {
-	void *p = __atomic_load_n(&f->twin, __ATOMIC_ACQUIRE);
+	void *p = apiprof_load_acquire(&f->twin);
 
 	if (p == NULL) {
 		p = apiprof_resolve_with(f->api, f->sym, lookup);
-		__atomic_store_n(&f->twin, p, __ATOMIC_RELEASE);
+		apiprof_store_release(&f->twin, p);
 	}
 	return p;
 }
