@@ -41,6 +41,17 @@ def preload(*libs):
     return ":".join(san + list(libs))
 
 
+def rerun_with_private_shm(script, inner, mount):
+    """Runs script again with this process's arguments, in a mount
+    namespace of its own where `mount` (a tmpfs on /dev/shm) is done first,
+    with inner=1 in its environment, and exits with its status: the test
+    never touches the real /dev/shm."""
+    env = dict(os.environ, **{inner: "1"})
+    argv = [sys.executable, os.path.abspath(script)] + sys.argv[1:]
+    sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", mount + ' && exec "$@"', "sh"] + argv,
+                            env=env).returncode)
+
+
 def counts(proc):
     """{(thread name, function): calls} and {(tid, function): row}."""
     by_name, rows = {}, {}

@@ -20,7 +20,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import CALLS, THREADS, fail, preload as preload_of  # noqa: E402
+from test_batch_real import (CALLS, THREADS, fail, preload as preload_of,  # noqa: E402
+                             rerun_with_private_shm)
 
 INNER = "APIPROF_TEST_NO_RING_INNER"
 MOUNT = "mount -t tmpfs -o size=1m tmpfs /dev/shm"
@@ -31,10 +32,7 @@ def outer():
     if probe.returncode != 0:
         print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
         sys.exit(77)
-    env = dict(os.environ, **{INNER: "1"})
-    argv = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
-    sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", MOUNT + ' && exec "$@"', "sh"] + argv,
-                            env=env).returncode)
+    rerun_with_private_shm(__file__, INNER, MOUNT)
 
 
 def start(preload, prog, extra, pass_fds=()):

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import CALLS, THREADS, counts, fail, preload  # noqa: E402
+from test_batch_real import CALLS, THREADS, counts, fail, preload, rerun_with_private_shm  # noqa: E402
 from test_no_ring import calls_by_function  # noqa: E402
 
 INNER = "APIPROF_TEST_PIDNS_INNER"
@@ -43,10 +43,7 @@ def outer():
     if probe.returncode != 0:
         print("skip: cannot make pid and mount namespaces here (unshare -m -p)")
         sys.exit(77)
-    env = dict(os.environ, **{INNER: "1"})
-    argv = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
-    sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", MOUNT + ' && exec "$@"', "sh"] + argv,
-                            env=env).returncode)
+    rerun_with_private_shm(__file__, INNER, MOUNT)
 
 
 def start(shim, prog, out):

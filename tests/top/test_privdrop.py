@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import fail, preload  # noqa: E402
+from test_batch_real import fail, preload, rerun_with_private_shm  # noqa: E402
 
 INNER = "APIPROF_TEST_PRIVDROP_INNER"
 MOUNT = "mount -t tmpfs tmpfs /dev/shm"
@@ -41,10 +41,7 @@ def outer():
     if probe.returncode != 0:
         print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
         sys.exit(77)
-    env = dict(os.environ, **{INNER: "1"})
-    argv = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
-    sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", MOUNT + ' && exec "$@"', "sh"] + argv,
-                            env=env).returncode)
+    rerun_with_private_shm(__file__, INNER, MOUNT)
 
 
 def work_calls(proc):
