@@ -75,8 +75,11 @@ class Tmux:
 
 
 def at_prompt(s):
+    """The last line ends with our prompt.  It may follow the shell's own
+    first prompt ("# TOPTEST$") when the PS1 line was typed before sh
+    printed that one: the tty echoed it early and sh ran it afterwards."""
     lines = [l for l in s.splitlines() if l.strip()]
-    return bool(lines) and lines[-1].rstrip() == PROMPT and "tt_work" not in s
+    return bool(lines) and lines[-1].rstrip().endswith(PROMPT) and "tt_work" not in s
 
 
 def unwrapped(s, width):
@@ -154,7 +157,9 @@ def main():
         fail("topprog did not get ready")
     t = Tmux()
     try:
-        # sh may ignore PS1 from the environment (dash does for root).
+        # sh may ignore PS1 from the environment (dash does for root), so
+        # set it once sh has printed its first prompt of any kind.
+        t.wait("first shell prompt", lambda s: s.strip() != "")
         t.keys("-l", "PS1='%s '" % PROMPT)
         t.keys("Enter")
         t.wait("shell prompt", at_prompt)
