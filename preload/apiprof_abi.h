@@ -118,6 +118,11 @@ enum apiprof_proc_mode {
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */
 #define APIPROF_FUNC_MISSING  0x2u /* the real symbol could not be resolved */
+/* The api's library is not loaded in the process (yet): set on every
+ * function of the api by the flusher, cleared once the library appears.
+ * A viewer says so in the process's title (a static binary, a wrong
+ * library name). */
+#define APIPROF_FUNC_UNLOADED 0x4u
 
 /* Flags of a record. */
 #define APIPROF_REC_THREAD_EXITED 0x1u /* last snapshot of an exited thread */
