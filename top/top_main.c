@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "top_batch.h"
+#include "top_export.h"
 #include "top_clock.h"
 #include "top_fmt.h"
 #include "top_opts.h"
@@ -89,7 +90,10 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	watch_setup(&w, &o);
-	rc = o.batch ? run_batch(&w, &o) : top_ui_run(&w, &o);
+	if (o.listen || o.textfile)
+		rc = top_export_run(&w, &o) == 0 ? 0 : 1;
+	else
+		rc = o.batch ? run_batch(&w, &o) : top_ui_run(&w, &o);
 	top_watch_free(&w);
 	return rc;
 }

@@ -14,7 +14,16 @@
 #include "top_cols.h"
 #include "top_opts.h"
 
-enum { OPT_JSON = 256, OPT_CLEAN, OPT_LINGER, OPT_SHM_DIR };
+enum {
+	OPT_JSON = 256,
+	OPT_CLEAN,
+	OPT_LINGER,
+	OPT_SHM_DIR,
+	OPT_LISTEN,
+	OPT_TEXTFILE,
+	OPT_PER_PROCESS,
+	OPT_PER_THREAD,
+};
 
 /* The -s names, from the column table. */
 static void put_sort_keys(FILE *out)
@@ -28,6 +37,8 @@ void top_opts_usage(FILE *out)
 {
 	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...]] [--json]\n"
 	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--linger SECONDS] [--clean]\n"
+	      "       apiprof-top [--listen [ADDR:]PORT] [--textfile DIR] [--per-process]\n"
+	      "                   [--per-thread] [-d SECONDS] [-p PID,...]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
@@ -44,7 +55,13 @@ void top_opts_usage(FILE *out)
 	      "      --linger SECONDS how long an ended process stays visible (default 10)\n"
 	      "      --clean          remove the segments of processes that are provably gone\n"
 	      "                       (your own; root: every user's)\n"
-	      "      --shm-dir DIR    look for segments in DIR instead of /dev/shm\n",
+	      "      --shm-dir DIR    look for segments in DIR instead of /dev/shm\n"
+	      "Prometheus exporter (no screen; docs/FLEET.md):\n"
+	      "      --listen [ADDR:]PORT  serve http://ADDR:PORT/metrics (ADDR: 127.0.0.1)\n"
+	      "      --textfile DIR   write DIR/"
+	      "apiprof.prom every refresh (node_exporter)\n"
+	      "      --per-process    series per process (pid, title), not summed per command\n"
+	      "      --per-thread     series per thread (tid, thread) of each process\n",
 	      out);
 }
 
@@ -121,6 +138,18 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_SHM_DIR:
 		o->shm_dir = arg;
 		return 0;
+	case OPT_LISTEN:
+		o->listen = arg;
+		return 0;
+	case OPT_TEXTFILE:
+		o->textfile = arg;
+		return 0;
+	case OPT_PER_PROCESS:
+		o->per_process = true;
+		return 0;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		return 0;
 	case 'd':
 		return parse_seconds(arg, &o->delay_s) || o->delay_s < 0.01 ? -1 : 0;
 	case OPT_LINGER:
@@ -151,6 +180,10 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"linger", required_argument, NULL, OPT_LINGER},
 	        {"clean", no_argument, NULL, OPT_CLEAN},
 	        {"shm-dir", required_argument, NULL, OPT_SHM_DIR},
+	        {"listen", required_argument, NULL, OPT_LISTEN},
+	        {"textfile", required_argument, NULL, OPT_TEXTFILE},
+	        {"per-process", no_argument, NULL, OPT_PER_PROCESS},
+	        {"per-thread", no_argument, NULL, OPT_PER_THREAD},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -172,6 +205,11 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "apiprof-top: unexpected argument %s\n", argv[optind]);
+		return -1;
+	}
+	if ((o->per_process || o->per_thread) && !o->listen && !o->textfile) {
+		fprintf(stderr, "apiprof-top: --per-process and --per-thread need --listen or "
+		                "--textfile\n");
 		return -1;
 	}
 	return 0;

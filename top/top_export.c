@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_export.c - the exporter's loop (top_export.h).
+ *
+ * The segments are read once per refresh, whoever asks: a scrape is
+ * answered from the latest refresh, whose text is made at the first scrape
+ * that wants it (two scrapers share it, and no scrape means no text).
+ * The textfile gets every refresh's text, written to a temporary and
+ * renamed (preload/apiprof_file.c), so a reader never sees half of it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "apiprof_file.h"
+#include "top_clock.h"
+#include "top_export.h"
+#include "top_http.h"
+#include "top_prom.h"
+#include "top_prom_text.h"
+
+struct export
+{
+	struct top_prom prom;
+	char *text; /* the text of update number `rendered` */
+	size_t len;
+	uint64_t updated, rendered;
+	char path[PATH_MAX]; /* the textfile; "" none */
+	bool failing;        /* the textfile's last write failed (said once) */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* The stop signals are blocked but while waiting (ppoll), so none is
+ * missed between a check of `stop` and the wait.  A client that goes
+ * away is an error on its socket, never a SIGPIPE. */
+static void signals(sigset_t *waitmask)
+{
+	static const int stops[] = {SIGTERM, SIGINT, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigset_t block;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		sigaddset(&block, stops[i]);
+		sigaction(stops[i], &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_BLOCK, &block, waitmask);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigdelset(waitmask, stops[i]);
+}
+
+static int render(struct export *x)
+{
+	if (x->text && x->rendered == x->updated)
+		return 0;
+	free(x->text);
+	x->text = NULL;
+	if (top_prom_text(&x->prom, &x->text, &x->len) != 0)
+		return -1;
+	x->rendered = x->updated;
+	return 0;
+}
+
+static int body(void *ctx, const char **text, size_t *len, uint64_t *version)
+{
+	struct export *x = ctx;
+
+	if (render(x) != 0)
+		return -1;
+	*text = x->text;
+	*len = x->len;
+	*version = x->rendered;
+	return 0;
+}
+
+/* A failure is said when it starts, not at every refresh. */
+static void write_textfile(struct export *x)
+{
+	struct apiprof_file f;
+	int rc = render(x) == 0 ? apiprof_file_open(&f, x->path, 0644) : -1;
+
+	if (rc != 0 && !x->text)
+		return; /* out of memory, said */
+	if (rc == 0 && apiprof_file_write(f.fd, x->text, x->len) != 0) {
+		apiprof_file_failed(&f, errno);
+		rc = -1;
+	}
+	if (apiprof_file_close(&f, rc == 0) != 0)
+		rc = -1;
+	if (rc != 0 && !x->failing)
+		fprintf(stderr, "apiprof-top: %s: %s\n", x->path, apiprof_file_why(&f));
+	x->failing = rc != 0;
+}
+
+static int textfile_path(struct export *x, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "apiprof-top: --textfile %s: %s\n", dir,
+		        S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	if (snprintf(x->path, sizeof(x->path), "%s/%s", dir, TOP_TEXTFILE_NAME) >=
+	    (int)sizeof(x->path)) {
+		fprintf(stderr, "apiprof-top: --textfile %s: name too long\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void refresh(struct top_watch *w, struct export *x)
+{
+	top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), top_now_ns(CLOCK_REALTIME));
+	top_prom_update(&x->prom, w);
+	x->updated++;
+	if (x->path[0])
+		write_textfile(x);
+}
+
+/* Waits until the monotonic clock reaches `until` (ns) or a signal. */
+static int wait_until(struct top_http *h, uint64_t until, const sigset_t *mask)
+{
+	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
+	uint64_t ms = until > now ? (until - now + 999999) / 1000000 : 0;
+
+	if (h)
+		return top_http_wait(h, ms, mask);
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+	ppoll(NULL, 0, &ts, mask);
+	return 0;
+}
+
+static int serve(struct top_watch *w, struct export *x, struct top_http *h,
+                 const struct top_opts *o, const sigset_t *mask)
+{
+	uint64_t period = (uint64_t)(o->delay_s * 1e9), next = 0;
+	long done = 0;
+
+	while (!stop) {
+		uint64_t now = top_now_ns(CLOCK_MONOTONIC);
+
+		if (now >= next) {
+			if (o->count && done >= o->count)
+				return 0;
+			refresh(w, x);
+			done++;
+			next = now + period;
+		}
+		if (wait_until(h, next, mask) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int top_export_run(struct top_watch *w, const struct top_opts *o)
+{
+	struct export x = {0};
+	struct top_http *h = NULL;
+	sigset_t mask;
+	int rc = -1;
+
+	/* An ended process must be seen once before it expires: its final
+	 * totals go into its command's series then. */
+	if (w->linger_ns == 0)
+		w->linger_ns = 1;
+	top_prom_init(&x.prom, o->per_process, o->per_thread, w->procdir);
+	if (o->textfile && textfile_path(&x, o->textfile) != 0)
+		goto out;
+	signals(&mask);
+	if (o->listen && !(h = top_http_start(o->listen, body, &x)))
+		goto out;
+	rc = serve(w, &x, h, o, &mask);
+out:
+	top_http_stop(h);
+	top_prom_free(&x.prom);
+	free(x.text);
+	return rc;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_http.c - the exporter's HTTP server (top_http.h), on libmicrohttpd.
+ *
+ * The socket is made here, so that a failure to where says why; parsing
+ * requests is libmicrohttpd's.  It runs in "external" epoll mode: the
+ * exporter's one thread waits on the daemon's epoll descriptor and its
+ * own refresh deadline at once, then lets the daemon work.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "top_http.h"
+#include "top_prom_text.h"
+
+struct top_http {
+	struct MHD_Daemon *d;
+	int fd;    /* the listening socket */
+	int epoll; /* the daemon's */
+	top_http_body_fn body;
+	void *ctx;
+	struct MHD_Response *metrics; /* the current text, shared by its scrapes */
+	uint64_t version;
+};
+
+/* --- answers ------------------------------------------------------------- */
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	struct MHD_Response *r =
+	        MHD_create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ok;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ok = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+/* The response of the current text: made once per version; the daemon
+ * counts the scrapes that still send the previous one, and frees it after
+ * the last. */
+static struct MHD_Response *metrics(struct top_http *h)
+{
+	const char *body;
+	size_t len;
+	uint64_t version;
+
+	if (h->body(h->ctx, &body, &len, &version) != 0)
+		return NULL;
+	if (h->metrics && version == h->version)
+		return h->metrics;
+	struct MHD_Response *r =
+	        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return NULL;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TOP_PROM_CONTENT_TYPE);
+	if (h->metrics)
+		MHD_destroy_response(h->metrics);
+	h->metrics = r;
+	h->version = version;
+	return r;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **state)
+{
+	struct top_http *h = cls;
+
+	(void)version, (void)upload, (void)upload_size, (void)state;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics\n");
+	if (strcmp(url, "/metrics"))
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "apiprof-top serves /metrics\n");
+	struct MHD_Response *r = metrics(h);
+	if (!r)
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	return MHD_queue_response(c, MHD_HTTP_OK, r);
+}
+
+/* --- the socket ------------------------------------------------------------ */
+
+/* host and port of "PORT", "ADDR:PORT" or "[ADDR6]:PORT" into buffers. */
+static int split(const char *where, char *host, size_t hcap, char *port, size_t pcap)
+{
+	const char *colon = strrchr(where, ':');
+	const char *h = where, *hend = colon;
+
+	if (!colon) {
+		snprintf(host, hcap, "127.0.0.1");
+		return snprintf(port, pcap, "%s", where) < (int)pcap ? 0 : -1;
+	}
+	if (*h == '[' && hend > h && hend[-1] == ']')
+		h++, hend--;
+	if ((size_t)(hend - h) >= hcap || hend == h)
+		return -1;
+	memcpy(host, h, (size_t)(hend - h));
+	host[hend - h] = '\0';
+	return snprintf(port, pcap, "%s", colon + 1) < (int)pcap && colon[1] ? 0 : -1;
+}
+
+static int bind_to(const struct addrinfo *ai, const char *where)
+{
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+		fprintf(stderr, "apiprof-top: cannot where on %s: %s\n", where, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A listening socket on where's numeric address; -1 (said) when none. */
+static int open_listener(const char *where)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+	                         .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE};
+	struct addrinfo *ai;
+	char host[64], port[16];
+	int rc;
+
+	if (split(where, host, sizeof(host), port, sizeof(port)) != 0) {
+		fprintf(stderr, "apiprof-top: bad --listen %s: want [ADDR:]PORT\n", where);
+		return -1;
+	}
+	if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0) {
+		fprintf(stderr, "apiprof-top: bad --listen %s: %s\n", where, gai_strerror(rc));
+		return -1;
+	}
+	int fd = bind_to(ai, where);
+	freeaddrinfo(ai);
+	return fd;
+}
+
+static void say_where(int fd)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	char host[INET6_ADDRSTRLEN + 2], port[8];
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
+	    getnameinfo((struct sockaddr *)&sa, len, host, sizeof(host), port, sizeof(port),
+	                NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		return;
+	fprintf(stderr,
+	        sa.ss_family == AF_INET6 ? "apiprof-top: serving http://[%s]:%s/metrics\n"
+	                                 : "apiprof-top: serving http://%s:%s/metrics\n",
+	        host, port);
+}
+
+struct top_http *top_http_start(const char *where, top_http_body_fn body, void *ctx)
+{
+	struct top_http *h = calloc(1, sizeof(*h));
+	int fd = h ? open_listener(where) : -1;
+
+	if (fd < 0) {
+		if (!h)
+			fprintf(stderr, "apiprof-top: out of memory\n");
+		free(h);
+		return NULL;
+	}
+	h->fd = fd;
+	h->body = body;
+	h->ctx = ctx;
+	h->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET,
+	                        fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)TOP_HTTP_MAX_CONN,
+	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TOP_HTTP_TIMEOUT_S,
+	                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)TOP_HTTP_CONN_BYTES,
+	                        MHD_OPTION_END);
+	const union MHD_DaemonInfo *info =
+	        h->d ? MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+	if (!info) {
+		fprintf(stderr, "apiprof-top: libmicrohttpd could not start on %s\n", where);
+		top_http_stop(h);
+		return NULL;
+	}
+	h->epoll = info->epoll_fd;
+	say_where(fd);
+	return h;
+}
+
+int top_http_wait(struct top_http *h, uint64_t timeout_ms, const sigset_t *mask)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+	struct pollfd p = {.fd = h->epoll, .events = POLLIN};
+
+	if (MHD_get_timeout(h->d, &t) == MHD_YES && t < timeout_ms)
+		timeout_ms = t;
+	struct timespec ts = {(time_t)(timeout_ms / 1000), (long)(timeout_ms % 1000) * 1000000};
+	if (ppoll(&p, 1, &ts, mask) < 0 && errno != EINTR) {
+		fprintf(stderr, "apiprof-top: waiting for HTTP clients: %s\n", strerror(errno));
+		return -1;
+	}
+	MHD_run(h->d);
+	return 0;
+}
+
+void top_http_stop(struct top_http *h)
+{
+	if (!h)
+		return;
+	if (h->d)
+		MHD_stop_daemon(h->d);
+	if (h->metrics)
+		MHD_destroy_response(h->metrics);
+	if (!h->d) /* a daemon closes its listening socket itself */
+		close(h->fd);
+	free(h);
+}

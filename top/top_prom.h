@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_prom.h - the exporter's series: the watched processes' numbers
+ * summed under Prometheus label sets (docs/FLEET.md names them).
+ *
+ * By default the series of all processes of one command (comm) are summed,
+ * and the sums stay monotonic: a process that ends leaves its final totals
+ * in its command's series for the exporter's lifetime.  --per-process adds
+ * pid and title, --per-thread tid and thread: such series last as long as
+ * the viewer shows their process.  Every exported counter is the largest
+ * value it has had, so a reader never sees one go down (a TSC tick rate
+ * estimated anew at each flush moves converted times a little).
+ *
+ * Reads the model (top_watch.h) after each refresh; knows nothing of HTTP
+ * or files (top_prom_text.c writes the text, top_export.c serves it).
+ */
+#ifndef TOP_PROM_H
+#define TOP_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "top_title.h"
+#include "top_watch.h"
+
+/* le = 2^k ns for k below this; later durations are only in +Inf. */
+#define TOP_PROM_LE 64
+
+/* The figures of one series. */
+struct top_prom_acc {
+	uint64_t calls;
+	double time_ns[2]; /* [1]: the estimate of sampled processes */
+	uint64_t count;    /* timed calls: the histogram's */
+	double sum_ns;
+	uint64_t le[TOP_PROM_LE]; /* timed calls by le = 2^k ns, not cumulative */
+	                          /* Here the bytes-and-failures issue adds its counters (bytes, and
+	                           * failures by errno); top_prom_text.c adds their families. */
+};
+
+/* A (command, api, function) series, or finer with --per-process/thread. */
+struct top_prom_series {
+	char *labels;                 /* the label set as exported, without braces: the key */
+	struct top_prom_acc live;     /* the running processes' now */
+	struct top_prom_acc *retired; /* ended processes' final totals; NULL: none */
+	struct top_prom_acc shown;    /* exported: le[] cumulative, each the max so far */
+	bool timed[2];                /* which time series it has had */
+	uint64_t used;                /* the le buckets it has exported */
+	uint64_t gen;                 /* the update that last saw it */
+};
+
+/* A command: its running processes and the records they dropped. */
+struct top_prom_cmd {
+	char *labels;
+	uint32_t running;
+	uint64_t dropped_live, dropped_retired, dropped_shown;
+	uint64_t gen;
+};
+
+/* A watched process, as the exporter remembers it (key: segment name). */
+struct top_prom_proc {
+	char *name;
+	bool running;
+	bool retired; /* its final totals are in the series' retired parts */
+	int pid;
+	char comm[TOP_COMM_LEN];
+	char title[TOP_TITLE_LEN]; /* the last non-empty one read */
+	char mode[16];
+	const char *clock;
+	uint64_t gen;
+};
+
+struct top_prom {
+	bool per_process;
+	bool per_thread;
+	const char *procdir;
+	void *series; /* tsearch trees, ordered by key */
+	void *cmds;
+	void *procs;
+	size_t nseries;
+	bool full_warned;
+	uint64_t gen;
+};
+
+void top_prom_init(struct top_prom *x, bool per_process, bool per_thread, const char *procdir);
+void top_prom_free(struct top_prom *x);
+/* Takes in the model after a top_watch_refresh.  0, or -1 out of memory
+ * (the message printed; what was taken in stays). */
+int top_prom_update(struct top_prom *x, const struct top_watch *w);
+
+/* Visits the records of one table (x->series, x->cmds or x->procs) in
+ * the order of their keys. */
+void top_prom_each(const void *table, void (*fn)(const void *rec, void *ctx), void *ctx);
+
+/* The le index k (le = 2^k ns) that bounds every duration of tick bucket
+ * b ([2^b, 2^(b+1)) ticks) at hz ticks per second; TOP_PROM_LE when
+ * beyond the last or hz is unknown. */
+int top_prom_le_of(int b, uint64_t hz);
+
+/* Writes a label value of the exposition format into buf (cap bytes):
+ * '\' and '"' escaped, bytes outside printable ASCII as '?'. */
+void top_prom_escape(char *buf, size_t cap, const char *v);
+
+#endif /* TOP_PROM_H */
