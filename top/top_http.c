@@ -117,7 +117,7 @@ static int bind_to(const struct addrinfo *ai, const char *where)
 	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
 
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, TOP_HTTP_MAX_CONN) != 0) {
 		fprintf(stderr, "apiprof-top: cannot where on %s: %s\n", where, strerror(errno));
 		if (fd >= 0)
 			close(fd);
