@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_file.h - writing a file that someone named: APIPROF_OUTPUT in the
- * runtime and `apiprof-gen -o`, one logic for both.
+ * runtime, `apiprof-gen -o` and `apiprof-top --textfile`, one logic for all.
  *
  * A regular file (or a name that does not exist yet) is replaced whole: the
  * text goes to a fresh temporary in the same directory, created with

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_prom.c - the exporter's series and text (top_prom.c,
+ * top_prom_text.c) on hand-made watches: sums per command, an ended
+ * process's totals kept after it is gone, --per-process series that go
+ * with their process, counters that never go down when a TSC's rate
+ * estimate moves, the le values, escaping, cumulative buckets.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top_prom.h"
+#include "top_prom_text.h"
+#include "tseg.h"
+
+#define S 1000000000ull
+
+/* A watch whose entries the test sets by hand. */
+struct fake {
+	struct top_watch w;
+	struct top_entry *e[4];
+};
+
+static struct top_entry *entry(const char *name, int pid, const char *comm, uint64_t hz)
+{
+	struct top_entry *e = calloc(1, sizeof(*e));
+	struct top_func f[2] = {{"libc", "malloc", 0}, {"libc", "free", 0}};
+
+	CHECK(e != NULL);
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	top_proc_init(&e->proc, pid, 1);
+	snprintf(e->proc.comm, sizeof(e->proc.comm), "%s", comm);
+	e->proc.tick_hz = hz;
+	e->st = TOP_E_ACTIVE;
+	e->present = true;
+	CHECK(top_proc_set_funcs(&e->proc, f, 2) == 0);
+	return e;
+}
+
+/* The thread tid's cumulative snapshot of malloc: calls, each in bucket b. */
+static void calls(struct top_entry *e, uint32_t tid, uint64_t tick, uint64_t n, int b)
+{
+	struct top_snap s;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = tid;
+	s.func = 0;
+	s.tick = tick;
+	snprintf(s.comm, sizeof(s.comm), "t%u", tid);
+	s.st.calls = s.st.timed = n;
+	s.st.ticks = n << b;
+	s.st.min = s.st.max = 1ull << b;
+	s.st.hist[b] = n;
+	CHECK(top_proc_snap(&e->proc, &s) == 0);
+}
+
+static void end(struct top_entry *e)
+{
+	e->st = TOP_E_DONE;
+	e->proc.state = TOP_ENDED;
+}
+
+static char *text_of(const struct top_prom *x)
+{
+	char *t;
+	size_t len;
+
+	CHECK(top_prom_text(x, &t, &len) == 0);
+	CHECK(strlen(t) == len);
+	return t;
+}
+
+static bool has(const char *text, const char *line)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	return strstr(text, want) != NULL;
+}
+
+static void test_le(void)
+{
+	char buf[32];
+
+	for (int b = 0; b < 63; b++)
+		CHECK(top_prom_le_of(b, S) == b + 1); /* the monotonic clock: exact */
+	CHECK(top_prom_le_of(63, S) == TOP_PROM_LE);
+	CHECK(top_prom_le_of(5, 0) == TOP_PROM_LE);
+	/* 2^11 ticks at 3 GHz: 682.7 ns, below 1024 = 2^10 ns. */
+	CHECK(top_prom_le_of(10, 3 * S) == 10);
+	/* A rate estimated a hair either side of 2 GHz: one le. */
+	CHECK(top_prom_le_of(10, 2 * S) == 10);
+	CHECK(top_prom_le_of(10, 2 * S - 2000) == 10);
+	CHECK(top_prom_le_of(10, 2 * S + 2000) == 10);
+	top_prom_le_text(buf, sizeof(buf), 0);
+	CHECK(!strcmp(buf, "0.000000001"));
+	top_prom_le_text(buf, sizeof(buf), 10);
+	CHECK(!strcmp(buf, "0.000001024"));
+	top_prom_le_text(buf, sizeof(buf), 33);
+	CHECK(!strcmp(buf, "8.589934592"));
+	top_prom_escape(buf, sizeof(buf), "a\"b\\c\nd\xc3");
+	CHECK(!strcmp(buf, "a\\\"b\\\\c?d?"));
+	top_prom_escape(buf, 6, "\"\"\"\"");
+	CHECK(!strcmp(buf, "\\\"\\\"")); /* cut whole, never half an escape */
+}
+
+/* Two processes of one command are summed; one ends, goes, and its
+ * totals stay; another run of the command adds to them. */
+static void test_by_command(void)
+{
+	struct fake f = {0};
+	struct top_prom x;
+	char *t;
+
+	top_watch_init(&f.w);
+	f.w.v = f.e;
+	f.e[0] = entry("seg-a", 100, "srv", S);
+	f.e[1] = entry("seg-b", 101, "srv", S);
+	f.w.n = 2;
+	calls(f.e[0], 1, 1, 100, 6);
+	calls(f.e[1], 1, 1, 50, 8);
+	top_prom_init(&x, false, false, "/nonexistent");
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",api=\"libc\",function=\"malloc\"} 150"));
+	CHECK(has(t, "apiprof_processes{comm=\"srv\"} 2"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"srv\",api=\"libc\",function=\"malloc\","
+	             "le=\"0.000000128\"} 100"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"srv\",api=\"libc\",function=\"malloc\","
+	             "le=\"0.000000512\"} 150"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"srv\",api=\"libc\",function=\"malloc\","
+	             "le=\"+Inf\"} 150"));
+	CHECK(has(t, "apiprof_latency_seconds_count{comm=\"srv\",api=\"libc\",function=\"malloc\"} "
+	             "150"));
+	CHECK(has(t, "apiprof_time_seconds_total{comm=\"srv\",api=\"libc\",function=\"malloc\"} "
+	             "0.000019200"));           /* 100 x 64 + 50 x 256 ns */
+	CHECK(!strstr(t, "function=\"free\"")); /* never called: no series */
+	free(t);
+
+	/* b ends: seen once ended, then gone from the watch. */
+	calls(f.e[1], 1, 2, 70, 8);
+	end(f.e[1]);
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	f.w.n = 1;
+	top_proc_free(&f.e[1]->proc);
+	free(f.e[1]);
+	calls(f.e[0], 1, 2, 130, 6);
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",api=\"libc\",function=\"malloc\"} 200"));
+	CHECK(has(t, "apiprof_processes{comm=\"srv\"} 1"));
+	CHECK(has(t, "apiprof_latency_seconds_count{comm=\"srv\",api=\"libc\",function=\"malloc\"} "
+	             "200"));
+	free(t);
+
+	/* A second run of the command. */
+	f.e[1] = entry("seg-c", 102, "srv", S);
+	calls(f.e[1], 1, 1, 5, 6);
+	f.w.n = 2;
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",api=\"libc\",function=\"malloc\"} 205"));
+	CHECK(has(t, "apiprof_processes{comm=\"srv\"} 2"));
+	free(t);
+	top_prom_free(&x);
+	for (size_t i = 0; i < f.w.n; i++) {
+		top_proc_free(&f.e[i]->proc);
+		free(f.e[i]);
+	}
+}
+
+/* --per-process: a series per pid, gone with its process. */
+static void test_per_process(void)
+{
+	struct fake f = {0};
+	struct top_prom x;
+	char *t;
+
+	top_watch_init(&f.w);
+	f.w.v = f.e;
+	f.e[0] = entry("seg-a", 100, "srv", S);
+	f.w.n = 1;
+	calls(f.e[0], 7, 1, 10, 6);
+	top_prom_init(&x, true, true, "/nonexistent");
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",pid=\"100\",title=\"\",tid=\"7\","
+	             "thread=\"t7\",api=\"libc\",function=\"malloc\"} 10"));
+	free(t);
+	f.w.n = 0;
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(!strstr(t, "pid=\"100\""));
+	free(t);
+	top_prom_free(&x);
+	top_proc_free(&f.e[0]->proc);
+	free(f.e[0]);
+}
+
+/* A TSC rate estimated higher later converts the same ticks to fewer ns,
+ * or moves a bucket's le: nothing exported goes down. */
+static void test_never_down(void)
+{
+	struct fake f = {0};
+	struct top_prom x;
+	char *t;
+
+	top_watch_init(&f.w);
+	f.w.v = f.e;
+	f.e[0] = entry("seg-a", 100, "tsc", 2 * S);
+	f.e[0]->proc.sample = 4; /* sampled: the time is an estimate */
+	f.w.n = 1;
+	calls(f.e[0], 1, 1, 10, 12);
+	top_prom_init(&x, false, false, "/nonexistent");
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	/* 10 x 4096 ticks at 2 GHz; bucket 12 ends at 2^13 ticks = 4096 ns. */
+	CHECK(has(t, "apiprof_time_seconds_total{comm=\"tsc\",api=\"libc\",function=\"malloc\","
+	             "estimated=\"true\"} 0.000020480"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"tsc\",api=\"libc\",function=\"malloc\","
+	             "le=\"0.000004096\"} 10"));
+	free(t);
+	f.e[0]->proc.tick_hz = S / 2; /* now 16384 ns: le 2^14 */
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	f.e[0]->proc.tick_hz = 4 * S; /* now 2048 ns: le 2^11 */
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_time_seconds_total{comm=\"tsc\",api=\"libc\",function=\"malloc\","
+	             "estimated=\"true\"} 0.000081920"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"tsc\",api=\"libc\",function=\"malloc\","
+	             "le=\"0.000002048\"} 10"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"tsc\",api=\"libc\",function=\"malloc\","
+	             "le=\"0.000004096\"} 10"));
+	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"tsc\",api=\"libc\",function=\"malloc\","
+	             "le=\"0.000016384\"} 10"));
+	free(t);
+	top_prom_free(&x);
+	top_proc_free(&f.e[0]->proc);
+	free(f.e[0]);
+}
+
+int main(void)
+{
+	test_le();
+	test_by_command();
+	test_per_process();
+	test_never_down();
+	printf("ok\n");
+	return 0;
+}
