@@ -299,17 +299,17 @@ static int take_entry(struct top_prom *x, const struct top_entry *e)
 	proc_note(x, pr, e, running);
 	c->gen = x->gen;
 	c->running += running;
+	bool retire = !running && !pr->retired; /* its final totals, once */
 	if (running)
 		c->dropped_live += e->proc.dropped;
-	if (x->per_process)
+	if (retire)
+		c->dropped_retired += e->proc.dropped;
+	pr->retired |= retire;
+	if (x->per_process) /* its series go with it */
 		return visible ? add_proc(x, pr, &e->proc, false) : 0;
-	if (running)
-		return add_proc(x, pr, &e->proc, false);
-	if (pr->retired)
-		return 0;
-	pr->retired = true;
-	c->dropped_retired += e->proc.dropped;
-	return add_proc(x, pr, &e->proc, true);
+	if (running || retire)
+		return add_proc(x, pr, &e->proc, retire);
+	return 0;
 }
 
 /* twalk_r visits each node several times; records are taken once. */
