@@ -904,6 +904,9 @@ TOPLIVE=
 command -v tmux >/dev/null 2>&1 && TOPLIVE=$(topshare live -p $TOPLOAD)
 TOPBATCH=$(topshare batch -p $TOPLOAD)
 TOPAGG=$(topshare agg -a -p $TOPLOAD)
+# The Prometheus exporter on the same load, scraped every 15 s (issue 25).
+say "== the exporter (4 minutes)"
+EXPORT=$(sh "$SRC/bench/export.sh" "$BUILD" $TOPLOAD 2>>"$TMP/stderr" || :)
 kill $TOPLOAD 2>/dev/null || :
 wait $TOPLOAD 2>/dev/null || : # killed: its status is not ours
 # SIGTERM ran no exit path, so its segment is still there.
@@ -920,6 +923,10 @@ for v in live batch agg; do
 	out "| $d | ${4:-NA} | ${3:-NA} | $(fmt %.2f%% "${1:-NA}") | $(fmt %.2f%% "${2:-NA}") |"
 done
 TOPPCT=$(echo "$TOPLIVE" | awk '{ print $2 == "" ? "NA" : $2 }')
+out ""
+out "### apiprof-top --listen (the Prometheus exporter) on the same load"
+out ""
+out "$EXPORT"
 out ""
 
 out "### Issue 6 targets"

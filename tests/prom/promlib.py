@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -50,8 +51,7 @@ class Exporter:
     """apiprof-top --listen 127.0.0.1:0 ARGS..., and the URL it said."""
 
     def __init__(self, top, *args, listen="127.0.0.1:0"):
-        self.errf = open(os.path.join(os.environ.get("TMPDIR", "/tmp"),
-                                      "prom-err-%d-%d" % (os.getpid(), id(self))), "w+")
+        self.errf = tempfile.TemporaryFile("w+")  # unnamed: nothing left behind
         self.p = subprocess.Popen([top, "--listen", listen] + list(args),
                                   stdout=subprocess.DEVNULL, stderr=self.errf)
         atexit.register(self.kill)

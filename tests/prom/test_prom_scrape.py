@@ -17,7 +17,9 @@
   temporary is left behind.
 Exit 77 = skipped (no private mount namespace).
 """
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,6 +135,7 @@ def whole(text):
 
 def textfile(top, shim, prog):
     d = tempfile.mkdtemp(prefix="prom-textfile-")
+    atexit.register(shutil.rmtree, d, True)
     path = os.path.join(d, "apiprof.prom")
     ex = subprocess.Popen([top, "--textfile", d, "-d", "0.01"], stdout=subprocess.DEVNULL)
     try:

@@ -16,6 +16,7 @@ API:
   nanosecond, so those buckets are exactly [2^k, 2^(k+1)) ns.
 Exit 77 = skipped (no prometheus binary, or no private mount namespace).
 """
+import atexit
 import json
 import math
 import os
@@ -52,6 +53,9 @@ def free_port():
 class Prometheus:
     def __init__(self, target):
         self.dir = tempfile.mkdtemp(prefix="prom-server-")
+        atexit.register(shutil.rmtree, self.dir, True)
+        self.p = None
+        atexit.register(self.kill)
         with open(os.path.join(self.dir, "prometheus.yml"), "w") as f:
             f.write(CONFIG % target)
         for _ in range(5):  # a port taken between free_port and the bind
@@ -90,10 +94,14 @@ class Prometheus:
         res = o["data"]["result"]
         return float(res[0]["value"][1]) if res else None
 
+    def kill(self):
+        if self.p and self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
     def stop(self):
         self.p.terminate()
         self.p.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def observed(top, pid):
