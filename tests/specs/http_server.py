@@ -1,11 +1,22 @@
-"""http_server.py DIR - serves DIR on 127.0.0.1 at a port the kernel picks.
+"""http_server.py DIR [N] - serves DIR on 127.0.0.1 at a port the kernel picks.
 
 Prints the port on stdout once the socket is listening (the constructor
 binds and listens before it returns), so a test reading that line knows
 the server is ready without polling or sleeping.  Quiet otherwise.
+
+Without N it serves, threaded, until killed.  With N it handles exactly N
+requests one by one in one thread and exits normally, so that a
+profiler's exit output is written: HTTP/1.0 (one connection per request),
+so per request socketserver makes exactly one poll (the selector's wait
+in handle_request), one accept (Python calls accept4) and one shutdown
+(shutdown_request's SHUT_WR).  The listening socket is the process's
+only socket: server_bind skips HTTPServer's getfqdn, whose name service
+lookup (nscd) would make socket calls from inside libc, which strace sees
+and an interposer does not.
 """
 import functools
 import http.server
+import socketserver
 import sys
 
 
@@ -14,7 +25,27 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class NoLookup:
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+
+class Threaded(NoLookup, http.server.ThreadingHTTPServer):
+    pass
+
+
+class Serial(NoLookup, http.server.HTTPServer):
+    pass
+
+
 handler = functools.partial(Quiet, directory=sys.argv[1])
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+if len(sys.argv) < 3:
+    server = Threaded(("127.0.0.1", 0), handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+server = Serial(("127.0.0.1", 0), handler)
 print(server.server_address[1], flush=True)
-server.serve_forever()
+for _ in range(int(sys.argv[2])):
+    server.handle_request()
+server.server_close()
