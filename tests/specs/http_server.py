@@ -1,8 +1,9 @@
 """http_server.py DIR [N] - serves DIR on 127.0.0.1 at a port the kernel picks.
 
-Prints the port on stdout once the socket is listening (the constructor
+Prints "PORT PID" on stdout once the socket is listening (the constructor
 binds and listens before it returns), so a test reading that line knows
-the server is ready without polling or sleeping.  Quiet otherwise.
+the server is ready without polling or sleeping, and whom to stop (also
+when it runs under strace).  Quiet otherwise.
 
 Without N it serves, threaded, until killed.  With N it handles exactly N
 requests one by one in one thread and exits normally, so that a
@@ -16,6 +17,7 @@ and an interposer does not.
 """
 import functools
 import http.server
+import os
 import socketserver
 import sys
 
@@ -42,10 +44,10 @@ class Serial(NoLookup, http.server.HTTPServer):
 handler = functools.partial(Quiet, directory=sys.argv[1])
 if len(sys.argv) < 3:
     server = Threaded(("127.0.0.1", 0), handler)
-    print(server.server_address[1], flush=True)
+    print(server.server_address[1], os.getpid(), flush=True)
     server.serve_forever()
 server = Serial(("127.0.0.1", 0), handler)
-print(server.server_address[1], flush=True)
+print(server.server_address[1], os.getpid(), flush=True)
 for _ in range(int(sys.argv[2])):
     server.handle_request()
 server.server_close()

@@ -22,8 +22,9 @@ command -v strace >/dev/null || { echo "SKIP: no strace"; exit 77; }
 skip_if_sanitized "$shim"
 preload=$(shim_preload "$shim")
 tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+pid= spid=
+# The server and strace both: strace killed leaves its tracee running.
+trap 'for p in $spid $pid; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 strace -f -qq -o "$tmp/probe" true 2>/dev/null || { echo "SKIP: strace cannot trace here"; exit 77; }
 
@@ -35,7 +36,7 @@ strace -f -qq -o "$tmp/server.trace" -E LD_PRELOAD="$preload" \
 	-E APIPROF_OUTPUT="$tmp/server.json" \
 	/usr/bin/python3 "$here/http_server.py" "$tmp/www" $k >"$tmp/port" &
 pid=$!
-read -r port <"$tmp/port"
+read -r port spid <"$tmp/port"
 url=http://127.0.0.1:$port/f.bin
 set --
 i=1
@@ -47,7 +48,7 @@ done
 HOME=$tmp strace -f -qq -o "$tmp/curl.trace" -E LD_PRELOAD="$preload" \
 	-E APIPROF_OUTPUT="$tmp/curl.json" curl -q -sS "$@"
 wait $pid || fail "the server exited with status $?"
-pid=
+pid= spid=
 i=1
 while [ $i -le $k ]; do
 	cmp "$tmp/www/f.bin" "$tmp/got.$i" || fail "download $i differs"
