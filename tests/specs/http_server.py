@@ -8,16 +8,18 @@ when it runs under strace).  Quiet otherwise.
 Without N it serves, threaded, until killed.  With N it handles exactly N
 requests one by one in one thread and exits normally, so that a
 profiler's exit output is written: HTTP/1.0 (one connection per request),
-so per request socketserver makes exactly one poll (the selector's wait
-in handle_request), one accept (Python calls accept4) and one shutdown
-(shutdown_request's SHUT_WR).  The listening socket is the process's
-only socket: server_bind skips HTTPServer's getfqdn, whose name service
-lookup (nscd) would make socket calls from inside libc, which strace sees
-and an interposer does not.
+and per request exactly one epoll_wait (the wait for the connection,
+here), one poll (handle_request's own wait, which then returns at once),
+one accept (Python calls accept4) and one shutdown (shutdown_request's
+SHUT_WR).  The listening socket is the process's only socket:
+server_bind skips HTTPServer's getfqdn, whose name service lookup (nscd)
+would make socket calls from inside libc, which strace sees and an
+interposer does not.
 """
 import functools
 import http.server
 import os
+import selectors
 import socketserver
 import sys
 
@@ -48,6 +50,9 @@ if len(sys.argv) < 3:
     server.serve_forever()
 server = Serial(("127.0.0.1", 0), handler)
 print(server.server_address[1], os.getpid(), flush=True)
-for _ in range(int(sys.argv[2])):
-    server.handle_request()
+with selectors.EpollSelector() as ready:
+    ready.register(server, selectors.EVENT_READ)
+    for _ in range(int(sys.argv[2])):
+        ready.select()
+        server.handle_request()
 server.server_close()

@@ -10,9 +10,9 @@
 # name lookups: http_server.py), so every row must equal strace's count of
 # its system call in the same run, though how often curl polls and how
 # the data is cut into reads vary from run to run.  Then, independently
-# of strace: the server (http_server.py DIR K: HTTP/1.0) makes one socket and
-# per request one accept4, one poll and one shutdown; curl opens one
-# connection per URL.
+# of strace: the server (http_server.py DIR K: HTTP/1.0) makes one socket
+# and per request one accept4, one epoll_wait, one poll and one shutdown;
+# curl opens one connection per URL.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 shim=$1 outdump=$2
@@ -100,7 +100,7 @@ for side in server curl; do
 done
 # Independently of strace.
 [ "$(calls server socket)" -eq 1 ] || fail "server: socket $(calls server socket), want 1"
-for f in accept4 poll shutdown; do
+for f in accept4 epoll_wait poll shutdown; do
 	[ "$(calls server $f)" -eq $k ] || fail "server: $f $(calls server $f), want $k (one per request)"
 done
 for f in socket connect; do
@@ -108,4 +108,4 @@ for f in socket connect; do
 done
 [ "$(calls curl send)" -ge $k ] && [ "$(calls curl recv)" -ge $k ] && [ "$(calls curl poll)" -ge $k ] ||
 	fail "curl: send, recv or poll not counted"
-echo "ok: curl and http.server on 127.0.0.1: every net row equals strace's count; $k requests: $k accept4, poll and shutdown"
+echo "ok: curl and http.server on 127.0.0.1: every net row equals strace's count; $k requests: $k accept4, epoll_wait, poll and shutdown"

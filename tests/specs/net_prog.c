@@ -78,7 +78,7 @@ static int plain_io(const struct conn *k)
 {
 	char buf[64];
 
-	if (send(k->c1, "ab", 1, 0) != 1 || __send(k->c1, "b", 1, 0) != 1 ||
+	if (send(k->c1, "a", 1, 0) != 1 || __send(k->c1, "b", 1, 0) != 1 ||
 	    recv(k->s1, buf, two, MSG_WAITALL) != 2)
 		return -1;
 	if (sendto(k->c1, "c", 1, 0, NULL, 0) != 1 ||
