@@ -135,55 +135,52 @@ static int insert(void **root, void *rec)
 	return hit && *hit == rec ? 0 : -1;
 }
 
-static struct top_prom_series *series_get(struct top_prom *x, const char *labels)
+/* The record of key in a table, made (zeroed, key copied) when absent:
+ * *made says so.  NULL when out of memory.  Every record starts with its
+ * key. */
+static void *get(void **root, const char *key, size_t size, bool *made)
 {
-	struct top_prom_series *s = find(&x->series, labels);
+	void *rec = find(root, key);
 
-	if (s || x->nseries >= MAX_SERIES)
-		return s;
-	if (!(s = calloc(1, sizeof(*s))) || !(s->labels = strdup(labels)) ||
-	    insert(&x->series, s) != 0) {
-		if (s)
-			free(s->labels);
-		free(s);
+	*made = false;
+	if (rec)
+		return rec;
+	char **k = rec = calloc(1, size);
+	if (!rec || !(*k = strdup(key)) || insert(root, rec) != 0) {
+		if (rec)
+			free(*k);
+		free(rec);
 		return NULL;
 	}
-	x->nseries++;
+	*made = true;
+	return rec;
+}
+
+static struct top_prom_series *series_get(struct top_prom *x, const char *labels)
+{
+	bool made;
+
+	if (x->nseries >= MAX_SERIES)
+		return find(&x->series, labels);
+	struct top_prom_series *s = get(&x->series, labels, sizeof(*s), &made);
+	x->nseries += made;
 	return s;
 }
 
 static struct top_prom_cmd *cmd_get(struct top_prom *x, const char *comm)
 {
 	char labels[LABELS_MAX] = "";
+	bool made;
 
 	label_add(labels, sizeof(labels), "comm", comm);
-	struct top_prom_cmd *c = find(&x->cmds, labels);
-	if (c)
-		return c;
-	if (!(c = calloc(1, sizeof(*c))) || !(c->labels = strdup(labels)) ||
-	    insert(&x->cmds, c) != 0) {
-		if (c)
-			free(c->labels);
-		free(c);
-		return NULL;
-	}
-	return c;
+	return get(&x->cmds, labels, sizeof(struct top_prom_cmd), &made);
 }
 
 static struct top_prom_proc *proc_get(struct top_prom *x, const struct top_entry *e)
 {
-	struct top_prom_proc *p = find(&x->procs, e->name);
+	bool made;
 
-	if (p)
-		return p;
-	if (!(p = calloc(1, sizeof(*p))) || !(p->name = strdup(e->name)) ||
-	    insert(&x->procs, p) != 0) {
-		if (p)
-			free(p->name);
-		free(p);
-		return NULL;
-	}
-	return p;
+	return get(&x->procs, e->name, sizeof(struct top_prom_proc), &made);
 }
 
 /* --- one process's cells into the series -------------------------------- */
