@@ -38,6 +38,36 @@ static struct top_entry *entry(const char *name, int pid, const char *comm, uint
 	return e;
 }
 
+static void fake_init(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	top_watch_init(&f->w);
+	f->w.v = f->e;
+}
+
+static struct top_entry *fake_add(struct fake *f, const char *name, int pid, const char *comm,
+                                  uint64_t hz)
+{
+	CHECK(f->w.n < sizeof(f->e) / sizeof(f->e[0]));
+	f->e[f->w.n] = entry(name, pid, comm, hz);
+	return f->e[f->w.n++];
+}
+
+/* Entry i leaves the watch, as top_watch's prune does. */
+static void fake_drop(struct fake *f, size_t i)
+{
+	top_proc_free(&f->e[i]->proc);
+	free(f->e[i]);
+	memmove(&f->e[i], &f->e[i + 1], (--f->w.n - i) * sizeof(f->e[0]));
+}
+
+static void fake_free(struct fake *f, struct top_prom *x)
+{
+	while (f->w.n)
+		fake_drop(f, 0);
+	top_prom_free(x);
+}
+
 /* The thread tid's cumulative snapshot of malloc: calls, each in bucket b. */
 static void calls(struct top_entry *e, uint32_t tid, uint64_t tick, uint64_t n, int b)
 {
@@ -109,15 +139,13 @@ static void test_le(void)
  * totals stay; another run of the command adds to them. */
 static void test_by_command(void)
 {
-	struct fake f = {0};
+	struct fake f;
 	struct top_prom x;
 	char *t;
 
-	top_watch_init(&f.w);
-	f.w.v = f.e;
-	f.e[0] = entry("seg-a", 100, "srv", S);
-	f.e[1] = entry("seg-b", 101, "srv", S);
-	f.w.n = 2;
+	fake_init(&f);
+	fake_add(&f, "seg-a", 100, "srv", S);
+	fake_add(&f, "seg-b", 101, "srv", S);
 	calls(f.e[0], 1, 1, 100, 6);
 	calls(f.e[1], 1, 1, 50, 8);
 	top_prom_init(&x, false, false, "/nonexistent");
@@ -142,9 +170,7 @@ static void test_by_command(void)
 	calls(f.e[1], 1, 2, 70, 8);
 	end(f.e[1]);
 	CHECK(top_prom_update(&x, &f.w) == 0);
-	f.w.n = 1;
-	top_proc_free(&f.e[1]->proc);
-	free(f.e[1]);
+	fake_drop(&f, 1);
 	calls(f.e[0], 1, 2, 130, 6);
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
@@ -155,62 +181,48 @@ static void test_by_command(void)
 	free(t);
 
 	/* A second run of the command. */
-	f.e[1] = entry("seg-c", 102, "srv", S);
-	calls(f.e[1], 1, 1, 5, 6);
-	f.w.n = 2;
+	calls(fake_add(&f, "seg-c", 102, "srv", S), 1, 1, 5, 6);
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
 	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",api=\"libc\",function=\"malloc\"} 205"));
 	CHECK(has(t, "apiprof_processes{comm=\"srv\"} 2"));
 	free(t);
-	top_prom_free(&x);
-	for (size_t i = 0; i < f.w.n; i++) {
-		top_proc_free(&f.e[i]->proc);
-		free(f.e[i]);
-	}
+	fake_free(&f, &x);
 }
 
 /* --per-process: a series per pid, gone with its process. */
 static void test_per_process(void)
 {
-	struct fake f = {0};
+	struct fake f;
 	struct top_prom x;
 	char *t;
 
-	top_watch_init(&f.w);
-	f.w.v = f.e;
-	f.e[0] = entry("seg-a", 100, "srv", S);
-	f.w.n = 1;
-	calls(f.e[0], 7, 1, 10, 6);
+	fake_init(&f);
+	calls(fake_add(&f, "seg-a", 100, "srv", S), 7, 1, 10, 6);
 	top_prom_init(&x, true, true, "/nonexistent");
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
 	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",pid=\"100\",title=\"\",tid=\"7\","
 	             "thread=\"t7\",api=\"libc\",function=\"malloc\"} 10"));
 	free(t);
-	f.w.n = 0;
+	fake_drop(&f, 0);
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
 	CHECK(!strstr(t, "pid=\"100\""));
 	free(t);
-	top_prom_free(&x);
-	top_proc_free(&f.e[0]->proc);
-	free(f.e[0]);
+	fake_free(&f, &x);
 }
 
 /* A TSC rate estimated higher later converts the same ticks to fewer ns,
  * or moves a bucket's le: nothing exported goes down. */
 static void test_never_down(void)
 {
-	struct fake f = {0};
+	struct fake f;
 	struct top_prom x;
 	char *t;
 
-	top_watch_init(&f.w);
-	f.w.v = f.e;
-	f.e[0] = entry("seg-a", 100, "tsc", 2 * S);
-	f.e[0]->proc.sample = 4; /* sampled: the time is an estimate */
-	f.w.n = 1;
+	fake_init(&f);
+	fake_add(&f, "seg-a", 100, "tsc", 2 * S)->proc.sample = 4; /* the time is an estimate */
 	calls(f.e[0], 1, 1, 10, 12);
 	top_prom_init(&x, false, false, "/nonexistent");
 	CHECK(top_prom_update(&x, &f.w) == 0);
@@ -235,9 +247,7 @@ static void test_never_down(void)
 	CHECK(has(t, "apiprof_latency_seconds_bucket{comm=\"tsc\",api=\"libc\",function=\"malloc\","
 	             "le=\"0.000016384\"} 10"));
 	free(t);
-	top_prom_free(&x);
-	top_proc_free(&f.e[0]->proc);
-	free(f.e[0]);
+	fake_free(&f, &x);
 }
 
 int main(void)
