@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "apiprof_file.h"
 #include "top_clock.h"
@@ -111,7 +112,7 @@ static int textfile_path(struct export *x, const char *dir)
 
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "apiprof-top: --textfile %s: %s\n", dir,
-		        S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+		        access(dir, F_OK) != 0 ? strerror(errno) : "not a directory");
 		return -1;
 	}
 	if (snprintf(x->path, sizeof(x->path), "%s/%s", dir, TOP_TEXTFILE_NAME) >=

@@ -12,6 +12,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,15 @@ static int split(const char *where, char *host, size_t hcap, char *port, size_t 
 		return -1;
 	memcpy(host, h, (size_t)(hend - h));
 	host[hend - h] = '\0';
-	return snprintf(port, pcap, "%s", colon + 1) < (int)pcap && colon[1] ? 0 : -1;
+	return snprintf(port, pcap, "%s", colon + 1) < (int)pcap ? 0 : -1;
+}
+
+/* 0 to 65535 in decimal digits: getaddrinfo would take 99999 modulo 2^16. */
+static bool port_ok(const char *port)
+{
+	size_t n = strspn(port, "0123456789");
+
+	return n > 0 && n <= 5 && !port[n] && atol(port) <= 65535;
 }
 
 static int bind_to(const struct addrinfo *ai, const char *where)
@@ -117,7 +126,7 @@ static int bind_to(const struct addrinfo *ai, const char *where)
 
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, TOP_HTTP_MAX_CONN) != 0) {
-		fprintf(stderr, "apiprof-top: cannot where on %s: %s\n", where, strerror(errno));
+		fprintf(stderr, "apiprof-top: cannot listen on %s: %s\n", where, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -134,7 +143,7 @@ static int open_listener(const char *where)
 	char host[64], port[16];
 	int rc;
 
-	if (split(where, host, sizeof(host), port, sizeof(port)) != 0) {
+	if (split(where, host, sizeof(host), port, sizeof(port)) != 0 || !port_ok(port)) {
 		fprintf(stderr, "apiprof-top: bad --listen %s: want [ADDR:]PORT\n", where);
 		return -1;
 	}
