@@ -173,9 +173,28 @@ def textfile(top, shim, prog):
     print("ok: the textfile is whole at every read (%d+300 reads), promtool-clean" % reads)
 
 
+def bad_args(top):
+    """Each bad option: one line saying so, and no exporter."""
+    d = tempfile.mkdtemp(prefix="prom-args-")
+    atexit.register(shutil.rmtree, d, True)
+    cases = [(["--listen", "127.0.0.1:99999"], 1, "apiprof-top: bad --listen 127.0.0.1:99999: "
+               "want [ADDR:]PORT\n"),
+             (["--listen", "localhost:80"], 1, "apiprof-top: bad --listen localhost:80: "),
+             (["--textfile", os.path.join(d, "none")], 1,
+              "apiprof-top: --textfile %s: No such file or directory\n" % os.path.join(d, "none")),
+             (["--per-process"], 2, "apiprof-top: --per-process and --per-thread need --listen "
+              "or --textfile\n")]
+    for args, rc, err in cases:
+        r = subprocess.run([top, "-n", "1"] + args, capture_output=True, text=True, timeout=60)
+        if r.returncode != rc or not r.stderr.startswith(err) or r.stderr.count("\n") != 1:
+            fail("%r: status %r, stderr %r" % (args, r.returncode, r.stderr))
+    print("ok: bad options get one line each")
+
+
 def main():
     private_shm(__file__)
     top, shim, prog = sys.argv[1:4]
+    bad_args(top)
     by_command(top, shim, prog)
     per_process(top, shim, prog)
     textfile(top, shim, prog)
