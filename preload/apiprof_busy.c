@@ -80,11 +80,10 @@ static uint64_t start_of(const struct apiprof_thread *th, const struct apiprof_t
                          const struct apiprof_busy *b, uint64_t now)
 {
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
-	uint64_t t0;
 
 	if (tab == NULL || (t->guard & APIPROF_GUARD_SAMPLE))
 		return 0;
-	t0 = apiprof_load(&apiprof_tab_cold(tab, b->row)->t0);
+	uint64_t t0 = apiprof_load(&apiprof_tab_cold(tab, b->row)->t0);
 	if (t0 == 0 || t0 > now || t0 < apiprof_load(&th->start_tick) || t0 < b->look)
 		return 0;
 	return t0;
@@ -107,7 +106,6 @@ static void scan_api(struct apiprof_thread *th, const struct apiprof_tls *t, uin
 	const struct apiprof_api *api = apiprof_api_get(id);
 	uintptr_t w = t->api[id].frame;
 	uint32_t row = w > APIPROF_FRAME_IDLE ? row_of(th, id, w) : UINT32_MAX;
-	uint64_t calls, t0;
 
 	if (b->gen != gen)
 		*b = (struct apiprof_busy){.gen = gen, .row = UINT32_MAX};
@@ -116,12 +114,13 @@ static void scan_api(struct apiprof_thread *th, const struct apiprof_tls *t, uin
 		        .gen = gen, .row = UINT32_MAX, .shown = b->shown, .look = now};
 		return;
 	}
-	calls = apiprof_load(&tab->calls[row]);
+	uint64_t calls = apiprof_load(&tab->calls[row]);
+
 	if (!same_call(b, gen, w, row, calls)) {
 		b->frame = w;
 		b->row = row;
 		b->calls = calls;
-		t0 = start_of(th, t, id, b, now);
+		uint64_t t0 = start_of(th, t, id, b, now);
 		b->since = t0 ? t0 : now;
 		b->bound = t0 ? 0 : APIPROF_REC_BUSY_BOUND;
 	}
