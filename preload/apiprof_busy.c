@@ -12,7 +12,9 @@
  * apiprof_jmp.c); an out-of-line call keeps its row in the thread's entry.
  * Both are another thread's memory, which may be unmapped at any moment
  * (the thread exits, its stack is freed): they are read with
- * process_vm_readv on our own pid, which fails where a load would fault.
+ * process_vm_readv on our own pid, which fails where a load would fault,
+ * into copies on the flusher's own stack, which is large (256 KiB; the
+ * stack-usage test exempts this file's two big frames).
  *
  * The start is the row's latest timed start (struct apiprof_cold t0).  It
  * is this call's when every call is timed, unless the flusher looks in
@@ -42,7 +44,7 @@ static bool read_self(void *dst, uintptr_t src, size_t len)
 
 /* The row of an inline-entered call whose frame word is frame: the first
  * return address below it that lies in one of the api's wrappers. */
-static uint32_t inline_row(const struct apiprof_api *api, uintptr_t frame)
+static uint32_t busy_inline_row(const struct apiprof_api *api, uintptr_t frame)
 {
 	uintptr_t words[APIPROF_SCAN_WORDS];
 	uintptr_t base = apiprof_wrapper_base(api);
@@ -68,7 +70,7 @@ static uint32_t row_of(const struct apiprof_thread *th, uint32_t id, uintptr_t w
 	if (api == NULL)
 		return UINT32_MAX;
 	if (!(w & APIPROF_FRAME_SLOW))
-		return inline_row(api, frame);
+		return busy_inline_row(api, frame);
 	if (apiprof_read_once(&th->slow_frame[id]) != frame)
 		return UINT32_MAX;
 	return apiprof_read_once(&th->slow_row[id]);
