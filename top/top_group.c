@@ -69,7 +69,6 @@ static struct top_cell *group_cell(struct top_proc *g, uint32_t func)
 	if (c && !c->tick) {
 		c->cur.min = c->iv.min = c->base.min = UINT64_MAX;
 		c->tick = 1;
-		c->flags = APIPROF_REC_FOLDED;
 	}
 	return c;
 }
