@@ -37,8 +37,8 @@ void top_opts_usage(FILE *out)
 	      "  -n, --iterations N   exit after N refreshes\n"
 	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
 	      "  -a, --aggregate      one row per function, summed over threads\n"
-	      "      --group tree|comm  one table per process tree, or per command, with one\n"
-	      "                       row per function summed over its processes (none: off)\n"
+	      "      --group KIND     one table per process tree (tree) or per command\n"
+	      "                       (comm), one row per function summed over its processes\n"
 	      "  -f, --filter TEXT    only rows whose api, function or thread contains TEXT\n"
 	      "  -s, --sort COLUMN   ",
 	      out);
