@@ -93,11 +93,14 @@ static void text_proc(FILE *out, const struct top_pnode *node, const struct top_
 void top_group_title(const struct top_pgroup *g, enum top_group kind, char *buf, size_t cap)
 {
 	char name[TOP_NAME_BUF];
-	size_t len = (size_t)snprintf(
-	        buf, cap, "%s %d  %s  %zu process%s:", kind == TOP_GROUP_TREE ? "TREE" : "COMM",
-	        g->proc.pid, top_proc_name(&g->proc, name, sizeof(name)), g->npids,
-	        g->npids == 1 ? "" : "es");
+	int n = kind == TOP_GROUP_TREE ? snprintf(buf, cap, "TREE %d  %s", g->proc.pid,
+	                                          top_proc_name(&g->proc, name, sizeof(name)))
+	                               : snprintf(buf, cap, "COMM %s", g->proc.comm);
+	size_t len = n > 0 ? (size_t)n : 0;
 
+	if (len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "  %zu process%s:", g->npids,
+		                        g->npids == 1 ? "" : "es");
 	for (size_t i = 0; i < g->npids && len < cap; i++)
 		len += (size_t)snprintf(buf + len, cap - len, " %d", g->pids[i]);
 }

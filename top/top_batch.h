@@ -25,7 +25,8 @@ int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, u
 const char *top_proc_name(const struct top_proc *p, char *buf, size_t cap);
 /* What goes before a process's title at that depth of the tree. */
 void top_tree_indent(char *buf, size_t cap, int depth);
-/* "TREE pid  comm \"title\"  N processes: pid pid ..." (or COMM ...). */
+/* "TREE pid  comm \"title\"  N processes: pid pid ..." (its root's), or
+ * "COMM comm  N processes: ...". */
 void top_group_title(const struct top_pgroup *g, enum top_group kind, char *buf, size_t cap);
 
 #endif /* TOP_BATCH_H */

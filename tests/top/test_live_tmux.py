@@ -108,7 +108,7 @@ def session(t, top, pid):
     t.wait("tree group", lambda s: "TREE %d  topprog" % pid in s and "by tree" in s
            and "(all)" in s and "group: tree" in s)
     t.keys("g")
-    t.wait("comm group", lambda s: "COMM %d  topprog" % pid in s and "by command" in s)
+    t.wait("comm group", lambda s: "COMM topprog  1 process: %d" % pid in s and "by command" in s)
     t.keys("g")
     t.wait("processes again", lambda s: "PID %d  topprog" % pid in s and "tworker-0" in s)
 
