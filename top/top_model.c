@@ -159,6 +159,13 @@ uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t fun
 	return c ? c->tick : 0;
 }
 
+struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func)
+{
+	struct top_cell *c = cell_find(p, tid, func);
+
+	return c ? c : cell_insert(p, tid, func);
+}
+
 /* Records are cumulative, so of several snapshots of one (thread, function)
  * only the one taken last matters; the ring may hand them over in any order. */
 int top_proc_snap(struct top_proc *p, const struct top_snap *s)
@@ -268,6 +275,24 @@ bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linge
 	return p->state != TOP_RUNNING && mono_ns - p->ended_mono_ns >= linger_ns;
 }
 
+/* Sampled timing measured `timed` calls out of `calls`: the time of all
+ * calls, estimated as the runtime's summary does (apiprof_stat.h). */
+static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
+{
+	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
+
+	return top_ticks_ns((double)t, p->tick_hz);
+}
+
+double top_proc_share(const struct top_proc *p)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < p->ncells; i++)
+		ns += stat_time_ns(p, &p->cells[i].iv);
+	return p->iv_wall_ns ? 100.0 * ns / (double)p->iv_wall_ns : 0;
+}
+
 /* --- units and percentiles ---------------------------------------------- */
 
 double top_ticks_ns(double ticks, uint64_t hz)
@@ -367,15 +392,6 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 		a->busy_ns = c->busy_ns;
 		a->busy_bound = (c->flags & APIPROF_REC_BUSY_BOUND) != 0;
 	}
-}
-
-/* Sampled timing measured `timed` calls out of `calls`: the time of all
- * calls, estimated as the runtime's summary does (apiprof_stat.h). */
-static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
-{
-	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
-
-	return top_ticks_ns((double)t, p->tick_hz);
 }
 
 static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
