@@ -84,17 +84,42 @@ def check_share(proc, thread):
             fail("%s at %.3f%% of an interval" % (f["name"], f["pct"]))
 
 
-def full(top, shim, prog):
-    p = start(shim, prog, 0)
-    v = viewer(top, p.pid, "--json")
-    charged, seen, last_for = 0, 0, -1
-    while seen < BLOCKED_REFRESHES:
-        proc, t = main_thread(v, p.pid)
+def refreshes(v, pid, charged):
+    """busyprog's thread and its tt_wait row at each refresh, every
+    interval checked, and tt_wait's interval_ns added to charged[0]."""
+    while True:
+        proc, t = main_thread(v, pid)
         if t is None:
             continue
         check_share(proc, t)
         w = row(t, "tt_wait")
-        charged += w["interval_ns"] if w else 0
+        charged[0] += w["interval_ns"] if w else 0
+        yield t, w
+
+
+def table_shows(top, pid, inside, what):
+    """Waits until the plain table's tt_wait row has an INSIDE (the last
+    column) for which inside(text) holds."""
+    text = viewer(top, pid)
+    while True:
+        line = text.stdout.readline()
+        if not line:
+            fail("the plain table never showed " + what)
+        f = line.split()
+        if "INSIDE" in line and f[-1] != "INSIDE":
+            fail("INSIDE is not the last column: " + line)
+        if len(f) > 3 and f[3] == "tt_wait" and inside(f[-1]):
+            break
+    text.kill()
+
+
+def full(top, shim, prog):
+    p = start(shim, prog, 0)
+    v = viewer(top, p.pid, "--json")
+    charged, seen, last_for = [0], 0, -1
+    for t, w in refreshes(v, p.pid, charged):
+        if seen == BLOCKED_REFRESHES:
+            break
         ip = t["in_progress"]
         if ip is None:
             continue
@@ -107,35 +132,19 @@ def full(top, shim, prog):
         last_for = ip["for_ns"]
         seen += 1
 
-    text = viewer(top, p.pid)
-    while True:
-        line = text.stdout.readline()
-        if not line:
-            fail("the plain table never showed tt_wait in progress")
-        f = line.split()
-        if "INSIDE" in line and f[-1] != "INSIDE":
-            fail("INSIDE is not the last column: " + line)
-        if len(f) > 3 and f[3] == "tt_wait" and f[-1] not in ("-",) and f[-1][0].isdigit():
-            break
-    text.kill()
+    table_shows(top, p.pid, lambda s: s[0].isdigit(), "tt_wait in progress")
 
     p.stdin.write("x")
     p.stdin.flush()
     if p.stdout.readline() != "done\n":
         fail("busyprog did not return from tt_wait")
-    while True:
-        proc, t = main_thread(v, p.pid)
-        if t is None:
-            continue
-        check_share(proc, t)
-        w = row(t, "tt_wait")
-        charged += w["interval_ns"] if w else 0
+    for t, w in refreshes(v, p.pid, charged):
         if w and w["calls"] == 1 and t["in_progress"] is None:
             break
     if "in_progress" in w or row(t, "tt_work")["calls"] != CALLS:
         fail("after the call: %r" % t)
     # Each interval_ns is rounded to the ns: one ns a refresh either way.
-    total = w["total_ns"]
+    total, charged = w["total_ns"], charged[0]
     if not total - REFRESHES[0] <= charged <= total + FLUSH_MS * 1000000 + REFRESHES[0]:
         fail("the intervals charged %d ns for a call of %d ns" % (charged, total))
     p.stdin.close()
@@ -157,15 +166,7 @@ def sampled(top, shim, prog):
     if ip["name"] != "tt_wait" or ip["exact"]:
         fail("sampled mode, in progress: %r" % ip)
     v.kill()
-    text = viewer(top, p.pid)
-    while True:
-        line = text.stdout.readline()
-        if not line:
-            fail("the plain table never showed tt_wait at least so long")
-        f = line.split()
-        if len(f) > 3 and f[3] == "tt_wait" and f[-1].startswith(">="):
-            break
-    text.kill()
+    table_shows(top, p.pid, lambda s: s.startswith(">="), "tt_wait at least so long")
     p.stdin.close()
     if p.wait() != 1:  # tt_wait read end of file
         fail("busyprog's tt_wait did not see the end of its input")
