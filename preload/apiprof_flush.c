@@ -41,11 +41,10 @@ struct snap_head {
 };
 
 /* Reserves a ring slot and fills it with row i of tab as function func,
- * in place: a record is 608 bytes, too much for the stack of a thread on
+ * marked with the call in progress in that row if any (b, else NULL), in
+ * place: a record is 608 bytes, too much for the stack of a thread on
  * its way out (see the README's stack bound).  The caller commits or
  * abandons the slot; NULL when the ring dropped the record. */
-/* The record of a row is marked with the call in progress in it, if any:
- * b (NULL: none). */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
                                        const struct apiprof_busy *b, uint64_t *pos)
