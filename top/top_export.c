@@ -178,7 +178,7 @@ int top_export_run(struct top_watch *w, const struct top_opts *o)
 	 * totals go into its command's series then. */
 	if (w->linger_ns == 0)
 		w->linger_ns = 1;
-	top_prom_init(&x.prom, o->per_process, o->per_thread, w->procdir);
+	top_prom_init(&x.prom, o->per_process, o->per_thread);
 	if (o->textfile && textfile_path(&x, o->textfile) != 0)
 		goto out;
 	signals(&mask);

@@ -13,6 +13,7 @@
 
 #include "top_cols.h"
 #include "top_opts.h"
+#include "top_ptree.h"
 
 enum {
 	OPT_JSON = 256,
@@ -23,6 +24,7 @@ enum {
 	OPT_TEXTFILE,
 	OPT_PER_PROCESS,
 	OPT_PER_THREAD,
+	OPT_GROUP,
 };
 
 /* The -s names, from the column table. */
@@ -36,7 +38,8 @@ static void put_sort_keys(FILE *out)
 void top_opts_usage(FILE *out)
 {
 	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...]] [--json]\n"
-	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--linger SECONDS] [--clean]\n"
+	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
+	      "                   [--linger SECONDS] [--clean]\n"
 	      "       apiprof-top [--listen [ADDR:]PORT] [--textfile DIR] [--per-process]\n"
 	      "                   [--per-thread] [-d SECONDS] [-p PID,...]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
@@ -46,6 +49,8 @@ void top_opts_usage(FILE *out)
 	      "  -n, --iterations N   exit after N refreshes\n"
 	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
 	      "  -a, --aggregate      one row per function, summed over threads\n"
+	      "      --group KIND     one table per process tree (tree) or per command\n"
+	      "                       (comm), one row per function summed over its processes\n"
 	      "  -f, --filter TEXT    only rows whose api, function or thread contains TEXT\n"
 	      "  -s, --sort COLUMN   ",
 	      out);
@@ -138,6 +143,8 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_SHM_DIR:
 		o->shm_dir = arg;
 		return 0;
+	case OPT_GROUP:
+		return top_group_parse(arg, &o->view.group);
 	case OPT_LISTEN:
 		o->listen = arg;
 		return 0;
@@ -180,6 +187,7 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"linger", required_argument, NULL, OPT_LINGER},
 	        {"clean", no_argument, NULL, OPT_CLEAN},
 	        {"shm-dir", required_argument, NULL, OPT_SHM_DIR},
+	        {"group", required_argument, NULL, OPT_GROUP},
 	        {"listen", required_argument, NULL, OPT_LISTEN},
 	        {"textfile", required_argument, NULL, OPT_TEXTFILE},
 	        {"per-process", no_argument, NULL, OPT_PER_PROCESS},

@@ -28,12 +28,11 @@ static int by_key(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void top_prom_init(struct top_prom *x, bool per_process, bool per_thread, const char *procdir)
+void top_prom_init(struct top_prom *x, bool per_process, bool per_thread)
 {
 	memset(x, 0, sizeof(*x));
 	x->per_process = per_process || per_thread;
 	x->per_thread = per_thread;
-	x->procdir = procdir;
 }
 
 static void series_free(void *v)
@@ -200,8 +199,8 @@ static void acc_add_cell(struct top_prom_acc *a, const struct top_proc *p, const
 	}
 }
 
-static void cell_labels(const struct top_prom *x, const struct top_prom_proc *pr,
-                        const struct top_proc *p, const struct top_cell *c, char *buf, size_t cap)
+static void cell_labels(const struct top_prom *x, const struct top_proc *p,
+                        const struct top_cell *c, char *buf, size_t cap)
 {
 	const struct top_func *f = &p->funcs[c->func];
 	char num[16];
@@ -211,7 +210,7 @@ static void cell_labels(const struct top_prom *x, const struct top_prom_proc *pr
 	if (x->per_process) {
 		snprintf(num, sizeof(num), "%d", p->pid);
 		label_add(buf, cap, "pid", num);
-		label_add(buf, cap, "title", pr->title);
+		label_add(buf, cap, "title", p->title);
 	}
 	if (x->per_thread) {
 		snprintf(num, sizeof(num), "%u", c->tid);
@@ -235,8 +234,7 @@ static struct top_prom_acc *acc_of(struct top_prom_series *s, bool retire)
 }
 
 /* Adds p's cells to the live or the retired parts of their series. */
-static int add_proc(struct top_prom *x, const struct top_prom_proc *pr, const struct top_proc *p,
-                    bool retire)
+static int add_proc(struct top_prom *x, const struct top_proc *p, bool retire)
 {
 	char labels[LABELS_MAX];
 	int le_of[APIPROF_HIST_BUCKETS];
@@ -248,7 +246,7 @@ static int add_proc(struct top_prom *x, const struct top_prom_proc *pr, const st
 
 		if (c->func >= p->nfuncs) /* not named yet: next refresh */
 			continue;
-		cell_labels(x, pr, p, c, labels, sizeof(labels));
+		cell_labels(x, p, c, labels, sizeof(labels));
 		struct top_prom_series *s = series_get(x, labels);
 		struct top_prom_acc *a = s ? acc_of(s, retire) : NULL;
 		if (!a && x->nseries < MAX_SERIES)
@@ -264,22 +262,21 @@ static int add_proc(struct top_prom *x, const struct top_prom_proc *pr, const st
 
 /* --- the update ----------------------------------------------------------- */
 
-/* What the exporter remembers of a process: its title is read while it
- * runs and kept once it ends, so that its series keep their labels. */
+/* What the exporter remembers of a process, for its info line.  The
+ * watch reads its title while it runs and keeps it once it ends, so that
+ * its --per-process series keep their labels. */
 static void proc_note(struct top_prom *x, struct top_prom_proc *pr, const struct top_entry *e,
                       bool running)
 {
 	const struct top_proc *p = &e->proc;
-	char title[TOP_TITLE_LEN];
 
 	pr->gen = x->gen;
 	pr->running = running;
 	pr->pid = p->pid;
 	memcpy(pr->comm, p->comm, sizeof(pr->comm));
+	memcpy(pr->title, p->title, sizeof(pr->title));
 	top_mode_name(p->mode, pr->mode, sizeof(pr->mode));
 	pr->clock = top_clock_name(p->clock);
-	if (running && top_title_read(x->procdir, p->pid, title, sizeof(title)) > 0)
-		memcpy(pr->title, title, sizeof(title));
 }
 
 static int take_entry(struct top_prom *x, const struct top_entry *e)
@@ -303,9 +300,9 @@ static int take_entry(struct top_prom *x, const struct top_entry *e)
 		c->dropped_retired += e->proc.dropped;
 	pr->retired |= retire;
 	if (x->per_process) /* its series go with it */
-		return visible ? add_proc(x, pr, &e->proc, false) : 0;
+		return visible ? add_proc(x, &e->proc, false) : 0;
 	if (running || retire)
-		return add_proc(x, pr, &e->proc, retire);
+		return add_proc(x, &e->proc, retire);
 	return 0;
 }
 

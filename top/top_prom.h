@@ -64,7 +64,7 @@ struct top_prom_proc {
 	bool retired; /* its final totals are in the series' retired parts */
 	int pid;
 	char comm[TOP_COMM_LEN];
-	char title[TOP_TITLE_LEN]; /* the last non-empty one read */
+	char title[TOP_TITLE_LEN]; /* top_proc's */
 	char mode[16];
 	const char *clock;
 	uint64_t gen;
@@ -73,7 +73,6 @@ struct top_prom_proc {
 struct top_prom {
 	bool per_process;
 	bool per_thread;
-	const char *procdir;
 	void *series; /* tsearch trees, ordered by key */
 	void *cmds;
 	void *procs;
@@ -82,7 +81,7 @@ struct top_prom {
 	uint64_t gen;
 };
 
-void top_prom_init(struct top_prom *x, bool per_process, bool per_thread, const char *procdir);
+void top_prom_init(struct top_prom *x, bool per_process, bool per_thread);
 void top_prom_free(struct top_prom *x);
 /* Takes in the model after a top_watch_refresh.  0, or -1 out of memory
  * (the message printed; what was taken in stays). */

@@ -148,7 +148,7 @@ static void test_by_command(void)
 	fake_add(&f, "seg-b", 101, "srv", S);
 	calls(f.e[0], 1, 1, 100, 6);
 	calls(f.e[1], 1, 1, 50, 8);
-	top_prom_init(&x, false, false, "/nonexistent");
+	top_prom_init(&x, false, false);
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
 	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",api=\"libc\",function=\"malloc\"} 150"));
@@ -199,7 +199,7 @@ static void test_per_process(void)
 
 	fake_init(&f);
 	calls(fake_add(&f, "seg-a", 100, "srv", S), 7, 1, 10, 6);
-	top_prom_init(&x, true, true, "/nonexistent");
+	top_prom_init(&x, true, true);
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
 	CHECK(has(t, "apiprof_calls_total{comm=\"srv\",pid=\"100\",title=\"\",tid=\"7\","
@@ -224,7 +224,7 @@ static void test_never_down(void)
 	fake_init(&f);
 	fake_add(&f, "seg-a", 100, "tsc", 2 * S)->proc.sample = 4; /* the time is an estimate */
 	calls(f.e[0], 1, 1, 10, 12);
-	top_prom_init(&x, false, false, "/nonexistent");
+	top_prom_init(&x, false, false);
 	CHECK(top_prom_update(&x, &f.w) == 0);
 	t = text_of(&x);
 	/* 10 x 4096 ticks at 2 GHz; bucket 12 ends at 2^13 ticks = 4096 ns. */
