@@ -58,13 +58,11 @@ const char *top_state_name(enum top_state s)
  * shorter table from a later read keeps what we already know. */
 int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
 {
-	struct top_func *nf;
-
 	if (n <= p->nfuncs) {
 		memcpy(p->funcs, f, n * sizeof(*f));
 		return 0;
 	}
-	nf = realloc(p->funcs, n * sizeof(*f));
+	struct top_func *nf = realloc(p->funcs, n * sizeof(*f));
 	if (!nf)
 		return -1;
 	memcpy(nf, f, n * sizeof(*f));
@@ -124,18 +122,14 @@ static int index_grow(struct top_proc *p)
 
 static struct top_cell *cell_find(const struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	size_t i;
-
 	if (p->capindex == 0)
 		return NULL;
-	i = index_slot(p, tid, func);
+	size_t i = index_slot(p, tid, func);
 	return p->index[i] ? &p->cells[p->index[i] - 1] : NULL;
 }
 
 static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	struct top_cell *c;
-
 	if (p->ncells >= TOP_MAX_CELLS)
 		return NULL;
 	if (2 * (p->ncells + 1) > p->capindex && index_grow(p) != 0)
@@ -149,7 +143,7 @@ static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t f
 		p->cells = nc;
 		p->capcells = cap;
 	}
-	c = &p->cells[p->ncells++];
+	struct top_cell *c = &p->cells[p->ncells++];
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->func = func;
@@ -162,6 +156,13 @@ uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t fun
 	const struct top_cell *c = cell_find(p, tid, func);
 
 	return c ? c->tick : 0;
+}
+
+struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func)
+{
+	struct top_cell *c = cell_find(p, tid, func);
+
+	return c ? c : cell_insert(p, tid, func);
 }
 
 /* Records are cumulative, so of several snapshots of one (thread, function)
@@ -271,6 +272,24 @@ bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linge
 	return p->state != TOP_RUNNING && mono_ns - p->ended_mono_ns >= linger_ns;
 }
 
+/* Sampled timing measured `timed` calls out of `calls`: the time of all
+ * calls, estimated as the runtime's summary does (apiprof_stat.h). */
+static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
+{
+	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
+
+	return top_ticks_ns((double)t, p->tick_hz);
+}
+
+double top_proc_share(const struct top_proc *p)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < p->ncells; i++)
+		ns += stat_time_ns(p, &p->cells[i].iv);
+	return p->iv_wall_ns ? 100.0 * ns / (double)p->iv_wall_ns : 0;
+}
+
 /* --- units and percentiles ---------------------------------------------- */
 
 double top_ticks_ns(double ticks, uint64_t hz)
@@ -345,13 +364,11 @@ static const char *cell_thread(const struct top_cell *c)
 
 static bool cell_match(const struct top_proc *p, const struct top_cell *c, const char *filter)
 {
-	const struct top_func *f;
-
 	if (!filter || !*filter)
 		return true;
 	if (c->func >= p->nfuncs)
 		return strcasestr(cell_thread(c), filter) != NULL;
-	f = &p->funcs[c->func];
+	const struct top_func *f = &p->funcs[c->func];
 	return strcasestr(f->api, filter) || strcasestr(f->name, filter) ||
 	       strcasestr(cell_thread(c), filter);
 }
@@ -364,15 +381,6 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 	stat_add(&a->sum[0], &c->cur);
 	stat_add(&a->sum[1], &c->iv);
 	stat_add(&a->sum[2], &since);
-}
-
-/* Sampled timing measured `timed` calls out of `calls`: the time of all
- * calls, estimated as the runtime's summary does (apiprof_stat.h). */
-static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
-{
-	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
-
-	return top_ticks_ns((double)t, p->tick_hz);
 }
 
 static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
@@ -459,13 +467,12 @@ static struct acc *acc_for(struct acc *accs, size_t *n, size_t *slot, uint32_t n
                            const struct top_cell *c, bool aggregate)
 {
 	bool shared = aggregate && c->func < nslots;
-	struct acc *a;
 
 	if (shared && slot[c->func] != SIZE_MAX)
 		return &accs[slot[c->func]];
 	if (shared)
 		slot[c->func] = *n;
-	a = &accs[(*n)++];
+	struct acc *a = &accs[(*n)++];
 	a->tid = aggregate ? 0 : c->tid;
 	a->func = c->func;
 	a->thread = aggregate ? "(all)" : cell_thread(c);
