@@ -14,7 +14,8 @@
  *   file      an address in a mapping of argv[1] (a corrupt ELF), if given
  *
  * then "ready", and waits on stdin: "late PATH" loads PATH with dlopen and
- * prints "late HEXADDR" for its symlate_fn; end of input exits 0.  The
+ * prints "late HEXADDR" for its symlate_fn, "map PATH" maps PATH and
+ * prints "map HEXADDR"; end of input exits 0.  The
  * lines marked SYM-MARK are the ones the test expects.
  */
 #include <dlfcn.h>
@@ -135,8 +136,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (fgets(line, sizeof line, stdin) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "late ", 5) != 0 || late(line + 5) != 0)
+		if (strncmp(line, "map ", 4) == 0)
+			put("map", map_file(line + 4));
+		else if (strncmp(line, "late ", 5) != 0 || late(line + 5) != 0)
 			return 1;
+		fflush(stdout);
 	}
 	return 0;
 }
