@@ -169,21 +169,44 @@ static json_t *func_json(const struct top_row *r)
 	                 ns_json(r->min_ns), "estimated", r->estimated);
 }
 
+/* A call in progress: {"api", "name", "for_ns", "exact"}; "exact" is
+ * false when for_ns is only a lower bound (the start is not known). */
+static json_t *busy_json(const struct top_row *r)
+{
+	return json_pack("{s:s, s:s, s:o, s:b}", "api", r->api, "name", r->func, "for_ns",
+	                 ns_json(r->busy_ns), "exact", !r->busy_bound);
+}
+
+/* A thread's "in_progress": its longest call in progress, or null. */
+static void thread_busy(json_t *thread, const struct top_row *r)
+{
+	json_t *cur = json_object_get(thread, "in_progress");
+	json_t *v = json_object_get(cur, "for_ns");
+
+	if (r->busy_ns >= 0 && (!json_is_integer(v) || json_integer_value(v) < r->busy_ns))
+		json_object_set_new(thread, "in_progress", busy_json(r));
+}
+
 /* Rows come sorted by tid: consecutive rows with one tid form a thread. */
 static json_t *threads_json(const struct top_row *rows, size_t n)
 {
-	json_t *threads = json_array(), *funcs = NULL;
+	json_t *threads = json_array(), *funcs = NULL, *thread = NULL;
 
 	for (size_t i = 0; i < n; i++) {
+		json_t *f = func_json(&rows[i]);
+
 		if (!i || rows[i].tid != rows[i - 1].tid ||
 		    strcmp(rows[i].thread, rows[i - 1].thread)) {
 			funcs = json_array();
-			json_array_append_new(threads,
-			                      json_pack("{s:I, s:s, s:o}", "tid",
-			                                (json_int_t)rows[i].tid, "name",
-			                                rows[i].thread, "functions", funcs));
+			thread = json_pack("{s:I, s:s, s:o, s:n}", "tid", (json_int_t)rows[i].tid,
+			                   "name", rows[i].thread, "functions", funcs,
+			                   "in_progress");
+			json_array_append_new(threads, thread);
 		}
-		json_array_append_new(funcs, func_json(&rows[i]));
+		if (rows[i].busy_ns >= 0)
+			json_object_set_new(f, "in_progress", busy_json(&rows[i]));
+		thread_busy(thread, &rows[i]);
+		json_array_append_new(funcs, f);
 	}
 	return threads;
 }

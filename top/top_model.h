@@ -30,6 +30,14 @@ struct top_cell {
 	struct top_stat last; /* cur at the previous refresh */
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
 	struct top_stat base; /* cur when the user last reset */
+	uint64_t busy_since;  /* flags has APIPROF_REC_BUSY: the call in progress began then */
+	/* The call in progress (top_busy.c): how long it has run at the latest
+	 * refresh (-1: none), the part of it charged to the intervals so far,
+	 * and what the latest interval's charge changed (negative once the
+	 * call is over and its time is in the statistics). */
+	double busy_ns;
+	double busy_charged_ns;
+	double busy_iv_ns;
 };
 
 enum top_state { TOP_RUNNING = 0, TOP_ENDED, TOP_STALE };
@@ -45,6 +53,8 @@ struct top_proc {
 	uint32_t clock;
 	uint32_t interval_ms;
 	uint64_t tick_hz;
+	uint64_t tick0;    /* the clock's tick at mono0_ns: where the process's ticks start */
+	uint64_t mono0_ns; /* CLOCK_MONOTONIC at the runtime's start */
 	uint64_t start_realtime_ns;
 	enum top_state state;
 	bool no_ring;      /* the runtime could not give the ring its pages: no numbers */
@@ -82,6 +92,7 @@ enum top_col {
 	TOP_COL_P99,
 	TOP_COL_MAX,
 	TOP_COL_CALLS,
+	TOP_COL_INSIDE,
 	TOP_COL_COUNT
 };
 
@@ -117,6 +128,11 @@ struct top_row {
 	double max_ns;
 	double min_ns;
 	bool estimated; /* sampled timing: time figures are extrapolated */
+	/* A call of the function in progress (the longest, summed over
+	 * threads): how long it has run, -1 for none; busy_bound when that is
+	 * only a lower bound (the call's start is not known). */
+	double busy_ns;
+	bool busy_bound;
 };
 
 void top_proc_init(struct top_proc *p, int pid, uint64_t starttime);
@@ -158,6 +174,9 @@ void top_unloaded_note(const struct top_proc *p, char *buf, size_t cap);
 struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func);
 
 double top_ticks_ns(double ticks, uint64_t hz);
+/* In top_busy.c: the calls in progress of a cell at a refresh (viewer
+ * clock mono_ns), and what they add to the interval. */
+void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);
 double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
