@@ -131,7 +131,6 @@ const char *top_state_name(enum top_state s);
 const char *top_ring_note(const struct top_proc *p);
 
 double top_ticks_ns(double ticks, uint64_t hz);
-double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
 /* In top_sort.c: by the column's natural order (top_cols.c), inverted on
