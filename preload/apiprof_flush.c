@@ -164,8 +164,10 @@ static void flush_records(bool keyframe)
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
+		/* A thread renamed since: all its rows again, with the new name. */
 		if (st == APIPROF_T_LIVE)
-			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe);
+			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0,
+			                     apiprof_thread_rename(th) || keyframe);
 		else if (st == APIPROF_T_EXITED && keyframe)
 			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
 			                     true);
@@ -330,6 +332,7 @@ static void *flusher_main(void *arg)
 		if (!flusher_go_on())
 			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
+		apiprof_loaded_check();
 		n = woken ? 0 : n + 1;
 		apiprof_flush_all(woken || n % apiprof_cfg.keyframe == 0);
 	}
