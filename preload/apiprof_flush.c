@@ -74,13 +74,12 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
                       uint32_t i)
 {
 	uint64_t pos;
-	struct apiprof_shm_rec *r;
 
 	if (!entry_stable(th, gen))
 		return false;
 	if (func >= h->func_cap)
 		return true;
-	r = rec_put(h, sh, func, tab, i, &pos);
+	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
 		apiprof_ring_abandon(h, r, pos);
 		return false;
@@ -146,13 +145,12 @@ void apiprof_flush_folded(void)
 
 		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
 			uint32_t func = api->func_base + i;
-			struct apiprof_shm_rec *r;
 			uint64_t pos;
 
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
-			r = rec_put(h, &sh, func, tab, i, &pos);
+			struct apiprof_shm_rec *r = rec_put(h, &sh, func, tab, i, &pos);
 			if (r != NULL)
 				apiprof_ring_commit(r, pos);
 		}
@@ -387,14 +385,16 @@ static bool own_stack_fits(void)
 static int flusher_create(void *seg, bool own_stack)
 {
 	pthread_attr_t attr;
-	int err;
 
 	pthread_attr_init(&attr);
 	if (own_stack)
 		pthread_attr_setstack(&attr, flusher_stack, sizeof(flusher_stack));
-	err = pthread_create(&flusher_id, &attr, flusher_main, seg);
+	int err = pthread_create(&flusher_id, &attr, flusher_main, seg);
 	pthread_attr_destroy(&attr);
-	return err;
+	if (err == 0)
+		return 0;
+	errno = err;
+	return -1;
 }
 
 /* Starts the flusher, unless this process has one: from the constructor,
@@ -403,7 +403,7 @@ static int flusher_create(void *seg, bool own_stack)
 void apiprof_flusher_start(void)
 {
 	sigset_t all, old;
-	int err;
+	int saved = errno;
 
 	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL ||
 	    apiprof_load_acquire(&flusher_pid) == getpid())
@@ -412,15 +412,18 @@ void apiprof_flusher_start(void)
 	sigfillset(&all);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = own_stack_fits() ? flusher_create(apiprof_segment(), true) : EINVAL;
-	if (err == EINVAL) /* static TLS too large for the buffer */
-		err = flusher_create(apiprof_segment(), false);
+	bool own = own_stack_fits();
+	int rc = own ? flusher_create(apiprof_segment(), true) : -1;
+	if (rc != 0 && (!own || errno == EINVAL)) /* static TLS too large for the buffer */
+		rc = flusher_create(apiprof_segment(), false);
+	int err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err != 0)
+	if (rc != 0)
 		apiprof_warn("cannot start the flusher thread (%s): live numbers only at exit",
 		             strerror(err));
 	else
 		apiprof_store_release(&flusher_pid, getpid());
+	errno = saved;
 }
 
 /* In a fork child: the parent's flusher is not there (the child may even
@@ -471,7 +474,6 @@ static void wait_gone(pid_t tid)
 bool apiprof_flusher_stop(void)
 {
 	int saved = errno;
-	pid_t tid;
 
 	if (apiprof_load_acquire(&flusher_pid) != getpid() || !cmd_change(FL_RUN, FL_STOP))
 		return false;
@@ -482,7 +484,7 @@ bool apiprof_flusher_stop(void)
 		return false;
 	}
 	pthread_join(flusher_id, NULL); /* it is on its way out */
-	tid = (pid_t)apiprof_read_once(&flusher_tid);
+	pid_t tid = (pid_t)apiprof_read_once(&flusher_tid);
 	apiprof_store_release(&flusher_pid, 0);
 	wait_gone(tid);
 	errno = saved;

@@ -311,13 +311,10 @@ APIPROF_HIDDEN void apiprof_end_after_fork(void);
  * leave() restores what enter() found. */
 static inline uint64_t apiprof_busy_enter(void)
 {
-	struct apiprof_tls *t;
-	uint64_t old;
-
 	if (!apiprof_tls_ok())
 		return APIPROF_GUARD_BUSY; /* nothing is counted anyway */
-	t = apiprof_tls_self();
-	old = t->guard & APIPROF_GUARD_BUSY;
+	struct apiprof_tls *t = apiprof_tls_self();
+	uint64_t old = t->guard & APIPROF_GUARD_BUSY;
 	t->guard |= APIPROF_GUARD_BUSY;
 	return old;
 }

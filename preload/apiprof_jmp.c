@@ -107,11 +107,11 @@ __attribute__((no_sanitize_address)) static uint32_t inline_row(const struct api
 {
 	const volatile uintptr_t *p = (const uintptr_t *)frame;
 	Dl_info self;
-	uintptr_t lo, hi = (uintptr_t)api;
+	uintptr_t hi = (uintptr_t)api;
 
 	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
 		return UINT32_MAX;
-	lo = (uintptr_t)self.dli_fbase;
+	uintptr_t lo = (uintptr_t)self.dli_fbase;
 	for (int n = 0; n < SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
 		uintptr_t w = *--p;
 
@@ -127,29 +127,25 @@ __attribute__((no_sanitize_address)) static uint32_t inline_row(const struct api
 
 static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uintptr_t low)
 {
-	const struct apiprof_api *api;
-
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);
-	api = apiprof_api_get(id);
+	const struct apiprof_api *api = apiprof_api_get(id);
 	return api != NULL ? inline_row(api, frame, low) : UINT32_MAX;
 }
 
 /* Ends the calls of this thread that the jump to env abandons. */
 static void jump(const void *env)
 {
-	uintptr_t cur = apiprof_sp(), tgt;
-	struct apiprof_tls *t;
+	uintptr_t cur = apiprof_sp();
 	uint32_t n = apiprof_api_count();
-	uint64_t busy;
 
 	/* Runtime code that a signal handler's jump leaves is not undone */
 	if (!apiprof_read_once(&jmp_known) || !apiprof_tls_ok() ||
 	    (apiprof_tls_self()->guard & APIPROF_GUARD_BUSY))
 		return;
-	t = apiprof_tls_self();
-	tgt = jmp_target(env);
-	busy = apiprof_busy_enter();
+	struct apiprof_tls *t = apiprof_tls_self();
+	uintptr_t tgt = jmp_target(env);
+	uint64_t busy = apiprof_busy_enter();
 	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
 		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
@@ -189,12 +185,11 @@ static jmp_fn real(jmp_fn *slot, const char *name)
 static __attribute__((noinline)) bool jmp_check(void)
 {
 	uint64_t env[JB_WORDS] __attribute__((aligned(16)));
-	uintptr_t sp, tgt;
 
 	if (_setjmp(env) != 0)
 		return false; /* never jumped to */
-	sp = apiprof_sp();
-	tgt = jmp_target(env);
+	uintptr_t sp = apiprof_sp();
+	uintptr_t tgt = jmp_target(env);
 	return tgt - sp < CALIB_SLACK || sp - tgt < CALIB_SLACK;
 }
 

@@ -156,14 +156,13 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
 static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, struct apiprof_call *c,
                                                     uintptr_t sp, uint32_t idx)
 {
-	struct apiprof_tls *t;
 	uint32_t id = apiprof_load_acquire(&api->id);
 
 	/* Nothing touches the thread's state before it has a home; the first
 	 * call may be the one that starts the runtime. */
 	if (!apiprof_ready() || !apiprof_tls_ok())
 		return APIPROF_CALL_FORWARD;
-	t = apiprof_tls_self();
+	struct apiprof_tls *t = apiprof_tls_self();
 	if (t->guard & APIPROF_GUARD_BUSY)
 		return APIPROF_CALL_FORWARD;
 	if (id == 0 || t->api[id].tab == NULL) {
@@ -185,11 +184,10 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
                             uint32_t idx)
 {
 	uint32_t id = apiprof_load_acquire(&api->id);
-	struct apiprof_tls *t;
 
 	if (!apiprof_started() || !apiprof_tls_ok())
 		return enter_any(api, c, sp, idx);
-	t = apiprof_tls_self();
+	struct apiprof_tls *t = apiprof_tls_self();
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx);

@@ -338,11 +338,10 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	int saved = errno;
 	struct apiprof_tab *tab = NULL;
 	struct apiprof_thread *th;
-	uint32_t id;
 
 	if (apiprof_load_acquire(&api->id) == 0)
 		apiprof_register(api);
-	id = apiprof_load_acquire(&api->id);
+	uint32_t id = apiprof_load_acquire(&api->id);
 	if (id != 0 && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api->nfuncs);
 	if (tab != NULL) {

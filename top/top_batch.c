@@ -144,17 +144,17 @@ static json_t *proc_json(const struct top_proc *p, uint64_t real_ns)
 
 int top_batch_json(FILE *out, const struct top_watch *w, uint64_t real_ns, double delay_s)
 {
-	json_t *procs = json_array(), *o;
-	int rc;
+	json_t *procs = json_array();
 
 	for (size_t i = 0; i < w->n; i++)
 		if (top_entry_visible(w->v[i]))
 			json_array_append_new(procs, proc_json(&w->v[i]->proc, real_ns));
-	o = json_pack("{s:f, s:f, s:o, s:o}", "time", (double)real_ns / 1e9, "delay", delay_s,
-	              "processes", procs, "dropped", u64_json(top_watch_dropped(w)));
+	json_t *o =
+	        json_pack("{s:f, s:f, s:o, s:o}", "time", (double)real_ns / 1e9, "delay", delay_s,
+	                  "processes", procs, "dropped", u64_json(top_watch_dropped(w)));
 	if (!o)
 		return -1;
-	rc = json_dumpf(o, out, JSON_COMPACT);
+	int rc = json_dumpf(o, out, JSON_COMPACT);
 	json_decref(o);
 	fputc('\n', out);
 	fflush(out);

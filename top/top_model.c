@@ -58,13 +58,11 @@ const char *top_state_name(enum top_state s)
  * shorter table from a later read keeps what we already know. */
 int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
 {
-	struct top_func *nf;
-
 	if (n <= p->nfuncs) {
 		memcpy(p->funcs, f, n * sizeof(*f));
 		return 0;
 	}
-	nf = realloc(p->funcs, n * sizeof(*f));
+	struct top_func *nf = realloc(p->funcs, n * sizeof(*f));
 	if (!nf)
 		return -1;
 	memcpy(nf, f, n * sizeof(*f));
@@ -124,18 +122,14 @@ static int index_grow(struct top_proc *p)
 
 static struct top_cell *cell_find(const struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	size_t i;
-
 	if (p->capindex == 0)
 		return NULL;
-	i = index_slot(p, tid, func);
+	size_t i = index_slot(p, tid, func);
 	return p->index[i] ? &p->cells[p->index[i] - 1] : NULL;
 }
 
 static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	struct top_cell *c;
-
 	if (p->ncells >= TOP_MAX_CELLS)
 		return NULL;
 	if (2 * (p->ncells + 1) > p->capindex && index_grow(p) != 0)
@@ -149,7 +143,7 @@ static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t f
 		p->cells = nc;
 		p->capcells = cap;
 	}
-	c = &p->cells[p->ncells++];
+	struct top_cell *c = &p->cells[p->ncells++];
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->func = func;
@@ -301,13 +295,11 @@ static const char *cell_thread(const struct top_cell *c)
 
 static bool cell_match(const struct top_proc *p, const struct top_cell *c, const char *filter)
 {
-	const struct top_func *f;
-
 	if (!filter || !*filter)
 		return true;
 	if (c->func >= p->nfuncs)
 		return strcasestr(cell_thread(c), filter) != NULL;
-	f = &p->funcs[c->func];
+	const struct top_func *f = &p->funcs[c->func];
 	return strcasestr(f->api, filter) || strcasestr(f->name, filter) ||
 	       strcasestr(cell_thread(c), filter);
 }
@@ -418,13 +410,12 @@ static struct acc *acc_for(struct acc *accs, size_t *n, size_t *slot, uint32_t n
                            const struct top_cell *c, bool aggregate)
 {
 	bool shared = aggregate && c->func < nslots;
-	struct acc *a;
 
 	if (shared && slot[c->func] != SIZE_MAX)
 		return &accs[slot[c->func]];
 	if (shared)
 		slot[c->func] = *n;
-	a = &accs[(*n)++];
+	struct acc *a = &accs[(*n)++];
 	a->tid = aggregate ? 0 : c->tid;
 	a->func = c->func;
 	a->thread = aggregate ? "(all)" : cell_thread(c);

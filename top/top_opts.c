@@ -72,12 +72,12 @@ static int parse_long(const char *s, long lo, long hi, long *v)
 
 static int parse_pids(struct top_opts *o, const char *arg)
 {
-	char buf[1024], *save = NULL, *tok;
+	char buf[1024], *save = NULL;
 
 	if (strlen(arg) >= sizeof(buf))
 		return -1;
 	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long pid;
 
 		if (o->npids >= TOP_MAX_PIDS || parse_long(tok, 1, INT_MAX, &pid))

@@ -191,11 +191,10 @@ static void frame_build(struct ui *u)
 	for (size_t i = 0; i < u->w->n; i++) {
 		const struct top_proc *p = &u->w->v[i]->proc;
 		struct top_row *rows;
-		size_t n;
 
 		if (!top_entry_visible(u->w->v[i]))
 			continue;
-		n = top_rows_build(p, &u->view, &rows);
+		size_t n = top_rows_build(p, &u->view, &rows);
 		u->rows[u->nrows++] = rows;
 		if (u->nlines)
 			push_line(u, &cap, V_BLANK, NULL, NULL);
@@ -439,14 +438,13 @@ static void prompt_start(struct ui *u, enum prompt p)
 static void prompt_accept(struct ui *u)
 {
 	char *end;
-	double d;
 
 	if (u->prompt == PROMPT_FILTER) {
 		snprintf(u->filter, sizeof(u->filter), "%s", u->input);
 		u->view.filter = u->filter[0] ? u->filter : NULL;
 		u->scroll = 0;
 	} else {
-		d = strtod(u->input, &end);
+		double d = strtod(u->input, &end);
 		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
 			u->delay_s = d;
 			top_shm_watch_delay(d);
@@ -608,12 +606,12 @@ static int wait_key(struct ui *u)
 	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
 	uint64_t ms = u->paused || u->next_ns <= now ? 1000 : (u->next_ns - now) / 1000000 + 1;
 	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
-	int ch, n;
+	int ch;
 
 	if (u->had_key && !u->input_eof && (ch = buffered_key()) != ERR)
 		return ch;
 	u->had_key = false;
-	n = poll(&in, u->input_eof ? 0 : 1, ms > 1000 ? 1000 : (int)ms);
+	int n = poll(&in, u->input_eof ? 0 : 1, ms > 1000 ? 1000 : (int)ms);
 	if (n < 0) /* a signal: SIGWINCH leaves KEY_RESIZE to collect */
 		return buffered_key();
 	if (n == 0)
@@ -644,15 +642,13 @@ int top_ui_run(struct top_watch *w, struct top_opts *o)
 	install_signals();
 	start_curses();
 	for (long n = 0; !u.quit && !ui_stop;) {
-		int ch;
-
 		if (!u.paused && top_now_ns(CLOCK_MONOTONIC) >= u.next_ns)
 			n++;
 		maybe_refresh(&u);
 		draw(&u);
 		if (o->count && n >= o->count)
 			break;
-		ch = wait_key(&u);
+		int ch = wait_key(&u);
 		if (ch != ERR)
 			handle_key(&u, ch);
 	}

@@ -113,10 +113,9 @@ static void discover(struct top_watch *w)
 static void try_open(struct top_watch *w, struct top_entry *e)
 {
 	char path[PATH_MAX], err[TOP_ERR_LEN];
-	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", w->dir, e->name);
-	rc = top_seg_open(&e->seg, path, err, sizeof(err));
+	int rc = top_seg_open(&e->seg, path, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID)
 		warn(w, e, err);
 	else if (rc == TOP_SEG_NOTREADY)
@@ -154,7 +153,6 @@ static void forget_unready(struct top_entry *e)
 static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
 {
 	char err[TOP_ERR_LEN];
-	int rc;
 
 	if (!e->seg.map) {
 		if (!e->present)
@@ -163,7 +161,7 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		if (!e->seg.map)
 			return;
 	}
-	rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	int rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID) {
 		warn(w, e, err);
 		return;

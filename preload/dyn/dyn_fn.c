@@ -38,10 +38,9 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 {
 	const struct dyn_fn *f = user;
 	struct apiprof_call c;
-	unsigned how;
 
 	(void)cif;
-	how = apiprof_enter_any(f->api, &c, f->row);
+	unsigned how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		f->fwd(f, ret, args);
@@ -60,7 +59,6 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	void (*fn)(void);
 	void *twin = dyn_vtwin_real(f), *vp;
 	struct apiprof_call c;
-	unsigned how;
 	_Alignas(16) unsigned char va[24];
 
 	(void)cif;
@@ -74,7 +72,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	how = apiprof_enter_any(f->api, &c, f->row);
+	unsigned how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(&c);
 		ffi_call(&f->twin_cif, fn, ret, targs);
