@@ -91,10 +91,9 @@ uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm)
 static int task_comm(uint32_t tid, char *name)
 {
 	char path[48], buf[APIPROF_COMM_MAX + 1];
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
-	n = apiprof_proc_read(path, buf, sizeof(buf));
+	ssize_t n = apiprof_proc_read(path, buf, sizeof(buf));
 	if (n <= 0)
 		return -1;
 	if (buf[n - 1] == '\n')
@@ -139,11 +138,10 @@ bool apiprof_thread_rename(struct apiprof_thread *th)
 {
 	uint32_t gen = apiprof_load_acquire(&th->gen);
 	char cur[APIPROF_COMM_MAX], now[APIPROF_COMM_MAX];
-	uint32_t tid;
 
 	if ((gen & 1u) || apiprof_load_acquire(&th->state) != APIPROF_T_LIVE)
 		return false;
-	tid = apiprof_thread_identity(th, cur);
+	uint32_t tid = apiprof_thread_identity(th, cur);
 	if (task_comm(tid, now) != 0 || memcmp(now, cur, sizeof(now)) == 0)
 		return false;
 	return rename_store(th, gen, now);
