@@ -98,7 +98,8 @@ APIPROF_HIDDEN void apiprof_unload_counts(uint64_t *adds, uint64_t *subs);
  * calls (it takes the loader's lock), and marks their function entries
  * in the segment; true when every library has been seen. */
 APIPROF_HIDDEN bool apiprof_loaded_check(void);
-APIPROF_HIDDEN bool apiprof_loaded(uint32_t id); /* as of the latest check */
+APIPROF_HIDDEN bool apiprof_loaded(uint32_t id);       /* as of the latest check */
+APIPROF_HIDDEN void apiprof_loaded_before_close(void); /* the dlclose hook's */
 /* At the end of the image: one line per api never loaded, unless the
  * image forked (true in the parent after a fork, false in the child). */
 APIPROF_HIDDEN void apiprof_loaded_warn(void);

@@ -5,8 +5,9 @@
  * A spec whose library the program never loads (a program linked
  * statically against it, as Debian's zstd is against libzstd, or a spec
  * naming the library wrongly) gets no calls, and would say nothing.  So
- * the flusher asks, at every flush while a viewer watches, whether the
- * library of each api not yet seen is loaded now, and marks the api's
+ * the flusher asks, at every flush while a viewer watches (and the
+ * program's dlclose before it closes anything), whether the library of
+ * each api not yet seen is loaded now, and marks the api's
  * function entries in the segment APIPROF_FUNC_UNLOADED until it is; the
  * end of the image asks once more, says which were never loaded, and the
  * JSON has "loaded": false for them.  Not a process that forked: a shell,
@@ -21,6 +22,7 @@
  * most apis are loaded before their first flush, and cost one lookup.
  */
 #include <dlfcn.h>
+#include <errno.h>
 
 #include "apiprof_internal.h"
 
@@ -66,6 +68,18 @@ bool apiprof_loaded_check(void)
 bool apiprof_loaded(uint32_t id)
 {
 	return id < APIPROF_MAX_APIS && apiprof_load_acquire(&seen[id]);
+}
+
+/* Before a dlclose, from the program's thread: a library it loaded and
+ * now closes was loaded, whether a flush saw it or not. */
+void apiprof_loaded_before_close(void)
+{
+	uint64_t busy = apiprof_busy_enter(); /* our dlclose is not hooked again */
+	int saved = errno;
+
+	apiprof_loaded_check();
+	errno = saved;
+	apiprof_busy_leave(busy);
 }
 
 void apiprof_loaded_warn(void)
