@@ -162,11 +162,13 @@ static void flush_records(bool keyframe)
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
-		/* A thread renamed since: all its rows again, with the new name. */
-		if (st == APIPROF_T_LIVE)
-			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0,
-			                     apiprof_thread_rename(th) || keyframe);
-		else if (st == APIPROF_T_EXITED && keyframe)
+		if (st == APIPROF_T_LIVE) {
+			/* Its name read again for each full snapshot: a look at
+			 * /proc, a few us a thread. */
+			if (keyframe)
+				apiprof_thread_rename(th);
+			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe);
+		} else if (st == APIPROF_T_EXITED && keyframe)
 			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
 			                     true);
 	}
