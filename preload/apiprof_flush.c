@@ -41,12 +41,13 @@ struct snap_head {
 };
 
 /* Reserves a ring slot and fills it with row i of tab as function func,
- * in place: a record is 600 bytes, too much for the stack of a thread on
+ * marked with the call in progress in that row if any (b, else NULL), in
+ * place: a record is 608 bytes, too much for the stack of a thread on
  * its way out (see the README's stack bound).  The caller commits or
  * abandons the slot; NULL when the ring dropped the record. */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       uint64_t *pos)
+                                       const struct apiprof_busy *b, uint64_t *pos)
 {
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
 
@@ -54,7 +55,8 @@ static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struc
 		return NULL;
 	r->tid = sh->tid;
 	r->func = func;
-	r->flags = sh->flags;
+	r->flags = sh->flags | (b ? APIPROF_REC_BUSY | b->bound : 0);
+	r->busy_since = b ? b->since : 0;
 	r->thread_seq = sh->thread_seq;
 	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
 	r->tick = sh->tick;
@@ -71,7 +73,7 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
  * us (a new thread took it): the copy is dropped, and so is the rest. */
 static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i)
+                      uint32_t i, const struct apiprof_busy *b)
 {
 	uint64_t pos;
 
@@ -79,7 +81,7 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		return false;
 	if (func >= h->func_cap)
 		return true;
-	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, &pos);
+	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
 		apiprof_ring_abandon(h, r, pos);
 		return false;
@@ -89,31 +91,51 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	return true;
 }
 
+/* The call in progress of api id on th that the flusher's scan found (b:
+ * its state; NULL when not scanned), as the row it is in and the row
+ * last published as busy, each + 1 (0: none). */
+static void busy_rows(const struct apiprof_busy *b, uint32_t n, uint32_t *now, uint32_t *shown)
+{
+	*now = b && b->row < n ? b->row + 1 : 0;
+	*shown = b && b->shown <= n ? b->shown : 0;
+}
+
 /* Writes th's statistics for one api.  `all` writes every function that
  * was ever called, otherwise only those called since the helper's previous
  * snapshot (the shadow counts, which only the helper's incremental passes
- * touch, so the exit paths can run beside it). */
+ * touch, so the exit paths can run beside it).  With the scan's state b,
+ * the row of a call in progress is written too, marked, and the row last
+ * marked once more when its call is over, so that a reader's newest record
+ * of each row tells whether it is in progress. */
 static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
-                      const struct snap_head *sh, bool all, uint32_t gen)
+                      const struct snap_head *sh, bool all, uint32_t gen, struct apiprof_busy *b)
 {
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
+	uint32_t busy, shown;
 
 	if (api == NULL || tab == NULL)
 		return;
+	busy_rows(b, api->nfuncs, &busy, &shown);
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		uint64_t calls = apiprof_load(&tab->calls[i]);
+		bool in = busy == i + 1, forced = in || shown == i + 1;
 
-		if (calls == 0 || (!all && apiprof_load(&th->shadow[id][i]) == calls))
+		if ((calls == 0 && !forced) ||
+		    (!all && !forced && apiprof_load(&th->shadow[id][i]) == calls))
 			continue;
-		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i))
+		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i, in ? b : NULL))
 			return;
 		if (!all) /* only the helper's incremental passes keep shadows */
 			apiprof_store(&th->shadow[id][i], calls);
 	}
+	if (b != NULL)
+		b->shown = busy;
 }
 
-void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
+/* th's snapshot; `busy` (the flusher's passes only) also tells the calls
+ * in progress. */
+static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all, bool busy)
 {
 	struct apiprof_shm_header *h = apiprof_segment_ring();
 	uint32_t gen = apiprof_load_acquire(&th->gen);
@@ -126,8 +148,15 @@ void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool al
 	sh.tick = apiprof_now();
 	/* The flusher and the thread itself (as it exits) may both be here. */
 	sh.thread_seq = apiprof_add_fetch_relaxed(&th->snap_seq, 1);
+	if (busy)
+		apiprof_busy_scan(th, gen, sh.tick);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
-		flush_api(h, th, id, &sh, all, gen);
+		flush_api(h, th, id, &sh, all, gen, busy ? th->busy[id] : NULL);
+}
+
+void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
+{
+	flush_thread(th, rec_flags, all, false);
 }
 
 /* The numbers of threads folded away, as one record per function, tid 0. */
@@ -150,20 +179,20 @@ void apiprof_flush_folded(void)
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
-			struct apiprof_shm_rec *r = rec_put(h, &sh, func, tab, i, &pos);
+			struct apiprof_shm_rec *r = rec_put(h, &sh, func, tab, i, NULL, &pos);
 			if (r != NULL)
 				apiprof_ring_commit(r, pos);
 		}
 	}
 }
 
-static void flush_records(bool keyframe)
+static void flush_records(bool keyframe, bool busy)
 {
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
 		if (st == APIPROF_T_LIVE)
-			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe);
+			flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe, busy);
 		else if (st == APIPROF_T_EXITED && keyframe)
 			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
 			                     true);
@@ -177,7 +206,7 @@ static void flush_records(bool keyframe)
  * Without a ring only the clock and the heartbeat move: a reader then has
  * a ready segment to show (APIPROF_SHM_NO_RING says why it has no numbers),
  * and a waking reader's wait ends. */
-void apiprof_flush_all(bool keyframe)
+static void flush_all(bool keyframe, bool busy)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
@@ -185,8 +214,15 @@ void apiprof_flush_all(bool keyframe)
 		return;
 	apiprof_write_once(&h->tick_hz, apiprof_clock_hz());
 	if (apiprof_segment_ring() != NULL)
-		flush_records(keyframe);
+		flush_records(keyframe, busy);
 	apiprof_store_release(&h->heartbeat_tick, apiprof_now());
+}
+
+/* Without the calls in progress: their state is the flusher's alone, and
+ * the other callers (the exit paths) may run beside it. */
+void apiprof_flush_all(bool keyframe)
+{
+	flush_all(keyframe, false);
 }
 
 /* True while a reader has said it will look again (reader_until_ns).  The
@@ -329,7 +365,7 @@ static void *flusher_main(void *arg)
 			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
 		n = woken ? 0 : n + 1;
-		apiprof_flush_all(woken || n % apiprof_cfg.keyframe == 0);
+		flush_all(woken || n % apiprof_cfg.keyframe == 0, true);
 	}
 	return NULL;
 }

@@ -40,7 +40,6 @@ typedef void (*jmp_fn)(void *env, int val) __attribute__((noreturn));
 #define JB_RSP      6
 #define JB_WORDS    32 /* sizeof(jmp_buf) is 200 */
 #define PTR_ROTATE  17
-#define SCAN_WORDS  64 /* how far below a frame its call's return address may be */
 #define CALIB_SLACK 256
 
 int _setjmp(void *env) __attribute__((returns_twice));
@@ -95,32 +94,43 @@ static uint32_t row_at(const struct apiprof_api *api, uintptr_t w, const void *b
 	return UINT32_MAX;
 }
 
+/* Where the shim that holds api's wrappers starts, or 0 when its calls
+ * have no wrappers to tell (dynamic mode) or it cannot be found. */
+uintptr_t apiprof_wrapper_base(const struct apiprof_api *api)
+{
+	Dl_info self;
+
+	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
+		return 0;
+	return (uintptr_t)self.dli_fbase;
+}
+
+/* The wrappers' code lies in the shim (from base) below the api itself:
+ * the cheap test first, dladdr only for a word that passes it. */
+uint32_t apiprof_wrapper_row(const struct apiprof_api *api, uintptr_t base, uintptr_t w)
+{
+	if (base == 0 || w <= base || w >= (uintptr_t)api)
+		return UINT32_MAX;
+	return row_at(api, w, (const void *)base);
+}
+
 /* The row of a call entered inline, whose wrapper stored its stack
  * pointer in the frame word right before calling the real function: the
  * call's return address is the first word below the frame (or below the
  * arguments passed on the stack) that points into one of the api's
- * wrappers, whose code lies in the shim below the api itself.  The words
- * read lie between the jump's own frame (low, when on the same stack) and
- * the abandoned one: live stack. */
+ * wrappers.  The words read lie between the jump's own frame (low, when
+ * on the same stack) and the abandoned one: live stack. */
 __attribute__((no_sanitize_address)) static uint32_t inline_row(const struct apiprof_api *api,
                                                                 uintptr_t frame, uintptr_t low)
 {
 	const volatile uintptr_t *p = (const uintptr_t *)frame;
-	Dl_info self;
-	uintptr_t hi = (uintptr_t)api;
+	uintptr_t base = apiprof_wrapper_base(api);
 
-	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
-		return UINT32_MAX;
-	uintptr_t lo = (uintptr_t)self.dli_fbase;
-	for (int n = 0; n < SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
-		uintptr_t w = *--p;
+	for (int n = 0; base != 0 && n < APIPROF_SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
+		uint32_t row = apiprof_wrapper_row(api, base, *--p);
 
-		if (w > lo && w < hi) {
-			uint32_t row = row_at(api, w, self.dli_fbase);
-
-			if (row != UINT32_MAX)
-				return row;
-		}
+		if (row != UINT32_MAX)
+			return row;
 	}
 	return UINT32_MAX;
 }

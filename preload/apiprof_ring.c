@@ -65,7 +65,7 @@ static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t po
  * it.  NULL when the slot was still being written by a producer one lap
  * behind: then the record is dropped and counted, because a producer never
  * waits.  Filling the slot in place spares the caller a copy of the
- * record (600 bytes) on its stack. */
+ * record (608 bytes) on its stack. */
 struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint64_t *pos)
 {
 	*pos = apiprof_fetch_add_relaxed(&h->head, 1);

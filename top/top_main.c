@@ -43,7 +43,7 @@ static int run_batch(struct top_watch *w, const struct top_opts *o)
 		uint64_t real = top_now_ns(CLOCK_REALTIME);
 		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
 		if (o->json)
-			top_batch_json(stdout, w, real, o->delay_s);
+			top_batch_json(stdout, w, o->view.group, real, o->delay_s);
 		else
 			top_batch_text(stdout, w, &o->view, real, o->delay_s);
 		if (ferror(stdout))

@@ -355,6 +355,7 @@ static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 	d->flags = r->flags;
 	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
 	d->tick = r->tick;
+	d->busy_since = r->busy_since;
 	d->st.calls = r->calls;
 	d->st.ticks = r->ticks;
 	d->st.timed = r->timed;

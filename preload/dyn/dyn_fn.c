@@ -42,7 +42,7 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	(void)cif;
 	unsigned how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
-		apiprof_start(&c);
+		apiprof_start(f->api, &c, f->row);
 		f->fwd(f, ret, args);
 		apiprof_leave(f->api, &c, f->row);
 		return;
@@ -74,7 +74,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	targs[f->nfixed] = &vp;
 	unsigned how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
-		apiprof_start(&c);
+		apiprof_start(f->api, &c, f->row);
 		ffi_call(&f->twin_cif, fn, ret, targs);
 		apiprof_leave(f->api, &c, f->row);
 		return;
