@@ -16,7 +16,9 @@
 /* A table of n rows (see struct apiprof_tab), zeroed word by word with
  * relaxed stores, not memset: when an entry is reset for a new thread the
  * flusher may be reading it (and will discard what it read, seeing the
- * generation change). */
+ * generation change).  A row's start (t0) is kept: a fork child resets
+ * its thread's tables while a call of that thread may be in progress
+ * (fork itself, profiled), whose way out reads it. */
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 {
 	apiprof_store(&tab->sink, 0);
@@ -27,7 +29,8 @@ void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 
 		apiprof_store(&tab->calls[i], 0);
 		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
-			apiprof_store(&w[k], 0);
+			if (k != offsetof(struct apiprof_cold, t0) / sizeof(uint64_t))
+				apiprof_store(&w[k], 0);
 		apiprof_store(&c->min_ticks, UINT64_MAX);
 	}
 }

@@ -25,6 +25,7 @@ static void rows_init(struct top_row *r)
 	static const double pct[] = {2, 0.5, 7, 4}, avg[] = {10, 25, 30, -1};
 	static const double p50[] = {-1, 20, 40, 30}, p99[] = {900, 800, 700, 1000};
 	static const double max[] = {9000, 8000, 6000, 7000};
+	static const double inside[] = {-1, 3e9, 5e6, 7e8};
 
 	for (int i = 0; i < NROWS; i++)
 		r[i] = (struct top_row){
@@ -42,6 +43,8 @@ static void rows_init(struct top_row *r)
 		        .p50_ns = p50[i],
 		        .p99_ns = p99[i],
 		        .max_ns = max[i],
+		        .busy_ns = inside[i],
+		        .busy_bound = i == 1,
 		};
 }
 
@@ -51,7 +54,7 @@ static const char *const want[TOP_COL_COUNT] = {
         [TOP_COL_FUNC] = "DBCA",    [TOP_COL_CALLS_IV] = "BDAC", [TOP_COL_RATE] = "ACBD",
         [TOP_COL_TIME_IV] = "ADBC", [TOP_COL_PCT] = "CDAB",      [TOP_COL_AVG] = "CBAD",
         [TOP_COL_P50] = "CDBA",     [TOP_COL_P99] = "DABC",      [TOP_COL_MAX] = "ABDC",
-        [TOP_COL_CALLS] = "DCBA",
+        [TOP_COL_CALLS] = "DCBA",   [TOP_COL_INSIDE] = "BDCA",
 };
 
 static void test_complete(void)
@@ -95,7 +98,7 @@ static void test_sort_each(void)
 static void test_keys(void)
 {
 	static const char *const keys[] = {"tid", "thread", "api", "func", "calls", "time",
-	                                   "avg", "p50",    "p99", "max",  "total"};
+	                                   "avg", "p50",    "p99", "max",  "total", "inside"};
 	enum top_col c = TOP_COL_TID, got;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -105,7 +108,7 @@ static void test_keys(void)
 		c = top_col_step(c, 1);
 	}
 	CHECK(c == TOP_COL_TID);
-	CHECK(top_col_step(TOP_COL_TID, -1) == TOP_COL_CALLS);
+	CHECK(top_col_step(TOP_COL_TID, -1) == TOP_COL_INSIDE);
 	CHECK(top_col_parse("rate", &got) == -1 && top_col_parse("", &got) == -1);
 }
 
@@ -117,9 +120,9 @@ static void test_text(void)
 	char buf[512];
 
 	top_cols_header(buf, sizeof(buf), TOP_COL_TIME_IV, false);
-	CHECK(!strcmp(buf,
-	              "    TID THREAD           API        FUNCTION               CALLS/IV "
-	              " CALLS/S TIME/IVv      %      AVG      P50      P99      MAX    CALLS"));
+	CHECK(!strcmp(buf, "    TID THREAD           API        FUNCTION               CALLS/IV "
+	                   " CALLS/S TIME/IVv      %      AVG      P50      P99      MAX    CALLS"
+	                   "    INSIDE"));
 	top_cols_header(buf, sizeof(buf), TOP_COL_TID, true);
 	CHECK(!strncmp(buf, "   TIDv ", 8));
 	top_cols_header(buf, sizeof(buf), TOP_COL_FUNC, false);
@@ -130,7 +133,11 @@ static void test_text(void)
 	printf("line: [%s]\n", buf);
 	CHECK(!strcmp(
 	        buf, "     30 b                x          w                             5      9.0 "
-	             "  ~100ns   2.0%    ~10ns        -   ~900ns   9.00us       10"));
+	             "  ~100ns   2.0%    ~10ns        -   ~900ns   9.00us       10         -"));
+	top_cols_line(&rows[1], buf, sizeof(buf));
+	CHECK(strlen(buf) > 10 && !strcmp(buf + strlen(buf) - 10, "   >=3.00s"));
+	top_cols_line(&rows[3], buf, sizeof(buf));
+	CHECK(strlen(buf) > 10 && !strcmp(buf + strlen(buf) - 10, "     700ms"));
 }
 
 int main(void)
