@@ -103,7 +103,7 @@ static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struc
 		gen_argv_addf(a, "-I", o->inc[i]);
 	/* The spec's own, after the command line's: absolute and allow-listed
 	 * (spec_check_include_dir), one argument each, no shell. */
-	for (i = 0; i < s->ninclude_dirs; i++)
+	for (size_t i = 0; i < s->ninclude_dirs; i++)
 		gen_argv_addf(a, "-I", s->include_dirs[i]);
 	gen_argv_add(a, src);
 	gen_argv_addf(a, "-Wl,--version-script=", map);
