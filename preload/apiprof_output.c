@@ -22,6 +22,7 @@
 #include "apiprof_file.h"
 #include "apiprof_internal.h"
 #include "apiprof_stat.h"
+#include "apiprof_title.h"
 
 struct out {
 	struct apiprof_file *file; /* APIPROF_OUTPUT, or NULL: the program's stderr */
@@ -36,6 +37,7 @@ static char out_path[APIPROF_FILE_PATH_MAX];
 static struct apiprof_tab *out_folded[APIPROF_MAX_APIS];
 static struct apiprof_fstat out_stat;
 static uint32_t out_owner; /* the tid writing, 0 when none */
+static char out_title[1024];
 
 /* Two threads may end the image at once (exit() in one, _exit() in
  * another): the second waits for the first's output to be complete.  A
@@ -157,6 +159,32 @@ static void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn
 	}
 }
 
+/* A quantile of s's calls in ns, as apiprof-top --json has it: null
+ * without a timed call. */
+static void json_quantile(struct out *o, const char *key, const struct apiprof_fstat *s, double q)
+{
+	double t = s->timed ? apiprof_stat_quantile(s->hist, q, s->min_ticks, s->max_ticks) : -1;
+
+	if (t < 0)
+		out_printf(o, ", \"%s\": null", key);
+	else
+		out_printf(o, ", \"%s\": %llu", key, (unsigned long long)ns((uint64_t)(t + 0.5)));
+}
+
+/* The log2 histogram in ticks, bucket b at index b, without the empty
+ * buckets after the last call's. */
+static void json_hist(struct out *o, const struct apiprof_fstat *s)
+{
+	int last = APIPROF_HIST_BUCKETS - 1;
+
+	while (last >= 0 && s->hist[last] == 0)
+		last--;
+	out_printf(o, ", \"hist\": [");
+	for (int b = 0; b <= last; b++)
+		out_printf(o, "%s%llu", b ? ", " : "", (unsigned long long)s->hist[b]);
+	out_printf(o, "]");
+}
+
 static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
                       const struct apiprof_fstat *s, int *n)
 {
@@ -169,10 +197,14 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 	out_jstr(o, api->display[i], APIPROF_NAME_MAX);
 	out_printf(o,
 	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": %s, "
-	           "\"min_ns\": %llu, \"max_ns\": %llu}",
+	           "\"min_ns\": %llu, \"max_ns\": %llu",
 	           (unsigned long long)s->calls, (unsigned long long)s->timed,
 	           (unsigned long long)ns(total_ticks(s)), est ? "true" : "false",
 	           (unsigned long long)ns(min), (unsigned long long)ns(s->max_ticks));
+	json_quantile(o, "p50_ns", s, 0.50);
+	json_quantile(o, "p99_ns", s, 0.99);
+	json_hist(o, s);
+	out_printf(o, "}");
 }
 
 static void json_thread(struct out *o, uint32_t tid, const char *name, const char *state,
@@ -222,6 +254,36 @@ static void json_threads(struct out *o)
 		json_thread(o, 0, "(exited)", "folded", out_folded, &n);
 }
 
+/* The command line as the process shows it now (a server may have
+ * rewritten it), cleaned as apiprof-top cleans it; "" when unreadable. */
+static void json_title(struct out *o)
+{
+	ssize_t n = apiprof_proc_read("/proc/self/cmdline", out_title, sizeof(out_title));
+
+	apiprof_title_clean(out_title, n > 0 ? (size_t)n : 0);
+	out_jstr(o, out_title, sizeof(out_title));
+}
+
+/* Every api, and whether its library was ever loaded (apiprof_loaded.c). */
+static void json_apis(struct out *o)
+{
+	int n = 0;
+
+	out_printf(o, "  \"apis\": [");
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api == NULL)
+			continue;
+		out_printf(o, "%s\n    {\"api\": ", n++ ? "," : "");
+		out_jstr(o, api->name, APIPROF_API_NAME_MAX);
+		out_printf(o, ", \"library\": ");
+		out_jstr(o, api->library, 4096);
+		out_printf(o, ", \"loaded\": %s}", apiprof_loaded(id) ? "true" : "false");
+	}
+	out_printf(o, "\n  ],\n");
+}
+
 static void json_doc(struct out *o)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
@@ -230,9 +292,12 @@ static void json_doc(struct out *o)
 	apiprof_proc_comm(comm);
 	out_printf(o, "{\n  \"apiprof\": 1,\n  \"pid\": %d,\n  \"comm\": ", (int)getpid());
 	out_jstr(o, h ? h->comm : comm, APIPROF_COMM_MAX);
+	out_printf(o, ",\n  \"title\": ");
+	json_title(o);
 	out_printf(o, ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
 	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
 	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
+	json_apis(o);
 	out_printf(o, "  \"threads\": [");
 	json_threads(o);
 	out_printf(o, "\n  ]\n}\n");
@@ -328,9 +393,9 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	        .calls = s->calls,
 	        .total_ns = apiprof_ticks_to_ns(total_ticks(s)),
 	        .estimated = estimated(s),
-	        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : 0.0,
-	        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : 0.0,
-	        .max_ns = apiprof_ticks_to_ns(s->max_ticks),
+	        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : -1,
+	        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : -1,
+	        .max_ns = s->timed ? apiprof_ticks_to_ns(s->max_ticks) : -1,
 	};
 	size_t cap = out_room(o);
 
