@@ -248,6 +248,11 @@ static void stat_zero(struct top_stat *s)
 
 void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 {
+	/* the wall time first: a call in progress is charged no more */
+	if (!p->refreshed)
+		p->iv_wall_ns = sat_sub(real_ns, p->start_realtime_ns);
+	else
+		p->iv_wall_ns = sat_sub(mono_ns, p->last_mono_ns);
 	for (size_t i = 0; i < p->ncells; i++) {
 		struct top_cell *c = &p->cells[i];
 
@@ -255,10 +260,6 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 		c->last = c->cur;
 		top_busy_refresh(p, c, mono_ns);
 	}
-	if (!p->refreshed)
-		p->iv_wall_ns = sat_sub(real_ns, p->start_realtime_ns);
-	else
-		p->iv_wall_ns = sat_sub(mono_ns, p->last_mono_ns);
 	p->last_mono_ns = mono_ns;
 	p->refreshed = true;
 }
