@@ -378,6 +378,76 @@ static void gen_emit_return(const struct gen_fn *e, bool va, bool block)
 		gen_out_printf(e->o, "%sreturn;\n", indent);
 }
 
+/* The size of a call's work: "return", a parameter or a product. */
+static void gen_acct_size(const struct gen_fn *e, struct spec_buf *b)
+{
+	const struct spec_acct *a = &e->f->acct;
+
+	if (a->bytes == SPEC_BYTES_RETURN) {
+		spec_buf_puts(b, "(uint64_t)apiprof_r");
+		return;
+	}
+	spec_buf_printf(b, "apiprof_size_arg(%s)", e->f->params[a->bparam[0]].name);
+	if (a->bytes == SPEC_BYTES_PRODUCT)
+		spec_buf_printf(b, " * apiprof_size_arg(%s)", e->f->params[a->bparam[1]].name);
+}
+
+/* When apiprof_r says the call failed ("fails"), in C. */
+static void gen_acct_failed(const struct gen_fn *e, struct spec_buf *b)
+{
+	static const char *const cond[] = {
+	        [SPEC_FAILS_NEGATIVE] = "apiprof_r < 0",
+	        [SPEC_FAILS_NONPOSITIVE] = "apiprof_r <= 0",
+	        [SPEC_FAILS_MINUS_ONE] = "apiprof_r == (__typeof__(apiprof_r))-1",
+	        [SPEC_FAILS_NULL] = "apiprof_r == NULL",
+	        [SPEC_FAILS_NONZERO] = "apiprof_r != 0",
+	        [SPEC_FAILS_ZERO] = "apiprof_r == 0",
+	};
+	const struct spec_acct *a = &e->f->acct;
+
+	if (a->fails != SPEC_FAILS_NOT) {
+		spec_buf_puts(b, cond[a->fails]);
+		return;
+	}
+	for (size_t i = 0; i < a->nok; i++)
+		spec_buf_printf(b, "%sapiprof_r != (__typeof__(apiprof_r))%lldLL", i ? " && " : "",
+		                a->ok[i]);
+}
+
+/* After a call that counted: its bytes, or that it failed (and errno),
+ * for a function that declares them; nothing for the others, whose
+ * wrappers stay as they were.  "return" bytes of a signed type count only
+ * when not negative. */
+static void gen_emit_acct(const struct gen_fn *e, const char *indent)
+{
+	const struct spec_acct *a = &e->f->acct;
+	const char *api = "&apiprof_self.api";
+	struct spec_buf b;
+
+	if (a->bytes == SPEC_BYTES_NONE && a->fails == SPEC_FAILS_NONE)
+		return;
+	spec_buf_init(&b);
+	if (a->fails != SPEC_FAILS_NONE) {
+		gen_acct_failed(e, &b);
+		gen_out_printf(e->o,
+		               "%sif (apiprof_unlikely(%s))\n%s\tapiprof_acct_fail(%s, %zu, %s);\n",
+		               indent, spec_buf_str(&b), indent, api, e->f->row,
+		               a->err_no ? "errno" : "-1");
+		if (a->bytes != SPEC_BYTES_NONE)
+			gen_out_printf(e->o, "%selse\n\t", indent);
+	}
+	b.len = 0;
+	gen_acct_size(e, &b);
+	if (a->bytes == SPEC_BYTES_RETURN)
+		gen_out_printf(e->o,
+		               "%sapiprof_acct_ret(%s, %zu, %s, APIPROF_SIGNED(apiprof_r));\n",
+		               indent, api, e->f->row, spec_buf_str(&b));
+	else if (a->bytes != SPEC_BYTES_NONE)
+		gen_out_printf(e->o, "%sapiprof_acct_bytes(%s, %zu, %s);\n", indent, api, e->f->row,
+		               spec_buf_str(&b));
+	spec_buf_free(&b);
+}
+
 /* A call timed in full, in `how`: the clock is started after the last
  * branch on the way in, and the call returns from inside the block. */
 static void gen_emit_timed(const struct gen_fn *e, bool va)
@@ -386,6 +456,7 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 	                   "\t\tapiprof_start(&apiprof_c);\n");
 	gen_emit_call(e, "\t\t", false);
 	gen_out_printf(e->o, "\t\tapiprof_leave(&apiprof_self.api, &apiprof_c, %zu);\n", e->f->row);
+	gen_emit_acct(e, "\t\t");
 	gen_emit_return(e, va, true);
 	gen_out_puts(e->o, "\t}\n");
 }
@@ -417,6 +488,11 @@ static void gen_emit_slow(const struct gen_fn *e)
 	gen_out_printf(e->o,
 	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_how, %zu);\n",
 	               e->f->row);
+	if (e->f->acct.bytes != SPEC_BYTES_NONE || e->f->acct.fails != SPEC_FAILS_NONE) {
+		gen_out_puts(e->o, "\tif (apiprof_how != APIPROF_CALL_FORWARD) {\n");
+		gen_emit_acct(e, "\t\t");
+		gen_out_puts(e->o, "\t}\n");
+	}
 	gen_emit_return(e, false, false);
 	gen_out_puts(e->o, "}\n\n");
 	spec_buf_free(&d);
@@ -439,6 +515,7 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	gen_emit_call(e, "\t\t", false);
 	gen_out_printf(e->o, "\t\tapiprof_leave_counted(&apiprof_self.api, &apiprof_c, %zu);\n",
 	               e->f->row);
+	gen_emit_acct(e, "\t\t");
 	gen_emit_return(e, true, true);
 	gen_out_puts(e->o, "\t}\n");
 	gen_emit_call(e, "\t", true);

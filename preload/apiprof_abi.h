@@ -86,7 +86,7 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 4u /* 4: pidns and nonce in the header and the name */
+#define APIPROF_SHM_VERSION 5u /* 5: APIPROF_REC_ACCT records; 4: pidns and nonce */
 #define APIPROF_SHM_PREFIX  "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -123,11 +123,55 @@ enum apiprof_proc_mode {
  * A viewer says so in the process's title (a static binary, a wrong
  * library name). */
 #define APIPROF_FUNC_UNLOADED 0x4u
+/* What the spec declares about the function's calls (issue 24): their
+ * bytes ("bytes"), when one failed ("fails"), errno on a failed call
+ * ("errno").  A function with any of them gets APIPROF_REC_ACCT records. */
+#define APIPROF_FUNC_BYTES 0x8u
+#define APIPROF_FUNC_FAILS 0x10u
+#define APIPROF_FUNC_ERRNO 0x20u
+#define APIPROF_FUNC_ACCT  (APIPROF_FUNC_BYTES | APIPROF_FUNC_FAILS | APIPROF_FUNC_ERRNO)
+
+/* Bucket b of a size histogram counts the sizes n (bytes) with
+ * floor(log2(n|1)) == b; the last bucket also counts every larger one. */
+#define APIPROF_SIZE_BUCKETS 40
+/* The errno values of failed calls are counted in slots: slot s > 0 counts
+ * errno apiprof_errno_values[s] (Linux numbers), slot 0 every other. */
+#define APIPROF_ERRNO_SLOTS 24
+__attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO_SLOTS] = {
+        0,
+        1 /* EPERM */,
+        2 /* ENOENT */,
+        4 /* EINTR */,
+        5 /* EIO */,
+        9 /* EBADF */,
+        11 /* EAGAIN */,
+        12 /* ENOMEM */,
+        13 /* EACCES */,
+        17 /* EEXIST */,
+        20 /* ENOTDIR */,
+        21 /* EISDIR */,
+        22 /* EINVAL */,
+        24 /* EMFILE */,
+        28 /* ENOSPC */,
+        29 /* ESPIPE */,
+        32 /* EPIPE */,
+        38 /* ENOSYS */,
+        98 /* EADDRINUSE */,
+        104 /* ECONNRESET */,
+        107 /* ENOTCONN */,
+        110 /* ETIMEDOUT */,
+        111 /* ECONNREFUSED */,
+        115 /* EINPROGRESS */,
+};
 
 /* Flags of a record. */
 #define APIPROF_REC_THREAD_EXITED 0x1u /* last snapshot of an exited thread */
 #define APIPROF_REC_KEYFRAME      0x2u /* part of a periodic full snapshot */
 #define APIPROF_REC_FOLDED        0x4u /* totals of exited threads folded together (tid 0) */
+/* Not a struct apiprof_shm_rec but a struct apiprof_shm_xrec, written
+ * right after the record of the same snapshot of a function that has
+ * APIPROF_FUNC_ACCT flags. */
+#define APIPROF_REC_ACCT 0x8u
 
 struct apiprof_shm_header {
 	uint64_t magic;       /* APIPROF_SHM_MAGIC */
@@ -204,5 +248,28 @@ struct apiprof_shm_rec {
 	uint64_t timed; /* calls that were timed (== calls unless sampling) */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
+
+/* The bytes and failures of one thread's calls of one function, in a
+ * ring slot (flags has APIPROF_REC_ACCT): the same header as a struct
+ * apiprof_shm_rec, and the same snapshot as the record with the same tid,
+ * func and thread_seq.  Bytes count only calls that did not fail;
+ * failures count calls, which are also in the record's calls and time. */
+struct apiprof_shm_xrec {
+	uint64_t seq;
+	uint32_t tid;
+	uint32_t func;
+	uint32_t flags; /* APIPROF_REC_ACCT | the record's flags */
+	uint32_t thread_seq;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t tick;
+	uint64_t calls;    /* as in the record */
+	uint64_t bytes;    /* the sum of the sizes */
+	uint64_t failures; /* calls that failed */
+	uint64_t size_hist[APIPROF_SIZE_BUCKETS];
+	uint64_t errnos[APIPROF_ERRNO_SLOTS]; /* failed calls by errno, with "errno" */
+};
+
+_Static_assert(sizeof(struct apiprof_shm_xrec) <= sizeof(struct apiprof_shm_rec),
+               "an xrec fits a ring slot");
 
 #endif /* APIPROF_ABI_H */

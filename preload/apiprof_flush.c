@@ -42,11 +42,13 @@ struct snap_head {
 
 /* Reserves a ring slot and fills it with row i of tab as function func,
  * in place: a record is 600 bytes, too much for the stack of a thread on
- * its way out (see the README's stack bound).  The caller commits or
- * abandons the slot; NULL when the ring dropped the record. */
+ * its way out (see the README's stack bound).  With `acct`, the row's
+ * bytes and failures (a struct apiprof_shm_xrec) instead of its times.
+ * The caller commits or abandons the slot; NULL when the ring dropped the
+ * record. */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       uint64_t *pos)
+                                       bool acct, uint64_t *pos)
 {
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
 
@@ -54,12 +56,21 @@ static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struc
 		return NULL;
 	r->tid = sh->tid;
 	r->func = func;
-	r->flags = sh->flags;
+	r->flags = sh->flags | (acct ? APIPROF_REC_ACCT : 0);
 	r->thread_seq = sh->thread_seq;
 	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
 	r->tick = sh->tick;
-	apiprof_tab_read_rec(r, tab, i);
+	if (acct)
+		apiprof_tab_read_xrec((struct apiprof_shm_xrec *)r, tab, i);
+	else
+		apiprof_tab_read_rec(r, tab, i);
 	return r;
+}
+
+/* Whether row i of tab declares bytes or failures: a second record. */
+static bool row_acct(struct apiprof_tab *tab, uint32_t i)
+{
+	return apiprof_tab_cold(tab, i)->acct != NULL;
 }
 
 static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
@@ -69,18 +80,16 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 
 /* Row i of th's table as a record.  False when the entry was reset under
  * us (a new thread took it): the copy is dropped, and so is the rest. */
-static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
+static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i)
+                      uint32_t i, bool acct)
 {
 	uint64_t pos;
 	struct apiprof_shm_rec *r;
 
 	if (!entry_stable(th, gen))
 		return false;
-	if (func >= h->func_cap)
-		return true;
-	r = rec_put(h, sh, func, tab, i, &pos);
+	r = rec_put(h, sh, func, tab, i, acct, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
 		apiprof_ring_abandon(h, r, pos);
 		return false;
@@ -88,6 +97,16 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	if (r != NULL)
 		apiprof_ring_commit(r, pos);
 	return true;
+}
+
+static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
+                      const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
+                      uint32_t i)
+{
+	if (func >= h->func_cap)
+		return entry_stable(th, gen);
+	return flush_rec(h, th, gen, sh, func, tab, i, false) &&
+	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, true));
 }
 
 /* Writes th's statistics for one api.  `all` writes every function that
@@ -152,9 +171,11 @@ void apiprof_flush_folded(void)
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
-			r = rec_put(h, &sh, func, tab, i, &pos);
-			if (r != NULL)
-				apiprof_ring_commit(r, pos);
+			for (int k = 0; k <= row_acct(tab, i); k++) {
+				r = rec_put(h, &sh, func, tab, i, k == 1, &pos);
+				if (r != NULL)
+					apiprof_ring_commit(r, pos);
+			}
 		}
 	}
 }

@@ -44,6 +44,7 @@
 #define APIPROF_SHIM_H
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <x86intrin.h>
@@ -87,6 +88,12 @@ struct apiprof_fstat {
 	uint64_t max_ticks;
 	uint64_t timed; /* the sum of hist */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
+	/* A row with APIPROF_FUNC_ACCT flags (acct true): bytes and failures. */
+	_Bool acct;
+	uint64_t bytes;
+	uint64_t failures;
+	uint64_t size_hist[APIPROF_HIST_BUCKETS];
+	uint64_t errnos[APIPROF_ERRNO_SLOTS];
 };
 
 /* Every statistics table (a thread's for one api, or an api's folded
@@ -114,12 +121,25 @@ struct apiprof_tab {
 	uint64_t calls[];
 };
 
-/* 9 cache lines: the times in the first, the histogram in the other 8. */
+/* The sizes and errno values of a row that declares "bytes", "fails" or
+ * "errno" (APIPROF_FUNC_ACCT): allocated with the table, after its counts,
+ * for those rows only, so the others are no bigger (apiprof_tab.c). */
+struct apiprof_acct {
+	uint64_t size_hist[APIPROF_HIST_BUCKETS]; /* log2 buckets, as hist */
+	uint64_t errnos[APIPROF_ERRNO_SLOTS];     /* failed calls by errno slot */
+};
+
+/* 9 cache lines: the times in the first, the histogram in the other 8.
+ * bytes and failures share the times' line, which a timed call writes
+ * anyway; acct is NULL unless the row declares them. */
 struct apiprof_cold {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	uint64_t pad[5];
+	uint64_t bytes;            /* sizes of the calls that did not fail */
+	uint64_t failures;         /* calls that failed */
+	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
+	uint64_t pad[2];
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
 
@@ -221,7 +241,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 12u
+#define APIPROF_SHIM_ABI 13u /* 13: struct apiprof_cold's bytes, failures and acct */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -543,6 +563,108 @@ APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
 	(void)c;
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
+}
+
+/* The bytes and failures of a call (issue 24), generated only into the
+ * wrappers of functions that declare them, after the apiprof_leave* of a
+ * call that counted (never a forwarded one).  They only add to the
+ * thread's own row: errno is read by the wrapper, and only when the call
+ * failed. */
+APIPROF_INLINE struct apiprof_cold *apiprof_acct_row(const struct apiprof_api *api, uint32_t idx)
+{
+	return apiprof_tab_cold(apiprof_tab_at(apiprof_slot_of(api)), idx);
+}
+
+APIPROF_INLINE void apiprof_acct_bytes(const struct apiprof_api *api, uint32_t idx, uint64_t n)
+{
+	struct apiprof_cold *s = apiprof_acct_row(api, idx);
+
+	apiprof_add(&s->bytes, n);
+	apiprof_add(&s->acct->size_hist[apiprof_hist_bucket(n)], 1);
+}
+
+/* A parameter named by "bytes": an integer (a pointer does not convert
+ * without a cast, so the compiler refuses a spec that names one). */
+APIPROF_INLINE uint64_t apiprof_size_arg(uint64_t n)
+{
+	return n;
+}
+
+/* Whether the type of x is signed, as a constant. */
+#define APIPROF_SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
+
+/* "bytes": "return": a negative value of a signed type is no size. */
+APIPROF_INLINE void apiprof_acct_ret(const struct apiprof_api *api, uint32_t idx, uint64_t n,
+                                     _Bool is_signed)
+{
+	if (!is_signed || (int64_t)n >= 0)
+		apiprof_acct_bytes(api, idx, n);
+}
+
+/* The slot of errno value e (apiprof_errno_values), 0 for the others. */
+APIPROF_INLINE unsigned apiprof_errno_slot(int e)
+{
+	switch (e) {
+	case EPERM:
+		return 1;
+	case ENOENT:
+		return 2;
+	case EINTR:
+		return 3;
+	case EIO:
+		return 4;
+	case EBADF:
+		return 5;
+	case EAGAIN:
+		return 6;
+	case ENOMEM:
+		return 7;
+	case EACCES:
+		return 8;
+	case EEXIST:
+		return 9;
+	case ENOTDIR:
+		return 10;
+	case EISDIR:
+		return 11;
+	case EINVAL:
+		return 12;
+	case EMFILE:
+		return 13;
+	case ENOSPC:
+		return 14;
+	case ESPIPE:
+		return 15;
+	case EPIPE:
+		return 16;
+	case ENOSYS:
+		return 17;
+	case EADDRINUSE:
+		return 18;
+	case ECONNRESET:
+		return 19;
+	case ENOTCONN:
+		return 20;
+	case ETIMEDOUT:
+		return 21;
+	case ECONNREFUSED:
+		return 22;
+	case EINPROGRESS:
+		return 23;
+	default:
+		return 0;
+	}
+}
+
+/* A failed call; e is errno as the real function left it, or -1 when the
+ * function does not declare "errno". */
+APIPROF_INLINE void apiprof_acct_fail(const struct apiprof_api *api, uint32_t idx, int e)
+{
+	struct apiprof_cold *s = apiprof_acct_row(api, idx);
+
+	apiprof_add(&s->failures, 1);
+	if (e >= 0)
+		apiprof_add(&s->acct->errnos[apiprof_errno_slot(e)], 1);
 }
 
 /* Ends any other call of row idx of api. */
