@@ -395,7 +395,8 @@ static void sum_acct(struct out *o, uint32_t fl, const struct apiprof_fstat *s)
 
 		if (s->errnos[slot] == 0)
 			continue;
-		out_printf(o, "%s%s %llu", open ? ", " : " (", apiprof_stat_errno_name(slot, num, sizeof num),
+		out_printf(o, "%s%s %llu", open ? ", " : " (",
+		           apiprof_stat_errno_name(slot, num, sizeof num),
 		           (unsigned long long)s->errnos[slot]);
 		open = true;
 	}

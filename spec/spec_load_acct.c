@@ -102,8 +102,9 @@ static int load_fails(struct spec_ctx *c, json_t *v, struct spec_acct *a)
 			a->fails = fails_rules[i].rule;
 			return 0;
 		}
-	return spec_err(c, "\"fails\" must be \"negative\", \"nonpositive\", \"minus_one\", \"null\", "
-	                   "\"nonzero\", \"zero\" or {\"not\": [values]}");
+	return spec_err(c,
+	                "\"fails\" must be \"negative\", \"nonpositive\", \"minus_one\", \"null\", "
+	                "\"nonzero\", \"zero\" or {\"not\": [values]}");
 }
 
 int spec_load_acct(struct spec_ctx *c, json_t *fj, const char *owner, struct spec_func *f)

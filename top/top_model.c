@@ -485,9 +485,10 @@ static void row_acct(struct top_row *r, double wall_s, const struct top_acct *cu
 	r->fail_rate = wall_s > 0 ? (double)iv->failures / wall_s : 0;
 	r->bytes_p50 = r->bytes_p99 = -1;
 	if (sizes(s)) {
-		r->bytes_p50 = (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_SIZE_BUCKETS, 0.5);
-		r->bytes_p99 =
-		        (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_SIZE_BUCKETS, 0.99);
+		r->bytes_p50 =
+		        (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_SIZE_BUCKETS, 0.5);
+		r->bytes_p99 = (double)apiprof_stat_size_quantile(s->size_hist,
+		                                                  APIPROF_SIZE_BUCKETS, 0.99);
 	}
 	r->top_errno = top_slot(iv->failures ? iv : base);
 	memcpy(r->errnos, cur->errnos, sizeof(r->errnos));

@@ -112,13 +112,14 @@ struct top_row {
 	double min_ns;
 	bool estimated; /* sampled timing: time figures are extrapolated */
 	/* What the function declares (fflags & APIPROF_FUNC_ACCT), else 0. */
-	uint64_t bytes;       /* cumulative */
-	double bytes_rate;    /* bytes per second in the interval */
-	double bytes_p50;     /* call sizes, in the interval (else since the reset); -1: none */
+	uint64_t bytes;    /* cumulative */
+	double bytes_rate; /* bytes per second in the interval */
+	double bytes_p50;  /* call sizes, in the interval (else since the reset); -1: none */
 	double bytes_p99;
-	uint64_t failures;    /* cumulative */
-	double fail_rate;     /* failed calls per second in the interval */
-	int top_errno;        /* the commonest errno slot in the interval (else since the reset), -1: none */
+	uint64_t failures; /* cumulative */
+	double fail_rate;  /* failed calls per second in the interval */
+	int top_errno; /* the commonest errno slot in the interval (else since the reset), -1: none
+	                */
 	uint64_t errnos[APIPROF_ERRNO_SLOTS]; /* cumulative, by slot */
 };
 
