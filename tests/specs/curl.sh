@@ -28,7 +28,7 @@ head -c 300000 /dev/urandom >"$tmp/www/f.bin"
 mkfifo "$tmp/port"
 /usr/bin/python3 "$here/http_server.py" "$tmp/www" >"$tmp/port" &
 pid=$!
-read -r port <"$tmp/port"
+read -r port _ <"$tmp/port"
 url=http://127.0.0.1:$port/f.bin
 
 # fetch NAME K [CURL_OPTION...] - K downloads, rows in NAME.txt
