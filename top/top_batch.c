@@ -54,10 +54,11 @@ static void text_proc(FILE *out, const struct top_proc *p, const struct top_view
 	        p->comm, up, top_state_name(p->state), top_mode_name(p->mode, mode, sizeof(mode)),
 	        top_clock_name(p->clock), p->sample > 1 ? "  sampled (~ = estimate)" : "",
 	        (unsigned long long)p->dropped, (unsigned long long)p->lost, top_ring_note(p));
-	top_cols_header(line, sizeof(line), v->sort, v->reverse);
+	bool acct = top_cols_acct(rows, n);
+	top_cols_header(line, sizeof(line), v->sort, v->reverse, acct);
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		top_cols_line(&rows[i], line, sizeof(line));
+		top_cols_line(&rows[i], line, sizeof(line), acct);
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);

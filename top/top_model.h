@@ -80,6 +80,11 @@ enum top_col {
 	TOP_COL_P99,
 	TOP_COL_MAX,
 	TOP_COL_CALLS,
+	/* Shown only when a row of the view declares bytes or failures. */
+	TOP_COL_BYTES_RATE,
+	TOP_COL_BYTES_P50,
+	TOP_COL_FAIL_RATE,
+	TOP_COL_ERRNO,
 	TOP_COL_COUNT
 };
 

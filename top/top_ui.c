@@ -53,6 +53,7 @@ struct vline {
 	enum vkind kind;
 	const struct top_proc *proc;
 	const struct top_row *row;
+	bool acct; /* its process's view shows bytes and failures */
 };
 
 struct ui {
@@ -165,7 +166,7 @@ static void frame_free(struct ui *u)
 }
 
 static void push_line(struct ui *u, size_t *cap, enum vkind k, const struct top_proc *p,
-                      const struct top_row *r)
+                      const struct top_row *r, bool acct)
 {
 	if (u->nlines == *cap) {
 		size_t nc = *cap ? 2 * *cap : 64;
@@ -176,7 +177,7 @@ static void push_line(struct ui *u, size_t *cap, enum vkind k, const struct top_
 		u->lines = nl;
 		*cap = nc;
 	}
-	u->lines[u->nlines++] = (struct vline){k, p, r};
+	u->lines[u->nlines++] = (struct vline){k, p, r, acct};
 }
 
 /* One table per process: its title line, the column titles, its rows. */
@@ -197,12 +198,13 @@ static void frame_build(struct ui *u)
 			continue;
 		n = top_rows_build(p, &u->view, &rows);
 		u->rows[u->nrows++] = rows;
+		bool acct = top_cols_acct(rows, n);
 		if (u->nlines)
-			push_line(u, &cap, V_BLANK, NULL, NULL);
-		push_line(u, &cap, V_PROC, p, NULL);
-		push_line(u, &cap, V_COLS, p, NULL);
+			push_line(u, &cap, V_BLANK, NULL, NULL, false);
+		push_line(u, &cap, V_PROC, p, NULL, false);
+		push_line(u, &cap, V_COLS, p, NULL, acct);
 		for (size_t j = 0; j < n; j++)
-			push_line(u, &cap, V_ROW, p, &rows[j]);
+			push_line(u, &cap, V_ROW, p, &rows[j], acct);
 	}
 }
 
@@ -332,13 +334,13 @@ static void draw_line(struct ui *u, const struct vline *l, int cols)
 		draw_proc_title(l->proc);
 		break;
 	case V_COLS:
-		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse);
+		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse, l->acct);
 		attron(COLOR_PAIR(PAIR_TITLE));
 		putf("%-*s", cols, buf);
 		attroff(COLOR_PAIR(PAIR_TITLE));
 		break;
 	case V_ROW:
-		top_cols_line(l->row, buf, sizeof(buf));
+		top_cols_line(l->row, buf, sizeof(buf), l->acct);
 		attron(row_attr(l->row));
 		put(buf);
 		attroff(row_attr(l->row));
@@ -394,6 +396,10 @@ static const char *const help_text[] = {
         "",
         "  red: >= 10% of the interval   yellow: >= 1%   dim: < 0.1%",
         "  ~: estimated from sampled timing",
+        "",
+        "  BYTES/S B/CALL FAIL/S ERRNO, shown when a function of the view declares",
+        "  them in its spec (\"bytes\", \"fails\", \"errno\"): bytes per second and",
+        "  the median bytes of a call, failed calls per second, the commonest errno",
 };
 
 static void draw_help(void)

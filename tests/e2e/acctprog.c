@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * acctprog FILE MISSING - known bytes and failures through acctlib:
+ * acctprog FILE MISSING [wait] - known bytes and failures through acctlib:
  * FILE read in 4096-byte chunks to its end, MISSING opened 17 times
  * (ENOENT), acct_check failing 3 times with EACCES and succeeding 5 times,
  * calloc of known sizes, and status codes of which 2 are failures.  It
  * checks that errno comes back as the library left it and prints what it
  * read, so the run under the shim can be compared with the bare one.
+ * With "wait" it then prints "ready" and lives until its stdin closes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ static void allocations(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	long total = read_all(argv[1]);
 	failures(argv[2]);
@@ -82,5 +83,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 10; i++)
 		x = acct_plain(x);
 	printf("read %ld plain %d errors %d\n", total, x, errors);
+	if (argc == 4) { /* "wait": a viewer reads the numbers while it lives */
+		printf("ready\n");
+		fflush(stdout);
+		while (getchar() != EOF)
+			;
+	}
 	return errors != 0;
 }
