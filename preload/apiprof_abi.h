@@ -75,6 +75,14 @@
  * (header.sample > 1), timed == calls; when sampling, the time inside the
  * function is estimated as ticks * calls / timed.
  *
+ * A function whose entry has APIPROF_FUNC_ACCT flags (its spec declares
+ * "bytes", "fails" or "errno") gets, after each of its records, a second
+ * one with APIPROF_REC_ACCT in flags: a struct apiprof_shm_xrec in the same
+ * slot size, with the same tid, func, thread_seq and tick, carrying every
+ * call's bytes and failures (counted in full in sampled mode too).  A
+ * reader tells the two apart by that flag alone; either may be lost on
+ * its own, and the next snapshot carries both again.
+ *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
  * every function index against func_count/func_cap, and never trust a

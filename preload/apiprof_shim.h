@@ -24,7 +24,10 @@
  *	}
  *
  * where slow_fn, a static function of the shim, does the same with
- * apiprof_enter_slow and apiprof_leave_other.  The timed path and sampled
+ * apiprof_enter_slow and apiprof_leave_other.  A function whose spec
+ * declares "bytes" or "fails" also calls apiprof_acct_bytes or
+ * apiprof_acct_fail after each apiprof_leave* of a call that counted;
+ * the others' wrappers are exactly as above.  The timed path and sampled
  * mode's untimed calls are inline here and touch only the calling thread's
  * own memory: no lock, no syscall, no allocation, no atomic
  * read-modify-write.  Nothing the wrapper works out on the way in is kept
@@ -565,24 +568,6 @@ APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
 	apiprof_frame_leave(slot);
 }
 
-/* The bytes and failures of a call (issue 24), generated only into the
- * wrappers of functions that declare them, after the apiprof_leave* of a
- * call that counted (never a forwarded one).  They only add to the
- * thread's own row: errno is read by the wrapper, and only when the call
- * failed. */
-APIPROF_INLINE struct apiprof_cold *apiprof_acct_row(const struct apiprof_api *api, uint32_t idx)
-{
-	return apiprof_tab_cold(apiprof_tab_at(apiprof_slot_of(api)), idx);
-}
-
-APIPROF_INLINE void apiprof_acct_bytes(const struct apiprof_api *api, uint32_t idx, uint64_t n)
-{
-	struct apiprof_cold *s = apiprof_acct_row(api, idx);
-
-	apiprof_add(&s->bytes, n);
-	apiprof_add(&s->acct->size_hist[apiprof_hist_bucket(n)], 1);
-}
-
 /* A parameter named by "bytes": an integer (a pointer does not convert
  * without a cast, so the compiler refuses a spec that names one). */
 APIPROF_INLINE uint64_t apiprof_size_arg(uint64_t n)
@@ -593,12 +578,11 @@ APIPROF_INLINE uint64_t apiprof_size_arg(uint64_t n)
 /* Whether the type of x is signed, as a constant. */
 #define APIPROF_SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
 
-/* "bytes": "return": a negative value of a signed type is no size. */
-APIPROF_INLINE void apiprof_acct_ret(const struct apiprof_api *api, uint32_t idx, uint64_t n,
-                                     _Bool is_signed)
+/* "bytes": "return": whether n, the return value converted to uint64_t,
+ * is a size (a negative value of a signed type is none). */
+APIPROF_INLINE _Bool apiprof_ret_sized(uint64_t n, _Bool is_signed)
 {
-	if (!is_signed || (int64_t)n >= 0)
-		apiprof_acct_bytes(api, idx, n);
+	return !is_signed || (int64_t)n >= 0;
 }
 
 /* The slot of errno value e (apiprof_errno_values), 0 for the others. */
@@ -656,15 +640,64 @@ APIPROF_INLINE unsigned apiprof_errno_slot(int e)
 	}
 }
 
-/* A failed call; e is errno as the real function left it, or -1 when the
- * function does not declare "errno". */
-APIPROF_INLINE void apiprof_acct_fail(const struct apiprof_api *api, uint32_t idx, int e)
+/* The bytes and failures of a call (issue 24) into its row s: a failed
+ * call, with errno as the real function left it when the function
+ * declares "errno" (`err`), or one of n bytes when `sized`.  Only the
+ * wrappers of functions that declare them call this, after a call that
+ * counted (never a forwarded one), and after the clock; errno is read
+ * only when the call failed, and only read. */
+APIPROF_INLINE void apiprof_acct_add(struct apiprof_cold *s, _Bool failed, _Bool err, uint64_t n,
+                                     _Bool sized)
 {
-	struct apiprof_cold *s = apiprof_acct_row(api, idx);
+	if (apiprof_unlikely(failed)) {
+		apiprof_add(&s->failures, 1);
+		if (err)
+			apiprof_add(&s->acct->errnos[apiprof_errno_slot(errno)], 1);
+	} else if (sized) {
+		apiprof_add(&s->bytes, n);
+		apiprof_add(&s->acct->size_hist[apiprof_hist_bucket(n)], 1);
+	}
+}
 
-	apiprof_add(&s->failures, 1);
-	if (e >= 0)
-		apiprof_add(&s->acct->errnos[apiprof_errno_slot(e)], 1);
+/* apiprof_leave of a function that declares bytes or failures: the same,
+ * and apiprof_acct_add on the row it has at hand. */
+APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const struct apiprof_call *c,
+                                       uint32_t idx, _Bool failed, _Bool err, uint64_t n,
+                                       _Bool sized)
+{
+	uint64_t d = __rdtsc() - c->t0;
+	uintptr_t slot = apiprof_slot_of(api);
+	struct apiprof_tab *tab = apiprof_tab_at(slot);
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+
+	apiprof_hist_defer(tab, idx, d);
+	apiprof_record_time(s, d);
+	apiprof_add(&tab->calls[idx], 1);
+	apiprof_frame_leave(slot);
+	/* Last: nothing is left to keep across the errno lookup of a failure. */
+	apiprof_acct_add(s, failed, err, n, sized);
+}
+
+/* apiprof_leave_counted of a function that declares them. */
+APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
+                                               const struct apiprof_call *c, uint32_t idx,
+                                               _Bool failed, _Bool err, uint64_t n, _Bool sized)
+{
+	uintptr_t slot = apiprof_slot_of(api);
+	struct apiprof_tab *tab = apiprof_tab_at(slot);
+
+	(void)c;
+	apiprof_add(&tab->calls[idx], 1);
+	apiprof_frame_leave(slot);
+	apiprof_acct_add(apiprof_tab_cold(tab, idx), failed, err, n, sized);
+}
+
+/* The same after any other call that counted (out of line, dynamic mode). */
+APIPROF_INLINE void apiprof_acct_after(const struct apiprof_api *api, uint32_t idx, _Bool failed,
+                                       _Bool err, uint64_t n, _Bool sized)
+{
+	apiprof_acct_add(apiprof_tab_cold(apiprof_tab_at(apiprof_slot_of(api)), idx), failed, err,
+	                 n, sized);
 }
 
 /* Ends any other call of row idx of api. */

@@ -74,8 +74,8 @@ static bool failed(const struct spec_acct *a, uint64_t r, const ffi_type *t)
 	}
 }
 
-/* After a call that counted (not a forwarded one): errno first, before
- * anything here could change it, and only when the call failed. */
+/* After a call that counted (not a forwarded one).  Nothing here changes
+ * errno before apiprof_acct_after reads it, only when the call failed. */
 void dyn_acct_record(const struct dyn_fn *f, const void *ret, void **args)
 {
 	const struct spec_acct *a = &f->acct;
@@ -83,15 +83,17 @@ void dyn_acct_record(const struct dyn_fn *f, const void *ret, void **args)
 	uint64_t r = f->rtype->type == FFI_TYPE_VOID ? 0 : ffi_int_at(ret, f->rtype);
 
 	if (a->fails != SPEC_FAILS_NONE && failed(a, r, f->rtype)) {
-		apiprof_acct_fail(f->api, f->row, a->err_no ? errno : -1);
+		apiprof_acct_after(f->api, f->row, 1, a->err_no, 0, 0);
 		return;
 	}
 	if (a->bytes == SPEC_BYTES_RETURN)
-		apiprof_acct_ret(f->api, f->row, r, is_signed);
+		apiprof_acct_after(f->api, f->row, 0, 0, r, apiprof_ret_sized(r, is_signed));
 	else if (a->bytes == SPEC_BYTES_PARAM)
-		apiprof_acct_bytes(f->api, f->row, ffi_int_at(args[a->bparam[0]], f->btype[0]));
+		apiprof_acct_after(f->api, f->row, 0, 0,
+		                   ffi_int_at(args[a->bparam[0]], f->btype[0]), 1);
 	else if (a->bytes == SPEC_BYTES_PRODUCT)
-		apiprof_acct_bytes(f->api, f->row,
+		apiprof_acct_after(f->api, f->row, 0, 0,
 		                   ffi_int_at(args[a->bparam[0]], f->btype[0]) *
-		                           ffi_int_at(args[a->bparam[1]], f->btype[1]));
+		                           ffi_int_at(args[a->bparam[1]], f->btype[1]),
+		                   1);
 }
