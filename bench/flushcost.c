@@ -69,7 +69,7 @@ static void touch_all(void)
 		unsigned how = apiprof_enter_any(&api, &c, i);
 
 		if (how == APIPROF_CALL_TIMED) {
-			apiprof_start(&c);
+			apiprof_start(&api, &c, i);
 			apiprof_leave(&api, &c, i);
 		} else {
 			apiprof_leave_other(&api, &c, how, i);

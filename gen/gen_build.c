@@ -93,14 +93,13 @@ static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struc
 	 * tree's, or the installation's. */
 	const char *libdir = gen_path(GEN_PART_LIBDIR);
 	char *specdir = spec_xstrdup(s->path);
-	size_t i;
 
 	gen_argv_cc(a);
-	for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
 		gen_argv_add(a, flags[i]);
 	gen_argv_addf(a, "-I", dirname(specdir));
 	gen_argv_addf(a, "-I", gen_path(GEN_PART_INCLUDEDIR));
-	for (i = 0; i < o->ninc; i++)
+	for (size_t i = 0; i < o->ninc; i++)
 		gen_argv_addf(a, "-I", o->inc[i]);
 	gen_argv_add(a, src);
 	gen_argv_addf(a, "-Wl,--version-script=", map);

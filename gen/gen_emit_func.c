@@ -475,8 +475,10 @@ static void gen_emit_leave(const struct gen_fn *e, const char *indent, const cha
  * branch on the way in, and the call returns from inside the block. */
 static void gen_emit_timed(const struct gen_fn *e, bool va)
 {
-	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
-	                   "\t\tapiprof_start(&apiprof_c);\n");
+	gen_out_printf(e->o,
+	               "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
+	               "\t\tapiprof_start(&apiprof_self.api, &apiprof_c, %zu);\n",
+	               e->f->row);
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_leave(e, "\t\t", "apiprof_leave");
 	gen_emit_return(e, va, true);
@@ -502,7 +504,7 @@ static void gen_emit_slow(const struct gen_fn *e)
 	gen_out_printf(e->o,
 	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
 	               "\tstruct apiprof_call apiprof_c;\n"
-	               "\tunsigned apiprof_how = apiprof_enter_slow(&apiprof_self.api, &apiprof_c, "
+	               "\tunsigned apiprof_how = apiprof_enter_out(&apiprof_self.api, &apiprof_c, "
 	               "apiprof_sp, %zu);\n\n",
 	               n, n, e->f->row);
 	gen_emit_timed(e, false);

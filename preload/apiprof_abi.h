@@ -71,7 +71,8 @@
  *    visible, without numbers, and its stderr says why.
  *
  * Statistics in a record: calls counts every call; ticks, min, max and hist
- * cover only the timed calls (`timed` of them).  Unless sampling
+ * cover only the timed calls (`timed` of them), and only calls that have
+ * returned: a call in progress is told apart (APIPROF_REC_BUSY).  Unless sampling
  * (header.sample > 1), timed == calls; when sampling, the time inside the
  * function is estimated as ticks * calls / timed.
  *
@@ -176,10 +177,21 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
 #define APIPROF_REC_THREAD_EXITED 0x1u /* last snapshot of an exited thread */
 #define APIPROF_REC_KEYFRAME      0x2u /* part of a periodic full snapshot */
 #define APIPROF_REC_FOLDED        0x4u /* totals of exited threads folded together (tid 0) */
+/* The thread was inside this function (its outermost call of the api)
+ * when the snapshot was taken, since busy_since; the call is not in the
+ * statistics yet.  The flusher writes such a record every interval while
+ * the call lasts, and the function's record again once it is over
+ * (without the flag), so the newest record of a (thread, function) says
+ * whether it is still in progress.  Older readers ignore both flags. */
+#define APIPROF_REC_BUSY 0x8u
+/* With APIPROF_REC_BUSY: the call's start is not known (sampled mode,
+ * a shim built before the start was kept): busy_since is the first
+ * snapshot that saw the call, so it has run at least tick - busy_since. */
+#define APIPROF_REC_BUSY_BOUND 0x10u
 /* Not a struct apiprof_shm_rec but a struct apiprof_shm_xrec, written
  * right after the record of the same snapshot of a function that has
  * APIPROF_FUNC_ACCT flags. */
-#define APIPROF_REC_ACCT 0x8u
+#define APIPROF_REC_ACCT 0x20u
 
 struct apiprof_shm_header {
 	uint64_t magic;       /* APIPROF_SHM_MAGIC */
@@ -255,6 +267,7 @@ struct apiprof_shm_rec {
 	uint64_t max_ticks;
 	uint64_t timed; /* calls that were timed (== calls unless sampling) */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
+	uint64_t busy_since; /* APIPROF_REC_BUSY: when the call in progress started, else 0 */
 };
 
 /* The bytes and failures of one thread's calls of one function, in a

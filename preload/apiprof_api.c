@@ -106,9 +106,7 @@ void apiprof_api_publish(struct apiprof_api *api, uint32_t id)
  * of the compare-and-swap simply leaves its id unused. */
 void apiprof_register(struct apiprof_api *api)
 {
-	uint64_t busy;
-	uint32_t id, zero = 0;
-	struct apiprof_tab *fold;
+	uint32_t zero = 0;
 
 	if (apiprof_load_acquire(&api->id) != 0 || !apiprof_ready() || !apiprof_tls_ok())
 		return;
@@ -116,9 +114,9 @@ void apiprof_register(struct apiprof_api *api)
 		abi_mismatch(api);
 		return;
 	}
-	busy = apiprof_busy_enter();
-	id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
-	fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api) : NULL;
+	uint64_t busy = apiprof_busy_enter();
+	uint32_t id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
+	struct apiprof_tab *fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api) : NULL;
 	if (fold == NULL) {
 		if (!apiprof_xchg_relaxed(&api_state.too_many_warned, 1))
 			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
@@ -161,9 +159,8 @@ static int resolver_claim(char *tp)
 
 void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn next)
 {
-	uint64_t busy;
 	void *p;
-	int saved = errno, me;
+	int saved = errno;
 
 	/* dlsym calling back into a shim (glibc's dlerror frees the previous
 	 * message with free) must not look up again: that nested dlsym would
@@ -171,8 +168,8 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	 * which apiprof_resolving() marks as "not an answer". */
 	if (resolver_find(apiprof_tp()) >= 0 || idx >= apiprof_api_nsyms(api))
 		return NULL;
-	me = resolver_claim(apiprof_tp());
-	busy = apiprof_busy_enter();
+	int me = resolver_claim(apiprof_tp());
+	uint64_t busy = apiprof_busy_enter();
 	p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
 	if (p == NULL)
 		p = apiprof_lookup_in_library(api, idx);

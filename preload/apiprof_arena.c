@@ -39,7 +39,6 @@ void *apiprof_arena_alloc(size_t size)
 	size = (size + 63) & ~(size_t)63;
 	for (;;) {
 		struct chunk *c = apiprof_load_acquire(&current);
-		struct chunk *n;
 
 		if (c != NULL) {
 			size_t off = apiprof_fetch_add_relaxed(&c->used, size);
@@ -47,7 +46,7 @@ void *apiprof_arena_alloc(size_t size)
 			if (off + size <= c->cap)
 				return (char *)c + off;
 		}
-		n = chunk_new(size);
+		struct chunk *n = chunk_new(size);
 		if (n == NULL)
 			return NULL;
 		if (!apiprof_cas_acq_rel(&current, &c, n))

@@ -81,10 +81,9 @@ APIPROF_HIDDEN void apiprof_dl_deepbind(const char *file)
 APIPROF_HIDDEN void *apiprof_dl_handle_sym(void *handle, const char *name)
 {
 	void *(*sym)(void *, const char *);
-	void *p;
 
 	memcpy(&sym, &apiprof_real_dlsym, sizeof(sym));
-	p = sym(handle, name);
+	void *p = sym(handle, name);
 	return p ? apiprof_api_redirect(name, p) : NULL;
 }
 
@@ -109,7 +108,7 @@ static void *as_bare(const char *name, const void *caller)
 	static void *runtime;
 	struct link_map *lm = NULL;
 	Dl_info info;
-	void *h = NULL, *p;
+	void *h = NULL;
 
 	if (dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm != NULL &&
 	    lm->l_name[0] != '\0')
@@ -125,7 +124,7 @@ static void *as_bare(const char *name, const void *caller)
 		h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 		apiprof_write_once(&runtime, h);
 	}
-	p = h ? dlsym(h, name) : NULL;
+	void *p = h ? dlsym(h, name) : NULL;
 	return p;
 }
 
@@ -137,12 +136,11 @@ struct dl_answer {
 static struct dl_answer default_sym(const char *name, const void *caller)
 {
 	struct dl_answer a = {NULL, 1};
-	uint64_t busy;
 	int saved = errno;
 
 	if (name == NULL || apiprof_busy())
 		return a;
-	busy = apiprof_busy_enter();
+	uint64_t busy = apiprof_busy_enter();
 	if (apiprof_api_absent(name) != NULL) {
 		a.sym = as_bare(name, caller);
 		a.pass = 0;
@@ -191,7 +189,6 @@ APIPROF_EXPORT int dlclose(void *handle)
 	void *p = apiprof_read_once(&real_dlclose);
 	uint64_t adds, subs, adds1, subs1;
 	int (*real)(void *);
-	int r, saved;
 
 	if (p == NULL) {
 		p = libc_dl("dlclose");
@@ -201,8 +198,8 @@ APIPROF_EXPORT int dlclose(void *handle)
 	if (apiprof_busy() || apiprof_api_count() == 0)
 		return real(handle);
 	apiprof_unload_counts(&adds, &subs);
-	r = real(handle);
-	saved = errno;
+	int r = real(handle);
+	int saved = errno;
 	apiprof_unload_counts(&adds1, &subs1);
 	if (r == 0 && subs1 != subs)
 		apiprof_unload_forget(adds);

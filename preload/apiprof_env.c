@@ -121,12 +121,11 @@ static uint32_t env_u32(const char *name, uint32_t def, uint32_t lo, uint32_t hi
 {
 	const char *s = getenv(name);
 	char *end;
-	unsigned long v;
 
 	if (s == NULL || *s == '\0')
 		return def;
 	errno = 0;
-	v = strtoul(s, &end, 10);
+	unsigned long v = strtoul(s, &end, 10);
 	if (errno != 0 || *end != '\0' || v < lo || v > hi) {
 		apiprof_warn("%s=%s is not a number in [%u, %u]; using %u", name, s, lo, hi, def);
 		return def;

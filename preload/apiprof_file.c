@@ -94,7 +94,7 @@ static int follow(struct apiprof_file *f)
 static int open_special(struct apiprof_file *f, const struct stat *st, int nofollow)
 {
 	struct stat now;
-	int fd, fl;
+	int fl;
 
 	if (S_ISDIR(st->st_mode))
 		return fail_why(f, "is a directory");
@@ -102,7 +102,7 @@ static int open_special(struct apiprof_file *f, const struct stat *st, int nofol
 		return fail_why(f, "is a block device: not written");
 	if (S_ISSOCK(st->st_mode))
 		return fail_why(f, "is a socket: not written");
-	fd = open(f->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
+	int fd = open(f->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
 	if (fd < 0)
 		return errno == ENXIO && S_ISFIFO(st->st_mode)
 		               ? fail_why(f, "a FIFO with no reader")
@@ -155,11 +155,9 @@ static bool tmp_name(struct apiprof_file *f)
 static int open_tmp(struct apiprof_file *f, mode_t mode, const struct stat *keep)
 {
 	for (int i = 0; i < MAX_TRIES; i++) {
-		int fd;
-
 		if (!tmp_name(f))
 			return fail_errno(f, ENAMETOOLONG);
-		fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		int fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0)
@@ -273,13 +271,11 @@ static ssize_t write_pipe(int fd, const void *buf, size_t len)
 	const uint64_t pipe_set = KSET(SIGPIPE);
 	const struct timespec zero = {0, 0};
 	uint64_t old = 0, pending = 0;
-	ssize_t n;
-	int err;
 
 	ksigmask(SIG_BLOCK, &pipe_set, &old);
 	syscall(SYS_rt_sigpending, &pending, sizeof(pending));
-	n = write(fd, buf, len);
-	err = errno;
+	ssize_t n = write(fd, buf, len);
+	int err = errno;
 	if (n < 0 && err == EPIPE && !(pending & pipe_set))
 		syscall(SYS_rt_sigtimedwait, &pipe_set, NULL, &zero, sizeof(pipe_set));
 	ksigmask(SIG_SETMASK, &old, NULL);

@@ -41,14 +41,15 @@ struct snap_head {
 };
 
 /* Reserves a ring slot and fills it with row i of tab as function func,
- * in place: a record is 600 bytes, too much for the stack of a thread on
+ * marked with the call in progress in that row if any (b, else NULL), in
+ * place: a record is 608 bytes, too much for the stack of a thread on
  * its way out (see the README's stack bound).  With `acct`, the row's
  * bytes and failures (a struct apiprof_shm_xrec) instead of its times.
  * The caller commits or abandons the slot; NULL when the ring dropped the
  * record. */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       bool acct, uint64_t *pos)
+                                       const struct apiprof_busy *b, bool acct, uint64_t *pos)
 {
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
 
@@ -56,7 +57,8 @@ static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struc
 		return NULL;
 	r->tid = sh->tid;
 	r->func = func;
-	r->flags = sh->flags | (acct ? APIPROF_REC_ACCT : 0);
+	r->flags = sh->flags | (acct ? APIPROF_REC_ACCT : b ? APIPROF_REC_BUSY | b->bound : 0);
+	r->busy_since = b && !acct ? b->since : 0;
 	r->thread_seq = sh->thread_seq;
 	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
 	r->tick = sh->tick;
@@ -78,18 +80,20 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 	return apiprof_load_acquire(&th->gen) == gen;
 }
 
-/* Row i of th's table as a record.  False when the entry was reset under
- * us (a new thread took it): the copy is dropped, and so is the rest. */
+/* Row i of th's table as a record (with `acct`, its bytes and failures).
+ * False when the entry was reset under us (a new thread took it): the
+ * copy is dropped, and so is the rest. */
 static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, bool acct)
+                      uint32_t i, const struct apiprof_busy *b, bool acct)
 {
 	uint64_t pos;
-	struct apiprof_shm_rec *r;
 
 	if (!entry_stable(th, gen))
 		return false;
-	r = rec_put(h, sh, func, tab, i, acct, &pos);
+	if (func >= h->func_cap)
+		return true;
+	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, acct, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
 		apiprof_ring_abandon(h, r, pos);
 		return false;
@@ -99,41 +103,61 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	return true;
 }
 
+/* Row i's record, then for a row that declares bytes or failures its
+ * APIPROF_REC_ACCT record. */
 static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i)
+                      uint32_t i, const struct apiprof_busy *b)
 {
-	if (func >= h->func_cap)
-		return entry_stable(th, gen);
-	return flush_rec(h, th, gen, sh, func, tab, i, false) &&
-	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, true));
+	return flush_rec(h, th, gen, sh, func, tab, i, b, false) &&
+	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, NULL, true));
+}
+
+/* The call in progress of api id on th that the flusher's scan found (b:
+ * its state; NULL when not scanned), as the row it is in and the row
+ * last published as busy, each + 1 (0: none). */
+static void busy_rows(const struct apiprof_busy *b, uint32_t n, uint32_t *now, uint32_t *shown)
+{
+	*now = b && b->row < n ? b->row + 1 : 0;
+	*shown = b && b->shown <= n ? b->shown : 0;
 }
 
 /* Writes th's statistics for one api.  `all` writes every function that
  * was ever called, otherwise only those called since the helper's previous
  * snapshot (the shadow counts, which only the helper's incremental passes
- * touch, so the exit paths can run beside it). */
+ * touch, so the exit paths can run beside it).  With the scan's state b,
+ * the row of a call in progress is written too, marked, and the row last
+ * marked once more when its call is over, so that a reader's newest record
+ * of each row tells whether it is in progress. */
 static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
-                      const struct snap_head *sh, bool all, uint32_t gen)
+                      const struct snap_head *sh, bool all, uint32_t gen, struct apiprof_busy *b)
 {
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
+	uint32_t busy, shown;
 
 	if (api == NULL || tab == NULL)
 		return;
+	busy_rows(b, api->nfuncs, &busy, &shown);
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		uint64_t calls = apiprof_load(&tab->calls[i]);
+		bool in = busy == i + 1, forced = in || shown == i + 1;
 
-		if (calls == 0 || (!all && apiprof_load(&th->shadow[id][i]) == calls))
+		if ((calls == 0 && !forced) ||
+		    (!all && !forced && apiprof_load(&th->shadow[id][i]) == calls))
 			continue;
-		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i))
+		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i, in ? b : NULL))
 			return;
 		if (!all) /* only the helper's incremental passes keep shadows */
 			apiprof_store(&th->shadow[id][i], calls);
 	}
+	if (b != NULL)
+		b->shown = busy;
 }
 
-void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
+/* th's snapshot; `busy` (the flusher's passes only) also tells the calls
+ * in progress. */
+static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all, bool busy)
 {
 	struct apiprof_shm_header *h = apiprof_segment_ring();
 	uint32_t gen = apiprof_load_acquire(&th->gen);
@@ -146,8 +170,15 @@ void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool al
 	sh.tick = apiprof_now();
 	/* The flusher and the thread itself (as it exits) may both be here. */
 	sh.thread_seq = apiprof_add_fetch_relaxed(&th->snap_seq, 1);
+	if (busy)
+		apiprof_busy_scan(th, gen, sh.tick);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
-		flush_api(h, th, id, &sh, all, gen);
+		flush_api(h, th, id, &sh, all, gen, busy ? th->busy[id] : NULL);
+}
+
+void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
+{
+	flush_thread(th, rec_flags, all, false);
 }
 
 /* The numbers of threads folded away, as one record per function, tid 0. */
@@ -165,14 +196,14 @@ void apiprof_flush_folded(void)
 
 		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
 			uint32_t func = api->func_base + i;
-			struct apiprof_shm_rec *r;
 			uint64_t pos;
 
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
 			for (int k = 0; k <= row_acct(tab, i); k++) {
-				r = rec_put(h, &sh, func, tab, i, k == 1, &pos);
+				struct apiprof_shm_rec *r =
+				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
 				if (r != NULL)
 					apiprof_ring_commit(r, pos);
 			}
@@ -180,13 +211,13 @@ void apiprof_flush_folded(void)
 	}
 }
 
-static void flush_records(bool keyframe)
+static void flush_records(bool keyframe, bool busy)
 {
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
 		if (st == APIPROF_T_LIVE)
-			apiprof_flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe);
+			flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe, busy);
 		else if (st == APIPROF_T_EXITED && keyframe)
 			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
 			                     true);
@@ -200,7 +231,7 @@ static void flush_records(bool keyframe)
  * Without a ring only the clock and the heartbeat move: a reader then has
  * a ready segment to show (APIPROF_SHM_NO_RING says why it has no numbers),
  * and a waking reader's wait ends. */
-void apiprof_flush_all(bool keyframe)
+static void flush_all(bool keyframe, bool busy)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
@@ -208,8 +239,15 @@ void apiprof_flush_all(bool keyframe)
 		return;
 	apiprof_write_once(&h->tick_hz, apiprof_clock_hz());
 	if (apiprof_segment_ring() != NULL)
-		flush_records(keyframe);
+		flush_records(keyframe, busy);
 	apiprof_store_release(&h->heartbeat_tick, apiprof_now());
+}
+
+/* Without the calls in progress: their state is the flusher's alone, and
+ * the other callers (the exit paths) may run beside it. */
+void apiprof_flush_all(bool keyframe)
+{
+	flush_all(keyframe, false);
 }
 
 /* True while a reader has said it will look again (reader_until_ns).  The
@@ -352,7 +390,7 @@ static void *flusher_main(void *arg)
 			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
 		n = woken ? 0 : n + 1;
-		apiprof_flush_all(woken || n % apiprof_cfg.keyframe == 0);
+		flush_all(woken || n % apiprof_cfg.keyframe == 0, true);
 	}
 	return NULL;
 }
@@ -405,14 +443,16 @@ static bool own_stack_fits(void)
 static int flusher_create(void *seg, bool own_stack)
 {
 	pthread_attr_t attr;
-	int err;
 
 	pthread_attr_init(&attr);
 	if (own_stack)
 		pthread_attr_setstack(&attr, flusher_stack, sizeof(flusher_stack));
-	err = pthread_create(&flusher_id, &attr, flusher_main, seg);
+	int err = pthread_create(&flusher_id, &attr, flusher_main, seg);
 	pthread_attr_destroy(&attr);
-	return err;
+	if (err == 0)
+		return 0;
+	errno = err;
+	return -1;
 }
 
 /* Starts the flusher, unless this process has one: from the constructor,
@@ -421,7 +461,7 @@ static int flusher_create(void *seg, bool own_stack)
 void apiprof_flusher_start(void)
 {
 	sigset_t all, old;
-	int err;
+	int saved = errno;
 
 	if (apiprof_cfg.interval_ms == 0 || apiprof_segment() == NULL ||
 	    apiprof_load_acquire(&flusher_pid) == getpid())
@@ -430,15 +470,18 @@ void apiprof_flusher_start(void)
 	sigfillset(&all);
 	/* The new thread inherits this mask: it can never take a signal. */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = own_stack_fits() ? flusher_create(apiprof_segment(), true) : EINVAL;
-	if (err == EINVAL) /* static TLS too large for the buffer */
-		err = flusher_create(apiprof_segment(), false);
+	bool own = own_stack_fits();
+	int rc = own ? flusher_create(apiprof_segment(), true) : -1;
+	if (rc != 0 && (!own || errno == EINVAL)) /* static TLS too large for the buffer */
+		rc = flusher_create(apiprof_segment(), false);
+	int err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err != 0)
+	if (rc != 0)
 		apiprof_warn("cannot start the flusher thread (%s): live numbers only at exit",
 		             strerror(err));
 	else
 		apiprof_store_release(&flusher_pid, getpid());
+	errno = saved;
 }
 
 /* In a fork child: the parent's flusher is not there (the child may even
@@ -489,7 +532,6 @@ static void wait_gone(pid_t tid)
 bool apiprof_flusher_stop(void)
 {
 	int saved = errno;
-	pid_t tid;
 
 	if (apiprof_load_acquire(&flusher_pid) != getpid() || !cmd_change(FL_RUN, FL_STOP))
 		return false;
@@ -500,7 +542,7 @@ bool apiprof_flusher_stop(void)
 		return false;
 	}
 	pthread_join(flusher_id, NULL); /* it is on its way out */
-	tid = (pid_t)apiprof_read_once(&flusher_tid);
+	pid_t tid = (pid_t)apiprof_read_once(&flusher_tid);
 	apiprof_store_release(&flusher_pid, 0);
 	wait_gone(tid);
 	errno = saved;

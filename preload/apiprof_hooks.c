@@ -31,10 +31,9 @@ typedef void (*exit_fn)(int);
 
 void *apiprof_hook_next(const char *name)
 {
-	void *p;
 	uint64_t busy = apiprof_busy_enter();
 
-	p = dlsym(RTLD_NEXT, name);
+	void *p = dlsym(RTLD_NEXT, name);
 	apiprof_busy_leave(busy);
 	return p;
 }
@@ -118,16 +117,14 @@ static size_t count_args(const char *arg0, va_list ap)
 
 static char **argv_get(char **small, size_t n)
 {
-	void *p;
-
 	if (n <= SMALL_ARGV)
 		return small;
 	if (n > SIZE_MAX / sizeof(char *)) {
 		errno = E2BIG;
 		return NULL;
 	}
-	p = mmap(NULL, n * sizeof(char *), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-	         0);
+	void *p = mmap(NULL, n * sizeof(char *), PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -156,12 +153,11 @@ static void collect(const char *arg0, va_list *ap, char **argv, size_t n, char *
 static char **execl_argv(const char *arg0, va_list *ap, char **small, size_t *n, char ***envp)
 {
 	va_list cp;
-	char **argv;
 
 	va_copy(cp, *ap);
 	*n = count_args(arg0, cp);
 	va_end(cp);
-	argv = argv_get(small, *n);
+	char **argv = argv_get(small, *n);
 	if (argv != NULL)
 		collect(arg0, ap, argv, *n, envp);
 	return argv;
@@ -169,51 +165,48 @@ static char **execl_argv(const char *arg0, va_list *ap, char **small, size_t *n,
 
 APIPROF_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	char *small[SMALL_ARGV], **argv;
+	char *small[SMALL_ARGV];
 	va_list ap;
 	size_t n;
-	int r;
 
 	va_start(ap, arg);
-	argv = execl_argv(arg, &ap, small, &n, NULL);
+	char **argv = execl_argv(arg, &ap, small, &n, NULL);
 	va_end(ap);
 	if (argv == NULL)
 		return -1;
-	r = execv(path, argv);
+	int r = execv(path, argv);
 	argv_put(argv, small, n);
 	return r;
 }
 
 APIPROF_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *small[SMALL_ARGV], **argv;
+	char *small[SMALL_ARGV];
 	va_list ap;
 	size_t n;
-	int r;
 
 	va_start(ap, arg);
-	argv = execl_argv(arg, &ap, small, &n, NULL);
+	char **argv = execl_argv(arg, &ap, small, &n, NULL);
 	va_end(ap);
 	if (argv == NULL)
 		return -1;
-	r = execvp(file, argv);
+	int r = execvp(file, argv);
 	argv_put(argv, small, n);
 	return r;
 }
 
 APIPROF_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *small[SMALL_ARGV], **argv, **envp = NULL;
+	char *small[SMALL_ARGV], **envp = NULL;
 	va_list ap;
 	size_t n;
-	int r;
 
 	va_start(ap, arg);
-	argv = execl_argv(arg, &ap, small, &n, &envp);
+	char **argv = execl_argv(arg, &ap, small, &n, &envp);
 	va_end(ap);
 	if (argv == NULL)
 		return -1;
-	r = execve(path, argv, envp);
+	int r = execve(path, argv, envp);
 	argv_put(argv, small, n);
 	return r;
 }

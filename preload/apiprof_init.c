@@ -92,12 +92,11 @@ bool apiprof_ready(void)
 __attribute__((constructor)) static void apiprof_ctor(void)
 {
 	int saved = errno;
-	uint64_t busy;
 
 	if (apiprof_ready()) {
 		if (apiprof_load_acquire(&apiprof_tls_state) == 0 && apiprof_tls_use_spare())
 			start_profiling();
-		busy = apiprof_busy_enter();
+		uint64_t busy = apiprof_busy_enter();
 		if (apiprof_tls_ok()) {
 			apiprof_flusher_start();
 			apiprof_signal_init();
@@ -115,12 +114,10 @@ __attribute__((constructor)) static void apiprof_ctor(void)
  * (a failed exec). */
 uint64_t apiprof_finish(enum apiprof_end how)
 {
-	uint64_t busy;
-
 	if (apiprof_load_acquire(&init_state) != INIT_DONE || getpid() != self_pid ||
 	    !apiprof_tls_ok() || !apiprof_end_claim())
 		return APIPROF_GUARD_BUSY;
-	busy = apiprof_busy_enter();
+	uint64_t busy = apiprof_busy_enter();
 	apiprof_flush_final();
 	apiprof_segment_close(how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm);
 	if (apiprof_cfg.output[0])

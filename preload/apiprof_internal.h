@@ -129,12 +129,41 @@ struct apiprof_thread {
 	 * APIPROF_FRAME_SLOW (apiprof_slow.c).  The owning thread's only. */
 	uintptr_t slow_frame[APIPROF_MAX_APIS];
 	uint32_t slow_row[APIPROF_MAX_APIS];
+	/* The thread's TLS block, which the flusher reads (apiprof_busy.c),
+	 * and the flusher's own view of each api's call in progress. */
+	struct apiprof_tls_block *blk;
+	struct apiprof_busy *busy[APIPROF_MAX_APIS];
 };
 
 APIPROF_HIDDEN struct apiprof_thread *apiprof_thread_first(void);
 APIPROF_HIDDEN uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm);
 APIPROF_HIDDEN void apiprof_thread_init(void);
 APIPROF_HIDDEN void apiprof_thread_after_fork(void);
+
+/* --- calls in progress (apiprof_busy.c) -------------------------------- */
+/* What the flusher knows of a thread's call of one api in progress: its
+ * own state, kept across flushes in the thread's entry. */
+struct apiprof_busy {
+	uintptr_t frame; /* the frame word the call was seen with; 0: none */
+	uint64_t calls;  /* its row's calls then: a count that moves ends it */
+	uint64_t since;  /* its start, or the first flush that saw it (bound) */
+	uint64_t look;   /* when the flusher last looked at this api on the thread */
+	uint32_t row;    /* the call's row, UINT32_MAX when none */
+	uint32_t gen;    /* the entry's generation: a reused entry starts afresh */
+	uint32_t shown;  /* the row last published as busy + 1, 0: none */
+	uint32_t bound;  /* APIPROF_REC_BUSY_BOUND or 0 */
+};
+/* Looks at th's calls in progress (the flusher's passes only: the state
+ * is the flusher's).  Fills busy[id] for each api; gen is th's. */
+APIPROF_HIDDEN void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now);
+/* How far below a frame its call's return address may be, in words. */
+#define APIPROF_SCAN_WORDS 64
+/* The start of the shim holding api's wrappers (0: none to tell), and the
+ * row of the wrapper whose code holds w, a return address found on a
+ * stack, or UINT32_MAX (apiprof_jmp.c). */
+APIPROF_HIDDEN uintptr_t apiprof_wrapper_base(const struct apiprof_api *api);
+APIPROF_HIDDEN uint32_t apiprof_wrapper_row(const struct apiprof_api *api, uintptr_t base,
+                                            uintptr_t w);
 
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
@@ -285,13 +314,10 @@ APIPROF_HIDDEN void apiprof_end_after_fork(void);
  * leave() restores what enter() found. */
 static inline uint64_t apiprof_busy_enter(void)
 {
-	struct apiprof_tls *t;
-	uint64_t old;
-
 	if (!apiprof_tls_ok())
 		return APIPROF_GUARD_BUSY; /* nothing is counted anyway */
-	t = apiprof_tls_self();
-	old = t->guard & APIPROF_GUARD_BUSY;
+	struct apiprof_tls *t = apiprof_tls_self();
+	uint64_t old = t->guard & APIPROF_GUARD_BUSY;
 	t->guard |= APIPROF_GUARD_BUSY;
 	return old;
 }

@@ -40,7 +40,6 @@ typedef void (*jmp_fn)(void *env, int val) __attribute__((noreturn));
 #define JB_RSP      6
 #define JB_WORDS    32 /* sizeof(jmp_buf) is 200 */
 #define PTR_ROTATE  17
-#define SCAN_WORDS  64 /* how far below a frame its call's return address may be */
 #define CALIB_SLACK 256
 
 int _setjmp(void *env) __attribute__((returns_twice));
@@ -95,61 +94,68 @@ static uint32_t row_at(const struct apiprof_api *api, uintptr_t w, const void *b
 	return UINT32_MAX;
 }
 
+/* Where the shim that holds api's wrappers starts, or 0 when its calls
+ * have no wrappers to tell (dynamic mode) or it cannot be found. */
+uintptr_t apiprof_wrapper_base(const struct apiprof_api *api)
+{
+	Dl_info self;
+
+	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
+		return 0;
+	return (uintptr_t)self.dli_fbase;
+}
+
+/* The wrappers' code lies in the shim (from base) below the api itself:
+ * the cheap test first, dladdr only for a word that passes it. */
+uint32_t apiprof_wrapper_row(const struct apiprof_api *api, uintptr_t base, uintptr_t w)
+{
+	if (base == 0 || w <= base || w >= (uintptr_t)api)
+		return UINT32_MAX;
+	return row_at(api, w, (const void *)base);
+}
+
 /* The row of a call entered inline, whose wrapper stored its stack
  * pointer in the frame word right before calling the real function: the
  * call's return address is the first word below the frame (or below the
  * arguments passed on the stack) that points into one of the api's
- * wrappers, whose code lies in the shim below the api itself.  The words
- * read lie between the jump's own frame (low, when on the same stack) and
- * the abandoned one: live stack. */
+ * wrappers.  The words read lie between the jump's own frame (low, when
+ * on the same stack) and the abandoned one: live stack. */
 __attribute__((no_sanitize_address)) static uint32_t inline_row(const struct apiprof_api *api,
                                                                 uintptr_t frame, uintptr_t low)
 {
 	const volatile uintptr_t *p = (const uintptr_t *)frame;
-	Dl_info self;
-	uintptr_t lo, hi = (uintptr_t)api;
+	uintptr_t base = apiprof_wrapper_base(api);
 
-	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
-		return UINT32_MAX;
-	lo = (uintptr_t)self.dli_fbase;
-	for (int n = 0; n < SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
-		uintptr_t w = *--p;
+	for (int n = 0; base != 0 && n < APIPROF_SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
+		uint32_t row = apiprof_wrapper_row(api, base, *--p);
 
-		if (w > lo && w < hi) {
-			uint32_t row = row_at(api, w, self.dli_fbase);
-
-			if (row != UINT32_MAX)
-				return row;
-		}
+		if (row != UINT32_MAX)
+			return row;
 	}
 	return UINT32_MAX;
 }
 
 static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uintptr_t low)
 {
-	const struct apiprof_api *api;
-
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);
-	api = apiprof_api_get(id);
+	const struct apiprof_api *api = apiprof_api_get(id);
 	return api != NULL ? inline_row(api, frame, low) : UINT32_MAX;
 }
 
 /* Ends the calls of this thread that the jump to env abandons. */
 static void jump(const void *env)
 {
-	uintptr_t cur = apiprof_sp(), tgt;
-	struct apiprof_tls *t;
+	uintptr_t cur = apiprof_sp();
 	uint32_t n = apiprof_api_count();
-	uint64_t busy;
 
 	/* Runtime code that a signal handler's jump leaves is not undone */
 	if (!apiprof_read_once(&jmp_known) || !apiprof_tls_ok() ||
 	    (apiprof_tls_self()->guard & APIPROF_GUARD_BUSY))
 		return;
-	t = apiprof_tls_self();
-	tgt = jmp_target(env);
-	busy = apiprof_busy_enter();
+	struct apiprof_tls *t = apiprof_tls_self();
+	uintptr_t tgt = jmp_target(env);
+	uint64_t busy = apiprof_busy_enter();
 	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
 		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
@@ -189,12 +195,11 @@ static jmp_fn real(jmp_fn *slot, const char *name)
 static __attribute__((noinline)) bool jmp_check(void)
 {
 	uint64_t env[JB_WORDS] __attribute__((aligned(16)));
-	uintptr_t sp, tgt;
 
 	if (_setjmp(env) != 0)
 		return false; /* never jumped to */
-	sp = apiprof_sp();
-	tgt = jmp_target(env);
+	uintptr_t sp = apiprof_sp();
+	uintptr_t tgt = jmp_target(env);
 	return tgt - sp < CALIB_SLACK || sp - tgt < CALIB_SLACK;
 }
 

@@ -86,11 +86,10 @@ void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx)
 {
 	const char *ver = api->versions ? api->versions[idx] : NULL;
 	void *h = apiprof_library_open(api);
-	void *p;
 
 	if (h == NULL)
 		return NULL;
-	p = ver ? dlvsym(h, api->symbols[idx], ver) : dlsym(h, api->symbols[idx]);
+	void *p = ver ? dlvsym(h, api->symbols[idx], ver) : dlsym(h, api->symbols[idx]);
 	dlclose(h);
 	return p;
 }
@@ -115,14 +114,13 @@ void **apiprof_api_reals(const struct apiprof_api *api)
 static void *shim_export(const struct apiprof_api *api, const char *name)
 {
 	Dl_info info;
-	void *h, *w;
 
 	if (!dladdr(api, &info) || info.dli_fname == NULL)
 		return NULL;
-	h = dlopen(info.dli_fname, NOLOAD);
+	void *h = dlopen(info.dli_fname, NOLOAD);
 	if (h == NULL)
 		return NULL;
-	w = dlsym(h, name);
+	void *w = dlsym(h, name);
 	dlclose(h);
 	return w != NULL && same_object(w, api) ? w : NULL;
 }
@@ -154,15 +152,14 @@ static void drop_stub(const struct apiprof_api *api, int i)
 static void *redirect_api(struct apiprof_api *api, const char *name, void *p)
 {
 	int i = symbol_index(api, name);
-	void *w, *h, *q;
 
 	if (i < 0)
 		return p;
-	w = shim_export(api, name);
+	void *w = shim_export(api, name);
 	if (w == NULL || w == p)
 		return p;
-	h = apiprof_library_open(api);
-	q = h ? dlsym(h, name) : NULL;
+	void *h = apiprof_library_open(api);
+	void *q = h ? dlsym(h, name) : NULL;
 	if (h != NULL)
 		dlclose(h);
 	if (q != p)
@@ -174,11 +171,9 @@ static void *redirect_api(struct apiprof_api *api, const char *name, void *p)
 /* Lookups the runtime makes for itself (busy) are never redirected. */
 void *apiprof_api_redirect(const char *name, void *p)
 {
-	uint64_t busy;
-
 	if (apiprof_busy())
 		return p;
-	busy = apiprof_busy_enter();
+	uint64_t busy = apiprof_busy_enter();
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 		void *r = api ? redirect_api(api, name, p) : p;
@@ -198,14 +193,13 @@ void *apiprof_api_redirect(const char *name, void *p)
 static bool wrapper_empty(const struct apiprof_api *api, int i)
 {
 	void **reals = apiprof_api_reals(api);
-	void *r, *h;
 
 	if (reals == NULL)
 		return false;
-	r = apiprof_read_once(&reals[i]);
+	void *r = apiprof_read_once(&reals[i]);
 	if (r != NULL && !same_object(r, api))
 		return false;
-	h = apiprof_library_open(api);
+	void *h = apiprof_library_open(api);
 	if (h != NULL)
 		dlclose(h);
 	return h == NULL;
@@ -234,12 +228,11 @@ struct apiprof_api *apiprof_api_absent(const char *name)
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 		int i = api ? symbol_index(api, name) : -1;
-		void *scope, *w;
 
 		if (i < 0 || !wrapper_empty(api, i))
 			continue;
-		scope = global_scope();
-		w = scope ? dlsym(scope, name) : NULL;
+		void *scope = global_scope();
+		void *w = scope ? dlsym(scope, name) : NULL;
 		if (w != NULL && same_object(w, api))
 			return api;
 	}

@@ -96,10 +96,9 @@ static void out_printf(struct out *o, const char *fmt, ...)
 {
 	size_t cap = out_room(o);
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, cap, fmt, ap);
+	int n = vsnprintf(o->buf + o->len, cap, fmt, ap);
 	va_end(ap);
 	out_took(o, n);
 }
@@ -342,7 +341,6 @@ static bool exec_path(char *path, size_t cap)
 static void json_write(const char *path)
 {
 	struct out *o = &out;
-	bool replace;
 
 	if (apiprof_file_open(&out_file, path, 0644) != 0) {
 		apiprof_warn("cannot write %s: %s", path, apiprof_file_why(&out_file));
@@ -355,7 +353,7 @@ static void json_write(const char *path)
 	out_flush(o);
 	if (o->err != 0)
 		apiprof_file_failed(&out_file, o->err);
-	replace = out_file.replace;
+	bool replace = out_file.replace;
 	if (apiprof_file_close(&out_file, o->err == 0) != 0)
 		apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),
 		             replace ? "; the file there is left as it was" : "");
@@ -428,7 +426,6 @@ static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_
                          double wall_ns)
 {
 	uint64_t calls = 0, ticks = 0;
-	size_t cap;
 
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		apiprof_tab_read(&out_stat, tab, i);
@@ -437,7 +434,7 @@ static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_
 	}
 	if (calls == 0)
 		return;
-	cap = out_room(o);
+	size_t cap = out_room(o);
 	out_took(o, apiprof_stat_api_line(o->buf + o->len, cap, api->name,
 	                                  apiprof_ticks_to_ns(ticks), wall_ns, calls));
 }

@@ -65,13 +65,11 @@ static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t po
  * it.  NULL when the slot was still being written by a producer one lap
  * behind: then the record is dropped and counted, because a producer never
  * waits.  Filling the slot in place spares the caller a copy of the
- * record (600 bytes) on its stack. */
+ * record (608 bytes) on its stack. */
 struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint64_t *pos)
 {
-	struct apiprof_shm_rec *s;
-
 	*pos = apiprof_fetch_add_relaxed(&h->head, 1);
-	s = slot_at(h, *pos);
+	struct apiprof_shm_rec *s = slot_at(h, *pos);
 	if (!apiprof_seq_claim(&s->seq, *pos)) {
 		apiprof_fetch_add_relaxed(&h->dropped, 1);
 		return NULL;
@@ -127,11 +125,9 @@ static void copy_name(char *dst, size_t cap, const char *src)
 int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx, const char *api,
                           const char *name, uint32_t flags, uint32_t api_id)
 {
-	struct apiprof_shm_func *f;
-
 	if (idx >= geom_of(h).func_cap)
 		return -1;
-	f = (struct apiprof_shm_func *)((char *)h + func_off()) + idx;
+	struct apiprof_shm_func *f = (struct apiprof_shm_func *)((char *)h + func_off()) + idx;
 	copy_name(f->api, sizeof(f->api), api);
 	copy_name(f->name, sizeof(f->name), name);
 	f->flags = flags;

@@ -88,11 +88,10 @@ uint32_t apiprof_func_reserve(uint32_t n)
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, cap - 1);
+	ssize_t n = read(fd, buf, cap - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	return n;
@@ -104,11 +103,10 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 static uint64_t proc_starttime(void)
 {
 	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	uint64_t t;
 
 	if (fd < 0)
 		return 0;
-	t = apiprof_stat_starttime(fd);
+	uint64_t t = apiprof_stat_starttime(fd);
 	close(fd);
 	return t;
 }
@@ -175,20 +173,30 @@ void apiprof_segment_add_api(const struct apiprof_api *api)
 	apiprof_ring_publish_funcs(h, apiprof_read_once(&seg.func_next));
 }
 
+/* posix_fallocate, which returns its error, in the usual convention: 0, or
+ * -1 with errno set. */
+static int fallocate_range(int fd, size_t off, size_t len)
+{
+	int err = posix_fallocate(fd, (off_t)off, (off_t)len);
+
+	if (err == 0)
+		return 0;
+	errno = err;
+	return -1;
+}
+
 /* Reserves [0, reserve) and makes the file size bytes long. */
 static int size_fd(int fd, size_t reserve, size_t size)
 {
 	struct stat st;
-	int err;
 
 	if (fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0)
-		return errno;
+		return -1;
 	seg.dev = st.st_dev;
 	seg.ino = st.st_ino;
-	err = posix_fallocate(fd, 0, (off_t)reserve);
-	if (err == 0 && ftruncate(fd, (off_t)size) != 0)
-		err = errno;
-	return err;
+	if (fallocate_range(fd, 0, reserve) != 0)
+		return -1;
+	return ftruncate(fd, (off_t)size);
 }
 
 /* 64 bits no one can guess; without entropy yet (early boot), bits no one
@@ -289,18 +297,15 @@ static int create_excl(void)
 
 static int create_fd(size_t reserve, size_t size)
 {
-	int fd, err;
-
-	fd = create_excl();
+	int fd = create_excl();
 	if (fd < 0) {
 		apiprof_warn("cannot create /dev/shm%s (%s): live view off", seg.name,
 		             strerror(errno));
 		return -1;
 	}
-	err = size_fd(fd, reserve, size);
-	if (err != 0) {
+	if (size_fd(fd, reserve, size) != 0) {
 		apiprof_warn("cannot reserve %zu bytes for /dev/shm%s (%s): live view off", reserve,
-		             seg.name, strerror(err));
+		             seg.name, strerror(errno));
 		shm_unlink(seg.name);
 		close(fd);
 		return -1;
@@ -353,14 +358,13 @@ void apiprof_segment_open(void)
 {
 	struct apiprof_ring_geom g = {apiprof_cfg.func_cap, apiprof_cfg.ring_order};
 	size_t size = apiprof_ring_size(&g);
-	struct apiprof_shm_header *h;
 	int fd;
 
 	apiprof_write_once(&seg.ring_state, RING_NONE);
 	seg.ring_off = apiprof_ring_offset(&g);
 	if (!apiprof_cfg.shm || !fits_fsize(size) || (fd = create_fd(seg.ring_off, size)) < 0)
 		return;
-	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct apiprof_shm_header *h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
 		apiprof_warn("cannot map /dev/shm%s (%s): live view off", seg.name,
 		             strerror(errno));
@@ -383,23 +387,23 @@ void apiprof_segment_open(void)
 	apiprof_store_release(&seg.hdr, h);
 }
 
-/* Our file reopened by name: the descriptor, or -errno. */
+/* Our file reopened by name: the descriptor, or -1 with errno set (ESTALE:
+ * the name is now another file's). */
 static int open_by_name(int mode)
 {
 	int fd = shm_open(seg.name, mode | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
 	struct stat st;
-	int err;
+	int err = ESTALE;
 
 	if (fd < 0)
-		return -errno;
+		return -1;
 	if (fstat(fd, &st) != 0)
 		err = errno;
-	else if (!S_ISREG(st.st_mode) || st.st_dev != seg.dev || st.st_ino != seg.ino)
-		err = ESTALE;
-	else
+	else if (S_ISREG(st.st_mode) && st.st_dev == seg.dev && st.st_ino == seg.ino)
 		return fd;
 	close(fd);
-	return -err;
+	errno = err;
+	return -1;
 }
 
 /* Through the kept descriptor, which works whatever the program's uid is
@@ -407,16 +411,17 @@ static int open_by_name(int mode)
 static int ring_fallocate(void)
 {
 	int fd = own_fd();
-	int err;
 
 	if (fd >= 0)
-		return posix_fallocate(fd, (off_t)seg.ring_off, (off_t)(seg.size - seg.ring_off));
+		return fallocate_range(fd, seg.ring_off, seg.size - seg.ring_off);
 	fd = open_by_name(O_RDWR);
 	if (fd < 0)
-		return -fd;
-	err = posix_fallocate(fd, (off_t)seg.ring_off, (off_t)(seg.size - seg.ring_off));
+		return -1;
+	int rc = fallocate_range(fd, seg.ring_off, seg.size - seg.ring_off);
+	int err = errno;
 	close(fd);
-	return err;
+	errno = err;
+	return rc;
 }
 
 /* Gives the ring its pages, once per segment: true when it has them.  A
@@ -424,25 +429,25 @@ static int ring_fallocate(void)
  * the next keyframe repeats whatever it would have written. */
 bool apiprof_segment_ring_reserve(void)
 {
-	int st = RING_NONE;
-	int err;
+	int st = RING_NONE, saved = errno;
 
 	if (apiprof_segment() == NULL)
 		return false;
 	if (!apiprof_cas_acquire(&seg.ring_state, &st, RING_BUSY))
 		return st == RING_READY;
-	err = ring_fallocate();
-	if (err != 0) {
+	bool ok = ring_fallocate() == 0;
+	if (!ok) {
 		apiprof_warn("cannot reserve the ring of /dev/shm%s (%s): live view off", seg.name,
-		             strerror(err));
+		             strerror(errno));
 		/* A reader shows the process without numbers rather than not at
 		 * all; the heartbeat's release store publishes it. */
 		apiprof_or_fetch_relaxed(&apiprof_segment()->flags, APIPROF_SHM_NO_RING);
 	}
 	/* Pairs with the acquire in apiprof_segment_ring: a writer that sees
 	 * READY writes to pages that exist. */
-	apiprof_store_release(&seg.ring_state, err ? RING_FAILED : RING_READY);
-	return err == 0;
+	apiprof_store_release(&seg.ring_state, ok ? RING_READY : RING_FAILED);
+	errno = saved;
+	return ok;
 }
 
 /* How long the exit path waits for a reservation the flusher is making. */
@@ -526,26 +531,27 @@ void apiprof_segment_after_fork(void)
 /* Before the program's uid changes to uid (apiprof_creds.c): the segment
  * becomes uid's file, so that the process can still reserve its ring and
  * remove it at exit, and uid's apiprof-top sees it.  Needs the privilege
- * the process has before it drops it (CAP_CHOWN).  0, or an errno. */
+ * the process has before it drops it (CAP_CHOWN).  0, or -1 with errno
+ * set. */
 int apiprof_segment_handover(uint32_t uid)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
-	int fd, err = 0;
 
 	if (h == NULL || seg.id.pid != getpid()) /* none, or a vfork child's parent's */
 		return 0;
 	if (apiprof_read_once(&h->uid) == uid)
 		return 0;
-	fd = own_fd();
+	int fd = own_fd();
 	if (fd < 0)
 		fd = open_by_name(O_RDONLY);
 	if (fd < 0)
-		return -fd;
-	if (fchown(fd, uid, (gid_t)-1) != 0)
-		err = errno;
-	else
+		return -1;
+	int rc = fchown(fd, uid, (gid_t)-1);
+	if (rc == 0)
 		apiprof_store_release(&h->uid, uid);
+	int err = errno;
 	if (fd != seg.fd)
 		close(fd);
-	return err;
+	errno = err;
+	return rc;
 }

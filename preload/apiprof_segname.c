@@ -131,10 +131,9 @@ static int scan_fd(int fd, struct apiprof_stat_scan *st)
 {
 	char win[STAT_WINDOW];
 	size_t total = 0;
-	ssize_t n;
 
 	while (total < STAT_MAX) {
-		n = read(fd, win, sizeof(win));
+		ssize_t n = read(fd, win, sizeof(win));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -159,13 +158,12 @@ static int open_stat(const char *procdir, int pid)
 {
 	char rel[32];
 	int dfd = open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int fd, saved;
 
 	if (dfd < 0)
 		return -1;
 	snprintf(rel, sizeof(rel), "%d/stat", pid);
-	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
-	saved = errno;
+	int fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	int saved = errno;
 	close(dfd);
 	errno = saved;
 	return fd;
@@ -175,12 +173,11 @@ int apiprof_proc_starttime(const char *procdir, int pid, uint64_t *st)
 {
 	struct apiprof_stat_scan sc = {0};
 	int fd = open_stat(procdir, pid);
-	int rc, saved;
 
 	if (fd < 0)
 		return -1;
-	rc = scan_fd(fd, &sc);
-	saved = errno;
+	int rc = scan_fd(fd, &sc);
+	int saved = errno;
 	close(fd);
 	errno = saved;
 	if (rc != 0)

@@ -10,7 +10,7 @@
  *		struct apiprof_call c;
  *		unsigned how = apiprof_enter(&api, &c);
  *		if (apiprof_likely(how == APIPROF_CALL_TIMED)) {
- *			apiprof_start(&c);               // the clock, after every branch
+ *			apiprof_start(&api, &c, IDX);    // the clock, after every branch
  *			RET r = real_fn(ARGS);
  *			apiprof_leave(&api, &c, IDX);    // no libc call: errno untouched
  *			return r;
@@ -31,9 +31,10 @@
  * mode's untimed calls are inline here and touch only the calling thread's
  * own memory: no lock, no syscall, no allocation, no atomic
  * read-modify-write.  Nothing the wrapper works out on the way in is kept
- * across the real call but the first timestamp: the way out loads what it
- * needs again, from lines the way in has just brought to the cache, so a
- * counted call needs no saved register and a timed call one.  The first
+ * across the real call, not even the first timestamp, which the way in
+ * stores in the row (where the runtime reads how long a call in progress
+ * has run): the way out loads what it needs again, from lines the way in
+ * has just brought to the cache, so no call needs a saved register.  The first
  * call of an api on a thread goes out of line (apiprof_thread_attach),
  * which registers the thread and allocates its table; so do nested calls,
  * sampled mode's draws and the monotonic clock (apiprof_slow.c).
@@ -142,7 +143,14 @@ struct apiprof_cold {
 	uint64_t bytes;            /* sizes of the calls that did not fail */
 	uint64_t failures;         /* calls that failed */
 	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
-	uint64_t pad[2];
+	uint64_t pad[1];
+	/* The first timestamp of the row's latest timed call, stored as it
+	 * starts (apiprof_start) and read back by its way out: a nested
+	 * call never stores it (it goes out of line), and only this thread
+	 * writes it.  The flusher tells from it how long a call in progress
+	 * has run (apiprof_busy.c); 0, from a shim older than this field,
+	 * means "not known".  Zeroing a table keeps it (apiprof_tab_init). */
+	uint64_t t0;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
 
@@ -265,9 +273,14 @@ enum apiprof_how {
 	APIPROF_CALL_OUT,     /* apiprof_enter only: ask apiprof_enter_slow */
 };
 
-/* The state a wrapper carries across the real call: only the start. */
+/* The state a wrapper carries across the real call: only the start, and
+ * that only out of line (inline, the way out reads it from the row). */
 struct apiprof_call {
 	uint64_t t0; /* 0 for a counted call in slow mode */
+	/* Where the thread's slot is (apiprof_slot_of), from the way in to
+	 * apiprof_start, which then need not load it again: set by
+	 * apiprof_enter and apiprof_enter_out, never by the runtime. */
+	uintptr_t slot;
 };
 
 /* Runtime entry points (exported by libapiprof.so). */
@@ -467,7 +480,7 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 	uintptr_t t = apiprof_tls_of(api);
 	uintptr_t slot = apiprof_slot_of(api);
 
-	(void)c;
+	c->slot = slot;
 	if (apiprof_likely(apiprof_guard_is(t, 0))) {
 		if (apiprof_unlikely(!apiprof_frame_idle(slot)))
 			return APIPROF_CALL_OUT;
@@ -500,16 +513,38 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 	if (apiprof_likely(how != APIPROF_CALL_OUT))
 		return how;
 	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx);
-	*c = tmp;
+	c->t0 = tmp.t0;
+	c->slot = apiprof_slot_of(api);
 	return how;
 }
 
-/* The first timestamp of an APIPROF_CALL_TIMED call, read in the wrapper
- * after every branch on the way in: a mispredicted one inside the measured
- * window would bias sampled mode, whose timed calls are the rare ones. */
-APIPROF_INLINE void apiprof_start(struct apiprof_call *c)
+/* apiprof_enter_slow for a wrapper's out-of-line half, from stack address
+ * sp: fills in the slot as apiprof_enter does (the api may have got it
+ * just now, with the thread's first call). */
+APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apiprof_call *c,
+                                          uintptr_t sp, uint32_t idx)
 {
+	unsigned how = apiprof_enter_slow(api, c, sp, idx);
+
+	c->slot = apiprof_slot_of(api);
+	return how;
+}
+
+/* The first timestamp of an APIPROF_CALL_TIMED call of row idx, read in
+ * the wrapper after every branch on the way in: a mispredicted one inside
+ * the measured window would bias sampled mode, whose timed calls are the
+ * rare ones.  It is also stored in the row, for a reader that wants to
+ * know how long a call in progress has run: one store, to a line that
+ * the way out writes anyway, and the table's address comes from the
+ * thread's slot, on the line the way in has just read. */
+APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_call *c,
+                                  uint32_t idx)
+{
+	struct apiprof_tab *tab = apiprof_tab_at(c->slot);
+
+	(void)api;
 	c->t0 = __rdtsc();
+	apiprof_store(&apiprof_tab_cold(tab, idx)->t0, c->t0);
 }
 
 /* Counts a duration in its histogram bucket.  The increment of a bucket
@@ -547,9 +582,14 @@ APIPROF_INLINE void apiprof_record_time(struct apiprof_cold *s, uint64_t d)
 APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct apiprof_call *c,
                                   uint32_t idx)
 {
-	uint64_t d = __rdtsc() - c->t0;
+	uint64_t t1 = __rdtsc();
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
+	/* a plain load, which the subtraction takes as its operand: only
+	 * this thread writes the word */
+	uint64_t d = t1 - apiprof_tab_cold(tab, idx)->t0;
+
+	(void)c;
 
 	apiprof_hist_defer(tab, idx, d);
 	apiprof_record_time(apiprof_tab_cold(tab, idx), d);
@@ -665,11 +705,13 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
                                        uint32_t idx, _Bool failed, _Bool err, uint64_t n,
                                        _Bool sized)
 {
-	uint64_t d = __rdtsc() - c->t0;
+	uint64_t t1 = __rdtsc();
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
+	(void)c;
 	apiprof_hist_defer(tab, idx, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);

@@ -69,11 +69,9 @@ bool apiprof_end_claim(void)
  * meanwhile kills the process now. */
 void apiprof_end_done(void)
 {
-	int sig;
-
 	apiprof_store_seq_cst(&end_state, apiprof_gettid() | END_DONE);
 	syscall(SYS_futex, &end_state, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-	sig = apiprof_xchg_seq_cst(&end_deferred, 0);
+	int sig = apiprof_xchg_seq_cst(&end_deferred, 0);
 	if (sig != 0)
 		die_by(sig);
 }
@@ -258,7 +256,6 @@ APIPROF_EXPORT int __sigaction(int sig, const struct sigaction *act, struct siga
 static handler_fn signal_like(signal_fn f, int sig, handler_fn h)
 {
 	int i = slot_of(sig);
-	handler_fn was, r;
 	struct sigaction scratch;
 
 	if (f == NULL) {
@@ -267,8 +264,8 @@ static handler_fn signal_like(signal_fn f, int sig, handler_fn h)
 	}
 	if (i < 0)
 		return f(sig, h);
-	was = shown[i].sa_handler;
-	r = f(sig, h);
+	handler_fn was = shown[i].sa_handler;
+	handler_fn r = f(sig, h);
 	if (r == SIG_ERR)
 		return r;
 	if (h == SIG_DFL)

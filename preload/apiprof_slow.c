@@ -134,20 +134,25 @@ static void frame_enter(struct apiprof_tls *t, uint32_t id, uintptr_t sp, uint32
 {
 	struct apiprof_thread *th = self_of(t);
 
-	th->slow_frame[id] = sp;
-	th->slow_row[id] = idx;
+	/* relaxed: the flusher reads them too (apiprof_busy.c) */
+	apiprof_write_once(&th->slow_frame[id], sp);
+	apiprof_write_once(&th->slow_row[id], idx);
 	apiprof_compiler_barrier();
 	t->api[id].frame = sp | APIPROF_FRAME_SLOW;
 }
 
-/* What a call that passed the guards is, by the thread's mode. */
-static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
+/* What a call of row idx of api id that passed the guards is, by the
+ * thread's mode.  A call timed here keeps its start in the row, as
+ * apiprof_start does inline. */
+static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx)
 {
 	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
 
 	if (!(t->guard & APIPROF_GUARD_SLOW))
 		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
+	if (timed)
+		apiprof_store(&apiprof_tab_cold(t->api[id].tab, idx)->t0, c->t0);
 	return APIPROF_CALL_SLOW;
 }
 
@@ -156,14 +161,13 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c)
 static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, struct apiprof_call *c,
                                                     uintptr_t sp, uint32_t idx)
 {
-	struct apiprof_tls *t;
 	uint32_t id = apiprof_load_acquire(&api->id);
 
 	/* Nothing touches the thread's state before it has a home; the first
 	 * call may be the one that starts the runtime. */
 	if (!apiprof_ready() || !apiprof_tls_ok())
 		return APIPROF_CALL_FORWARD;
-	t = apiprof_tls_self();
+	struct apiprof_tls *t = apiprof_tls_self();
 	if (t->guard & APIPROF_GUARD_BUSY)
 		return APIPROF_CALL_FORWARD;
 	if (id == 0 || t->api[id].tab == NULL) {
@@ -174,7 +178,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 		return APIPROF_CALL_FORWARD;
 	}
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c);
+	return how_of(t, c, id, idx);
 }
 
 /* The common case first, with no call on its way, so that it saves no
@@ -185,16 +189,15 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
                             uint32_t idx)
 {
 	uint32_t id = apiprof_load_acquire(&api->id);
-	struct apiprof_tls *t;
 
 	if (!apiprof_started() || !apiprof_tls_ok())
 		return enter_any(api, c, sp, idx);
-	t = apiprof_tls_self();
+	struct apiprof_tls *t = apiprof_tls_self();
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx);
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c);
+	return how_of(t, c, id, idx);
 }
 
 void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx)

@@ -16,31 +16,28 @@
 /* A table of n rows (see struct apiprof_tab), zeroed word by word with
  * relaxed stores, not memset: when an entry is reset for a new thread the
  * flusher may be reading it (and will discard what it read, seeing the
- * generation change). */
-/* Words [0, n) of w but `keep`. */
-static void zero_words(uint64_t *w, size_t n, size_t keep)
-{
-	for (size_t k = 0; k < n; k++)
-		if (k != keep)
-			apiprof_store(&w[k], 0);
-}
-
-/* A row's acct pointer is never written again (the flusher may be reading
- * it): the area stays where the table was made with it. */
+ * generation change).  A row's start (t0) is kept: a fork child resets
+ * its thread's tables while a call of that thread may be in progress
+ * (fork itself, profiled), whose way out reads it.  So is its acct
+ * pointer, never written again (the flusher may be reading it): the area
+ * stays where the table was made with it. */
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 {
 	apiprof_store(&tab->sink, 0);
 	apiprof_write_once(&tab->due, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+		uint64_t *w = (uint64_t *)c;
 		struct apiprof_acct *a = c->acct;
 
 		apiprof_store(&tab->calls[i], 0);
-		zero_words((uint64_t *)c, APIPROF_COLD_WORDS,
-		           offsetof(struct apiprof_cold, acct) / sizeof(uint64_t));
+		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
+			if (k != offsetof(struct apiprof_cold, t0) / sizeof(uint64_t) &&
+			    k != offsetof(struct apiprof_cold, acct) / sizeof(uint64_t))
+				apiprof_store(&w[k], 0);
 		apiprof_store(&c->min_ticks, UINT64_MAX);
-		if (a != NULL)
-			zero_words((uint64_t *)a, sizeof *a / sizeof(uint64_t), SIZE_MAX);
+		for (size_t k = 0; a != NULL && k < sizeof *a / sizeof(uint64_t); k++)
+			apiprof_store((uint64_t *)a + k, 0);
 	}
 }
 

@@ -109,6 +109,8 @@ static void entry_zero_tables(struct apiprof_thread *th)
  * read (it checks gen after reading). */
 static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *comm)
 {
+	/* The thread making the reset is the entry's (a fork child's too) */
+	struct apiprof_tls_block *blk = apiprof_tls_block();
 	uint64_t w[APIPROF_COMM_MAX / 8];
 
 	memcpy(w, comm, sizeof(w));
@@ -120,6 +122,7 @@ static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *com
 	apiprof_store(&th->comm_w[1], w[1]);
 	apiprof_store(&th->start_tick, apiprof_now());
 	apiprof_store(&th->exit_tick, 0);
+	apiprof_write_once(&th->blk, blk);
 	apiprof_fetch_add_release(&th->gen, 1);
 }
 
@@ -230,7 +233,8 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 	if (tab == NULL) {
 		tab = apiprof_tab_alloc(api);
 		th->shadow[id] = apiprof_arena_alloc((size_t)n * sizeof(uint64_t));
-		if (tab == NULL || th->shadow[id] == NULL)
+		th->busy[id] = apiprof_arena_alloc(sizeof(struct apiprof_busy));
+		if (tab == NULL || th->shadow[id] == NULL || th->busy[id] == NULL)
 			return NULL;
 		apiprof_store_release(&th->tab[id], tab);
 	}
@@ -244,11 +248,10 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	int saved = errno;
 	struct apiprof_tab *tab = NULL;
 	struct apiprof_thread *th;
-	uint32_t id;
 
 	if (apiprof_load_acquire(&api->id) == 0)
 		apiprof_register(api);
-	id = apiprof_load_acquire(&api->id);
+	uint32_t id = apiprof_load_acquire(&api->id);
 	if (id != 0 && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api);
 	if (tab != NULL) {

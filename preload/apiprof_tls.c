@@ -78,7 +78,6 @@ static void *spare_open(const char **why)
 	static char path[PATH_MAX]; /* not on a program's stack; called once */
 	Dl_info info;
 	const char *slash;
-	void *h;
 
 	if (dladdr((void *)spare_open, &info) == 0 || info.dli_fname == NULL ||
 	    (slash = strrchr(info.dli_fname, '/')) == NULL ||
@@ -87,7 +86,7 @@ static void *spare_open(const char **why)
 		*why = "cannot tell where " SPARE_NAME " is";
 		return NULL;
 	}
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (h == NULL)
 		*why = dlerror();
 	return h;

@@ -33,14 +33,13 @@ static bool still_resolves(const struct apiprof_api *api, uint32_t i, void *p)
 {
 	const char *ver = api->versions ? api->versions[i] : NULL;
 	Dl_info in;
-	void *h, *q;
 
 	if (!dladdr(p, &in) || in.dli_fname == NULL)
 		return false;
-	h = dlopen(in.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	void *h = dlopen(in.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (h == NULL)
 		return false;
-	q = ver ? dlvsym(h, api->symbols[i], ver) : dlsym(h, api->symbols[i]);
+	void *q = ver ? dlvsym(h, api->symbols[i], ver) : dlsym(h, api->symbols[i]);
 	dlclose(h);
 	return q == p;
 }
@@ -57,11 +56,10 @@ static void forget_api(const struct apiprof_api *api, bool exact)
 		return;
 	for (uint32_t i = 0; i < apiprof_api_nsyms(api); i++) {
 		void *p = apiprof_read_once(&reals[i]);
-		bool live;
 
 		if (p == NULL)
 			continue;
-		live = dladdr(p, &in) != 0;
+		bool live = dladdr(p, &in) != 0;
 		if (live && in.dli_fbase == shim.dli_fbase)
 			continue;
 		if (live && (!exact || still_resolves(api, i, p)))

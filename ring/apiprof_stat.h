@@ -36,11 +36,9 @@ static inline bool apiprof_stat_estimated(bool sampled, uint64_t calls, uint64_t
 static inline uint64_t apiprof_stat_total_ticks(bool sampled, uint64_t ticks, uint64_t calls,
                                                 uint64_t timed)
 {
-	unsigned __int128 t;
-
 	if (!sampled || timed == 0 || timed >= calls)
 		return ticks;
-	t = (unsigned __int128)ticks * calls / timed;
+	unsigned __int128 t = (unsigned __int128)ticks * calls / timed;
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }
 

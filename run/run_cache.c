@@ -68,12 +68,10 @@ static int make_path(const char *path, char *why, size_t cap)
 		return run_whyf(why, cap, "the path is empty or too long");
 	memcpy(p, path, n + 1);
 	for (size_t i = 1; i <= n; i++) {
-		int rc;
-
 		if (p[i] != '/' && p[i] != '\0')
 			continue;
 		p[i] = '\0';
-		rc = make_one(p, why, cap);
+		int rc = make_one(p, why, cap);
 		p[i] = path[i];
 		if (rc != 0)
 			return -1;

@@ -60,7 +60,6 @@ static int join(char *out, size_t cap, const char *first, const char *second)
 int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e)
 {
 	char lib[RUN_PATH_MAX * 2];
-	const char *rt, *dyn, *audit;
 	size_t len = 0;
 
 	for (int i = 0; i < o->nspecs; i++) {
@@ -73,9 +72,9 @@ int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e)
 		if (len >= sizeof(e->specs))
 			return -1;
 	}
-	rt = gen_path(GEN_PART_RUNTIME);
-	dyn = gen_path(GEN_PART_DYN_LIB);
-	audit = gen_path(GEN_PART_DYN_AUDIT);
+	const char *rt = gen_path(GEN_PART_RUNTIME);
+	const char *dyn = gen_path(GEN_PART_DYN_LIB);
+	const char *audit = gen_path(GEN_PART_DYN_AUDIT);
 	if (run_preload_check(rt) != 0 || run_preload_check(dyn) != 0 ||
 	    run_preload_check(audit) != 0)
 		return -1;

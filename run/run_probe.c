@@ -102,11 +102,10 @@ static char **probe_env(void)
 	static const char *const drop[] = {"APIPROF_OUTPUT", "APIPROF_SUMMARY", "APIPROF_SHM",
 	                                   "APIPROF_INTERVAL_MS"};
 	size_t n = 0, k = 0;
-	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 3, sizeof(*env));
+	char **env = calloc(n + 3, sizeof(*env));
 	if (env == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -200,7 +199,6 @@ int run_probe(const struct run_opts *o)
 {
 	char line[1024], buf[128];
 	int fds[2], status;
-	pid_t pid;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	/* A sanitized launcher refuses to start with a library preloaded
@@ -218,7 +216,7 @@ int run_probe(const struct run_opts *o)
 		close(fds[1]);
 		fds[1] = w;
 	}
-	pid = fds[1] < 0 ? -1 : spawn_probe(fds[1], o);
+	pid_t pid = fds[1] < 0 ? -1 : spawn_probe(fds[1], o);
 	if (fds[1] >= 0)
 		close(fds[1]);
 	if (pid < 0) {

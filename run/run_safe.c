@@ -84,12 +84,10 @@ int run_ancestors_ok(const char *real, char *why, size_t cap)
 	memcpy(p, real, n + 1);
 	/* A real path has no "//": its first component ends at 2 or later. */
 	for (size_t i = 2; i <= n; i++) {
-		int rc;
-
 		if (p[i] != '/' && p[i] != '\0')
 			continue;
 		p[i] = '\0';
-		rc = check_ancestor(p, 0, why, cap);
+		int rc = check_ancestor(p, 0, why, cap);
 		p[i] = real[i];
 		if (rc != 0)
 			return -1;
@@ -129,7 +127,6 @@ int run_fd_is_shlib(int fd)
 int run_preload_check(const char *path)
 {
 	struct stat st;
-	int fd, ok;
 
 	if (run_path_splits(path)) {
 		fprintf(stderr,
@@ -140,12 +137,12 @@ int run_preload_check(const char *path)
 	}
 	if (strchr(path, '/') == NULL)
 		return 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "apiprof-run: %s cannot be preloaded: %s\n", path, strerror(errno));
 		return -1;
 	}
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && run_fd_is_shlib(fd);
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && run_fd_is_shlib(fd);
 	close(fd);
 	if (!ok)
 		fprintf(stderr,

@@ -108,12 +108,12 @@ static int cached_ok(const struct run_cache *c, const char *name)
 {
 	char path[RUN_PATH_MAX * 2], why[RUN_PATH_MAX * 2 + 128];
 	int fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	int err = errno, rc;
+	int err = errno;
 
 	if (fd < 0 && err == ENOENT)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	rc = cached_why(fd, err, path, why, sizeof(why));
+	int rc = cached_why(fd, err, path, why, sizeof(why));
 	if (fd >= 0)
 		close(fd);
 	if (rc != 0)
@@ -127,12 +127,12 @@ static int cached_ok(const struct run_cache *c, const char *name)
 static int seal(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	     fchmod(fd, st.st_mode & 0755) == 0 && run_fd_is_shlib(fd);
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	         fchmod(fd, st.st_mode & 0755) == 0 && run_fd_is_shlib(fd);
 	close(fd);
 	return ok ? 0 : -1;
 }

@@ -84,11 +84,9 @@ static const char *machine_name(unsigned m)
 /* "a 32-bit i386 program" (machine numbers in the file's byte order). */
 static void describe(char *out, size_t cap, const unsigned char *id, unsigned m)
 {
-	const char *name;
-
 	if (id[EI_DATA] != __ehdr_start.e_ident[EI_DATA])
 		m = ((m & 0xff) << 8) | (m >> 8);
-	name = machine_name(m);
+	const char *name = machine_name(m);
 	if (name)
 		snprintf(out, cap, "%s-bit %s", id[EI_CLASS] == ELFCLASS32 ? "32" : "64", name);
 	else
@@ -128,14 +126,12 @@ static int shebang(int fd, char *out, size_t cap)
 {
 	char line[256];
 	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
-	char *p;
-	size_t len;
 
 	if (n < 3 || line[0] != '#' || line[1] != '!')
 		return -1;
 	line[n] = '\0';
-	p = line + 2 + strspn(line + 2, " \t");
-	len = strcspn(p, " \t\n");
+	char *p = line + 2 + strspn(line + 2, " \t");
+	size_t len = strcspn(p, " \t\n");
 	if (len == 0 || len >= cap)
 		return -1;
 	memcpy(out, p, len);

@@ -17,6 +17,7 @@
 #include "apiprof_stat.h"
 #include "top_batch.h"
 #include "top_cols.h"
+#include "top_ptree.h"
 
 const char *top_clock_name(uint32_t clock)
 {
@@ -39,21 +40,30 @@ const char *top_mode_name(uint32_t mode, char *buf, size_t cap)
 	return buf;
 }
 
+const char *top_proc_name(const struct top_proc *p, char *buf, size_t cap)
+{
+	if (p->title[0])
+		snprintf(buf, cap, "%s \"%s\"", p->comm, p->title);
+	else
+		snprintf(buf, cap, "%s", p->comm);
+	return buf;
+}
+
+void top_tree_indent(char *buf, size_t cap, int depth)
+{
+	int d = depth > TOP_TREE_MAX_DEPTH ? TOP_TREE_MAX_DEPTH : depth;
+
+	snprintf(buf, cap, "%*s%s", 2 * d, "", d > 0 ? "`- " : "");
+}
+
 /* --- text ---------------------------------------------------------------- */
 
-static void text_proc(FILE *out, const struct top_proc *p, const struct top_view *v,
-                      uint64_t real_ns)
+static void text_rows(FILE *out, const struct top_proc *p, const struct top_view *v)
 {
 	struct top_row *rows;
 	size_t n = top_rows_build(p, v, &rows);
-	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], line[512];
+	char line[512];
 
-	top_fmt_uptime(up, sizeof(up),
-	               real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0);
-	fprintf(out, "\nPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu%s\n", p->pid,
-	        p->comm, up, top_state_name(p->state), top_mode_name(p->mode, mode, sizeof(mode)),
-	        top_clock_name(p->clock), p->sample > 1 ? "  sampled (~ = estimate)" : "",
-	        (unsigned long long)p->dropped, (unsigned long long)p->lost, top_ring_note(p));
 	bool acct = top_cols_acct(rows, n);
 	top_cols_header(line, sizeof(line), v->sort, v->reverse, acct);
 	fprintf(out, "%s\n", line);
@@ -64,20 +74,74 @@ static void text_proc(FILE *out, const struct top_proc *p, const struct top_view
 	free(rows);
 }
 
+static void text_proc(FILE *out, const struct top_pnode *node, const struct top_view *v,
+                      uint64_t real_ns)
+{
+	const struct top_proc *p = node->proc;
+	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], name[TOP_NAME_BUF], indent[64], unl[256];
+
+	top_fmt_uptime(up, sizeof(up),
+	               real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0);
+	top_tree_indent(indent, sizeof(indent), node->depth);
+	top_unloaded_note(p, unl, sizeof(unl));
+	fprintf(out, "\n%sPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu%s%s\n",
+	        indent, p->pid, top_proc_name(p, name, sizeof(name)), up, top_state_name(p->state),
+	        top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
+	        p->sample > 1 ? "  sampled (~ = estimate)" : "", (unsigned long long)p->dropped,
+	        (unsigned long long)p->lost, top_ring_note(p), unl);
+	text_rows(out, p, v);
+}
+
+void top_group_title(const struct top_pgroup *g, enum top_group kind, char *buf, size_t cap)
+{
+	char name[TOP_NAME_BUF];
+	int n = kind == TOP_GROUP_TREE ? snprintf(buf, cap, "TREE %d  %s", g->proc.pid,
+	                                          top_proc_name(&g->proc, name, sizeof(name)))
+	                               : snprintf(buf, cap, "COMM %s", g->proc.comm);
+	size_t len = n > 0 ? (size_t)n : 0;
+
+	if (len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "  %zu process%s:", g->npids,
+		                        g->npids == 1 ? "" : "es");
+	for (size_t i = 0; i < g->npids && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, " %d", g->pids[i]);
+}
+
+static void text_groups(FILE *out, const struct top_ptree *t, const struct top_view *v)
+{
+	struct top_view gv = *v;
+	char title[512];
+
+	gv.aggregate = true;
+	for (size_t k = 0; k < t->ngroups; k++) {
+		top_group_title(&t->groups[k], v->group, title, sizeof(title));
+		fprintf(out, "\n%s\n", title);
+		text_rows(out, &t->groups[k].proc, &gv);
+	}
+}
+
 void top_batch_text(FILE *out, const struct top_watch *w, const struct top_view *v,
                     uint64_t real_ns, double delay_s)
 {
 	time_t t = (time_t)(real_ns / 1000000000u);
 	struct tm tm;
 	char stamp[16];
+	struct top_ptree tree;
 
 	localtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	fprintf(out, "apiprof-top - %s  %zu processes  interval %.2fs  dropped %llu\n", stamp,
 	        top_watch_visible(w), delay_s, (unsigned long long)top_watch_dropped(w));
-	for (size_t i = 0; i < w->n; i++)
-		if (top_entry_visible(w->v[i]))
-			text_proc(out, &w->v[i]->proc, v, real_ns);
+	if (top_ptree_build(&tree, w, v->group) != 0) {
+		fprintf(stderr, "apiprof-top: out of memory\n");
+		return;
+	}
+	if (v->group != TOP_GROUP_NONE)
+		text_groups(out, &tree, v);
+	else
+		for (size_t i = 0; i < tree.n; i++)
+			text_proc(out, &tree.nodes[i], v, real_ns);
+	top_ptree_free(&tree);
 	fprintf(out, "\n");
 	fflush(out);
 }
@@ -142,27 +206,66 @@ static json_t *func_json(const struct top_row *r)
 	return o;
 }
 
+/* A call in progress: {"api", "name", "for_ns", "exact"}; "exact" is
+ * false when for_ns is only a lower bound (the start is not known). */
+static json_t *busy_json(const struct top_row *r)
+{
+	return json_pack("{s:s, s:s, s:o, s:b}", "api", r->api, "name", r->func, "for_ns",
+	                 ns_json(r->busy_ns), "exact", !r->busy_bound);
+}
+
+/* A thread's "in_progress": its longest call in progress, or null. */
+static void thread_busy(json_t *thread, const struct top_row *r)
+{
+	json_t *cur = json_object_get(thread, "in_progress");
+	json_t *v = json_object_get(cur, "for_ns");
+
+	if (r->busy_ns >= 0 && (!json_is_integer(v) || json_integer_value(v) < r->busy_ns))
+		json_object_set_new(thread, "in_progress", busy_json(r));
+}
+
 /* Rows come sorted by tid: consecutive rows with one tid form a thread. */
 static json_t *threads_json(const struct top_row *rows, size_t n)
 {
-	json_t *threads = json_array(), *funcs = NULL;
+	json_t *threads = json_array(), *funcs = NULL, *thread = NULL;
 
 	for (size_t i = 0; i < n; i++) {
+		json_t *f = func_json(&rows[i]);
+
 		if (!i || rows[i].tid != rows[i - 1].tid ||
 		    strcmp(rows[i].thread, rows[i - 1].thread)) {
 			funcs = json_array();
-			json_array_append_new(threads,
-			                      json_pack("{s:I, s:s, s:o}", "tid",
-			                                (json_int_t)rows[i].tid, "name",
-			                                rows[i].thread, "functions", funcs));
+			thread = json_pack("{s:I, s:s, s:o, s:n}", "tid", (json_int_t)rows[i].tid,
+			                   "name", rows[i].thread, "functions", funcs,
+			                   "in_progress");
+			json_array_append_new(threads, thread);
 		}
-		json_array_append_new(funcs, func_json(&rows[i]));
+		if (rows[i].busy_ns >= 0)
+			json_object_set_new(f, "in_progress", busy_json(&rows[i]));
+		thread_busy(thread, &rows[i]);
+		json_array_append_new(funcs, f);
 	}
 	return threads;
 }
 
-static json_t *proc_json(const struct top_proc *p, uint64_t real_ns)
+/* Each api of the process, and whether its library is loaded. */
+static json_t *apis_json(const struct top_proc *p)
 {
+	struct top_api *a;
+	int n = top_proc_apis(p, &a);
+	json_t *arr = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr,
+		                      json_pack("{s:s, s:b, s:I}", "name", a[i].name, "loaded",
+		                                a[i].loaded, "functions", (json_int_t)a[i].nfuncs));
+	free(a);
+	return arr;
+}
+
+static json_t *proc_json(const struct top_pnode *node, uint64_t real_ns)
+{
+	const struct top_proc *p = node->proc;
 	struct top_view v = {.aggregate = false, .sort = TOP_COL_TID};
 	struct top_row *rows;
 	size_t n = top_rows_build(p, &v, &rows);
@@ -176,22 +279,66 @@ static json_t *proc_json(const struct top_proc *p, uint64_t real_ns)
 	        "interval_wall_ns", u64_json(p->iv_wall_ns), "threads", threads_json(rows, n));
 
 	free(rows);
+	json_object_set_new(o, "title", json_string(p->title));
+	json_object_set_new(o, "ppid", json_integer(p->ppid));
+	json_object_set_new(o, "depth", json_integer(node->depth));
+	json_object_set_new(o, "share_pct", json_real(node->share));
+	json_object_set_new(o, "apis", apis_json(p));
 	return o;
 }
 
-int top_batch_json(FILE *out, const struct top_watch *w, uint64_t real_ns, double delay_s)
+/* A group: its members and one entry per function, summed over them. */
+static json_t *group_json(const struct top_pgroup *g, enum top_group kind)
 {
-	json_t *procs = json_array(), *o;
-	int rc;
+	struct top_view v = {.aggregate = true, .sort = TOP_COL_API};
+	struct top_row *rows;
+	size_t n = top_rows_build(&g->proc, &v, &rows);
+	json_t *pids = json_array(), *funcs = json_array();
 
-	for (size_t i = 0; i < w->n; i++)
-		if (top_entry_visible(w->v[i]))
-			json_array_append_new(procs, proc_json(&w->v[i]->proc, real_ns));
-	o = json_pack("{s:f, s:f, s:o, s:o}", "time", (double)real_ns / 1e9, "delay", delay_s,
-	              "processes", procs, "dropped", u64_json(top_watch_dropped(w)));
+	for (size_t i = 0; i < g->npids; i++)
+		json_array_append_new(pids, json_integer(g->pids[i]));
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(funcs, func_json(&rows[i]));
+	free(rows);
+	return json_pack("{s:s, s:i, s:s, s:s, s:o, s:f, s:o, s:o}", "group", top_group_name(kind),
+	                 "pid", g->proc.pid, "comm", g->proc.comm, "title", g->proc.title, "pids",
+	                 pids, "share_pct", g->share, "interval_wall_ns",
+	                 u64_json(g->proc.iv_wall_ns), "functions", funcs);
+}
+
+static json_t *watch_json(const struct top_ptree *t, enum top_group group, uint64_t real_ns)
+{
+	json_t *procs = json_array(), *groups = json_array();
+
+	for (size_t i = 0; i < t->n; i++)
+		json_array_append_new(procs, proc_json(&t->nodes[i], real_ns));
+	for (size_t k = 0; k < t->ngroups; k++)
+		json_array_append_new(groups, group_json(&t->groups[k], group));
+	json_t *o = json_pack("{s:o}", "processes", procs);
+	if (o && group != TOP_GROUP_NONE)
+		json_object_set_new(o, "groups", groups);
+	else
+		json_decref(groups);
+	return o;
+}
+
+int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, uint64_t real_ns,
+                   double delay_s)
+{
+	struct top_ptree tree;
+
+	if (top_ptree_build(&tree, w, group) != 0) {
+		fprintf(stderr, "apiprof-top: out of memory\n");
+		return -1;
+	}
+	json_t *o = watch_json(&tree, group, real_ns);
+	top_ptree_free(&tree);
 	if (!o)
 		return -1;
-	rc = json_dumpf(o, out, JSON_COMPACT);
+	json_object_set_new(o, "time", json_real((double)real_ns / 1e9));
+	json_object_set_new(o, "delay", json_real(delay_s));
+	json_object_set_new(o, "dropped", u64_json(top_watch_dropped(w)));
+	int rc = json_dumpf(o, out, JSON_COMPACT);
 	json_decref(o);
 	fputc('\n', out);
 	fflush(out);

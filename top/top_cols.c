@@ -64,6 +64,11 @@ static double v_calls(const struct top_row *r)
 	return (double)r->calls_base;
 }
 
+static double v_inside(const struct top_row *r)
+{
+	return r->busy_ns;
+}
+
 /* Bytes and failures: -1 (sorted last, shown as -) for a function that
  * does not declare them. */
 static double v_bytes_rate(const struct top_row *r)
@@ -166,6 +171,21 @@ static void c_time_measured(const struct top_column *c, const struct top_row *r,
 	time_text(buf, cap, c->num(r), false);
 }
 
+/* A call in progress: how long it has run, ">=" when that is a bound
+ * (its start is not known), "-" for none. */
+static void c_inside(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	char t[TOP_FMT_LEN];
+
+	(void)c;
+	if (r->busy_ns < 0) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	top_fmt_ns(t, sizeof(t), r->busy_ns);
+	snprintf(buf, cap, "%s%s", r->busy_bound ? ">=" : "", t);
+}
+
 /* A size in bytes: "4096B", "1.23MB" (decimal units, as top_fmt_count). */
 static void c_bytes(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
 {
@@ -225,6 +245,9 @@ const struct top_column top_columns[TOP_COL_COUNT] = {
                          true, v_max, NULL, c_time_measured},
         [TOP_COL_CALLS] = {"CALLS", "total", "calls since the last reset (r)", 8, true, true,
                            v_calls, NULL, c_calls},
+        [TOP_COL_INSIDE] = {"INSIDE", "inside",
+                            "the thread is inside this call now, for so long (>=: at least)", 9,
+                            true, true, v_inside, NULL, c_inside},
         [TOP_COL_BYTES_RATE] = {"BYTES/S", "bytes",
                                 "bytes per second in the last interval (spec \"bytes\")", 8, true,
                                 true, v_bytes_rate, NULL, c_bytes, true},

@@ -26,6 +26,8 @@ static void feed_pass(void *ctx, const struct apiprof_shm_header *h, uint64_t lo
 	p->clock = h->clock;
 	p->interval_ms = h->interval_ms;
 	p->tick_hz = h->tick_hz;
+	p->tick0 = h->tick0;
+	p->mono0_ns = h->mono0_ns;
 	p->start_realtime_ns = h->start_realtime_ns;
 	p->dropped = h->dropped;
 	p->no_ring = (h->flags & APIPROF_SHM_NO_RING) != 0;

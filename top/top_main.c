@@ -38,14 +38,12 @@ static void pause_s(double s)
 static int run_batch(struct top_watch *w, const struct top_opts *o)
 {
 	for (long i = 0; !o->count || i < o->count; i++) {
-		uint64_t real;
-
 		if (i)
 			pause_s(o->delay_s);
-		real = top_now_ns(CLOCK_REALTIME);
+		uint64_t real = top_now_ns(CLOCK_REALTIME);
 		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
 		if (o->json)
-			top_batch_json(stdout, w, real, o->delay_s);
+			top_batch_json(stdout, w, o->view.group, real, o->delay_s);
 		else
 			top_batch_text(stdout, w, &o->view, real, o->delay_s);
 		if (ferror(stdout))

@@ -58,13 +58,11 @@ const char *top_state_name(enum top_state s)
  * shorter table from a later read keeps what we already know. */
 int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
 {
-	struct top_func *nf;
-
 	if (n <= p->nfuncs) {
 		memcpy(p->funcs, f, n * sizeof(*f));
 		return 0;
 	}
-	nf = realloc(p->funcs, n * sizeof(*f));
+	struct top_func *nf = realloc(p->funcs, n * sizeof(*f));
 	if (!nf)
 		return -1;
 	memcpy(nf, f, n * sizeof(*f));
@@ -124,18 +122,14 @@ static int index_grow(struct top_proc *p)
 
 static struct top_cell *cell_find(const struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	size_t i;
-
 	if (p->capindex == 0)
 		return NULL;
-	i = index_slot(p, tid, func);
+	size_t i = index_slot(p, tid, func);
 	return p->index[i] ? &p->cells[p->index[i] - 1] : NULL;
 }
 
 static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t func)
 {
-	struct top_cell *c;
-
 	if (p->ncells >= TOP_MAX_CELLS)
 		return NULL;
 	if (2 * (p->ncells + 1) > p->capindex && index_grow(p) != 0)
@@ -149,10 +143,11 @@ static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t f
 		p->cells = nc;
 		p->capcells = cap;
 	}
-	c = &p->cells[p->ncells++];
+	struct top_cell *c = &p->cells[p->ncells++];
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->func = func;
+	c->busy_ns = -1;
 	p->index[index_slot(p, tid, func)] = (uint32_t)p->ncells;
 	return c;
 }
@@ -162,6 +157,13 @@ uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t fun
 	const struct top_cell *c = cell_find(p, tid, func);
 
 	return c ? c->tick : 0;
+}
+
+struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func)
+{
+	struct top_cell *c = cell_find(p, tid, func);
+
+	return c ? c : cell_insert(p, tid, func);
 }
 
 /* Records are cumulative, so of several snapshots of one (thread, function)
@@ -197,6 +199,7 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	struct top_acct acct = c->cur.acct;
 	c->flags = s->flags;
 	c->tick = s->tick;
+	c->busy_since = s->busy_since;
 	c->cur = s->st;
 	c->cur.acct = acct;
 	return 0;
@@ -292,6 +295,7 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 
 		stat_sub(&c->iv, &c->cur, &c->last, c->acct_tick != 0);
 		c->last = c->cur;
+		top_busy_refresh(p, c, mono_ns);
 	}
 	if (!p->refreshed)
 		p->iv_wall_ns = sat_sub(real_ns, p->start_realtime_ns);
@@ -311,6 +315,24 @@ void top_proc_reset(struct top_proc *p)
 bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linger_ns)
 {
 	return p->state != TOP_RUNNING && mono_ns - p->ended_mono_ns >= linger_ns;
+}
+
+/* Sampled timing measured `timed` calls out of `calls`: the time of all
+ * calls, estimated as the runtime's summary does (apiprof_stat.h). */
+static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
+{
+	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
+
+	return top_ticks_ns((double)t, p->tick_hz);
+}
+
+double top_proc_share(const struct top_proc *p)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < p->ncells; i++)
+		ns += stat_time_ns(p, &p->cells[i].iv);
+	return p->iv_wall_ns ? 100.0 * ns / (double)p->iv_wall_ns : 0;
 }
 
 /* --- units and percentiles ---------------------------------------------- */
@@ -376,6 +398,9 @@ struct acc {
 	const char *thread;
 	const struct top_cell *cell; /* per-thread rows */
 	struct top_stat *sum;        /* summed rows: cur, iv, since the reset */
+	/* Summed rows: the calls in progress, as in a cell (the longest) */
+	double busy_iv_ns, busy_ns;
+	bool busy_bound;
 };
 
 static const char *cell_thread(const struct top_cell *c)
@@ -387,13 +412,11 @@ static const char *cell_thread(const struct top_cell *c)
 
 static bool cell_match(const struct top_proc *p, const struct top_cell *c, const char *filter)
 {
-	const struct top_func *f;
-
 	if (!filter || !*filter)
 		return true;
 	if (c->func >= p->nfuncs)
 		return strcasestr(cell_thread(c), filter) != NULL;
-	f = &p->funcs[c->func];
+	const struct top_func *f = &p->funcs[c->func];
 	return strcasestr(f->api, filter) || strcasestr(f->name, filter) ||
 	       strcasestr(cell_thread(c), filter);
 }
@@ -408,15 +431,11 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 	stat_add(&a->sum[0], &c->cur, acct);
 	stat_add(&a->sum[1], &c->iv, acct);
 	stat_add(&a->sum[2], &since, acct);
-}
-
-/* Sampled timing measured `timed` calls out of `calls`: the time of all
- * calls, estimated as the runtime's summary does (apiprof_stat.h). */
-static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
-{
-	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
-
-	return top_ticks_ns((double)t, p->tick_hz);
+	a->busy_iv_ns += c->busy_iv_ns;
+	if (c->busy_ns > a->busy_ns) {
+		a->busy_ns = c->busy_ns;
+		a->busy_bound = (c->flags & APIPROF_REC_BUSY_BOUND) != 0;
+	}
 }
 
 static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
@@ -521,6 +540,20 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 		row_acct(r, wall_s, &cur->acct, &iv->acct, &base->acct);
 }
 
+/* The calls in progress of a row: how long the longest has run, and
+ * the time they add to the interval's (top_busy.c), whose share of the
+ * wall time is then taken again. */
+static void row_busy(struct top_row *r, const struct top_proc *p, double iv_ns, double ns,
+                     bool bound)
+{
+	r->busy_ns = ns;
+	r->busy_bound = bound;
+	if (iv_ns == 0)
+		return;
+	r->iv_ns = r->iv_ns + iv_ns > 0 ? r->iv_ns + iv_ns : 0;
+	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
+}
+
 /* A per-thread row straight from its cell: the figures since the reset
  * need the histogram only when the interval has no timed call. */
 static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a)
@@ -530,6 +563,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 
 	if (a->sum != NULL) {
 		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2]);
+		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
 		return;
 	}
 	memset(&since.acct, 0, sizeof(since.acct));
@@ -541,6 +575,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	if (c->iv.timed == 0 || c->acct_tick != 0)
 		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
 	row_fill(r, p, a, &c->cur, &c->iv, &since);
+	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
 }
 
 /* In aggregated mode, slot[func] is the row of that function; cells whose
@@ -549,13 +584,12 @@ static struct acc *acc_for(struct acc *accs, size_t *n, size_t *slot, uint32_t n
                            const struct top_cell *c, bool aggregate)
 {
 	bool shared = aggregate && c->func < nslots;
-	struct acc *a;
 
 	if (shared && slot[c->func] != SIZE_MAX)
 		return &accs[slot[c->func]];
 	if (shared)
 		slot[c->func] = *n;
-	a = &accs[(*n)++];
+	struct acc *a = &accs[(*n)++];
 	a->tid = aggregate ? 0 : c->tid;
 	a->func = c->func;
 	a->thread = aggregate ? "(all)" : cell_thread(c);
@@ -593,6 +627,7 @@ static void accs_sum(const struct top_proc *p, struct acc *accs, size_t n, const
 {
 	for (size_t k = 0; k < n; k++) {
 		accs[k].sum = &sums[3 * k];
+		accs[k].busy_ns = -1;
 		for (int j = 0; j < 3; j++)
 			stat_zero(&accs[k].sum[j]);
 	}

@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 #include "apiprof_abi.h"
-#include "top_snap.h" /* struct top_stat, top_snap, top_func */
+#include "top_snap.h"  /* struct top_stat, top_snap, top_func */
+#include "top_title.h" /* TOP_TITLE_LEN */
 
 #define TOP_MAX_CELLS  65536u /* (thread, function) pairs kept per process */
 #define TOP_FOLDED_TID 0u
@@ -30,6 +31,14 @@ struct top_cell {
 	struct top_stat last; /* cur at the previous refresh */
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
 	struct top_stat base; /* cur when the user last reset */
+	uint64_t busy_since;  /* flags has APIPROF_REC_BUSY: the call in progress began then */
+	/* The call in progress (top_busy.c): how long it has run at the latest
+	 * refresh (-1: none), the part of it charged to the intervals so far,
+	 * and what the latest interval's charge changed (negative once the
+	 * call is over and its time is in the statistics). */
+	double busy_ns;
+	double busy_charged_ns;
+	double busy_iv_ns;
 };
 
 enum top_state { TOP_RUNNING = 0, TOP_ENDED, TOP_STALE };
@@ -38,11 +47,15 @@ struct top_proc {
 	int pid;
 	uint64_t starttime;
 	char comm[TOP_COMM_LEN];
+	char title[TOP_TITLE_LEN]; /* its command line as it rewrote it; "" unknown */
+	int ppid;                  /* its parent as the viewer's /proc shows it; 0 unknown */
 	uint32_t mode;
 	uint32_t sample;
 	uint32_t clock;
 	uint32_t interval_ms;
 	uint64_t tick_hz;
+	uint64_t tick0;    /* the clock's tick at mono0_ns: where the process's ticks start */
+	uint64_t mono0_ns; /* CLOCK_MONOTONIC at the runtime's start */
 	uint64_t start_realtime_ns;
 	enum top_state state;
 	bool no_ring;      /* the runtime could not give the ring its pages: no numbers */
@@ -80,6 +93,7 @@ enum top_col {
 	TOP_COL_P99,
 	TOP_COL_MAX,
 	TOP_COL_CALLS,
+	TOP_COL_INSIDE,
 	/* Shown only when a row of the view declares bytes or failures. */
 	TOP_COL_BYTES_RATE,
 	TOP_COL_BYTES_P50,
@@ -88,8 +102,12 @@ enum top_col {
 	TOP_COL_COUNT
 };
 
+/* Processes summed into one table per function (top_ptree.c). */
+enum top_group { TOP_GROUP_NONE = 0, TOP_GROUP_TREE, TOP_GROUP_COMM, TOP_GROUP_COUNT };
+
 struct top_view {
 	bool aggregate; /* one row per function, summed over threads */
+	enum top_group group;
 	enum top_col sort;
 	bool reverse;       /* invert the column's natural order */
 	const char *filter; /* substring of api, function or thread; NULL = all */
@@ -116,6 +134,11 @@ struct top_row {
 	double max_ns;
 	double min_ns;
 	bool estimated; /* sampled timing: time figures are extrapolated */
+	/* A call of the function in progress (the longest, summed over
+	 * threads): how long it has run, -1 for none; busy_bound when that is
+	 * only a lower bound (the call's start is not known). */
+	double busy_ns;
+	bool busy_bound;
 	/* What the function declares (fflags & APIPROF_FUNC_ACCT), else 0. */
 	uint64_t bytes;    /* cumulative */
 	double bytes_rate; /* bytes per second in the interval */
@@ -145,8 +168,31 @@ const char *top_state_name(enum top_state s);
 /* What a process's title adds when its runtime has no ring: "" or a note
  * starting with two spaces. */
 const char *top_ring_note(const struct top_proc *p);
+/* The process's time in its apis over the interval, as a share of the
+ * interval's wall time, % (summed over threads: can exceed 100). */
+double top_proc_share(const struct top_proc *p);
+
+/* An api of a process: its name (in the function table), and whether its
+ * library is loaded (not every function says APIPROF_FUNC_UNLOADED). */
+struct top_api {
+	const char *name;
+	uint32_t nfuncs;
+	bool loaded;
+};
+/* The apis of p's function table, in order of first appearance, into *out
+ * (malloc'ed); -1 when out of memory. */
+int top_proc_apis(const struct top_proc *p, struct top_api **out);
+/* What a process's title adds for the apis whose library was never
+ * loaded: "" or "  zstd: library never loaded" and so on, cut to cap. */
+void top_unloaded_note(const struct top_proc *p, char *buf, size_t cap);
+/* The cell of (tid, func), made (all zero) when p has none; NULL when
+ * TOP_MAX_CELLS is reached or out of memory.  For top_group_build. */
+struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func);
 
 double top_ticks_ns(double ticks, uint64_t hz);
+/* In top_busy.c: the calls in progress of a cell at a refresh (viewer
+ * clock mono_ns), and what they add to the interval. */
+void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);
 double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);

@@ -34,13 +34,11 @@
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	int saved;
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, cap - 1);
-	saved = errno;
+	ssize_t n = read(fd, buf, cap - 1);
+	int saved = errno;
 	close(fd);
 	errno = saved;
 	buf[n > 0 ? n : 0] = '\0';
@@ -198,12 +196,11 @@ static int open_dir(const char *dir)
 static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out)
 {
 	int dfd = open_dir(dir);
-	size_t n;
 
 	*out = NULL;
 	if (dfd < 0)
 		return 0;
-	n = list_names_at(dfd, uid, out);
+	size_t n = list_names_at(dfd, uid, out);
 	close(dfd);
 	return n;
 }

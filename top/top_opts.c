@@ -13,8 +13,9 @@
 
 #include "top_cols.h"
 #include "top_opts.h"
+#include "top_ptree.h"
 
-enum { OPT_JSON = 256, OPT_CLEAN, OPT_LINGER, OPT_SHM_DIR };
+enum { OPT_JSON = 256, OPT_CLEAN, OPT_LINGER, OPT_SHM_DIR, OPT_GROUP };
 
 /* The -s names, from the column table. */
 static void put_sort_keys(FILE *out)
@@ -27,7 +28,8 @@ static void put_sort_keys(FILE *out)
 void top_opts_usage(FILE *out)
 {
 	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...]] [--json]\n"
-	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--linger SECONDS] [--clean]\n"
+	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
+	      "                   [--linger SECONDS] [--clean]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
@@ -35,6 +37,8 @@ void top_opts_usage(FILE *out)
 	      "  -n, --iterations N   exit after N refreshes\n"
 	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
 	      "  -a, --aggregate      one row per function, summed over threads\n"
+	      "      --group KIND     one table per process tree (tree) or per command\n"
+	      "                       (comm), one row per function summed over its processes\n"
 	      "  -f, --filter TEXT    only rows whose api, function or thread contains TEXT\n"
 	      "  -s, --sort COLUMN   ",
 	      out);
@@ -72,12 +76,12 @@ static int parse_long(const char *s, long lo, long hi, long *v)
 
 static int parse_pids(struct top_opts *o, const char *arg)
 {
-	char buf[1024], *save = NULL, *tok;
+	char buf[1024], *save = NULL;
 
 	if (strlen(arg) >= sizeof(buf))
 		return -1;
 	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long pid;
 
 		if (o->npids >= TOP_MAX_PIDS || parse_long(tok, 1, INT_MAX, &pid))
@@ -121,6 +125,8 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_SHM_DIR:
 		o->shm_dir = arg;
 		return 0;
+	case OPT_GROUP:
+		return top_group_parse(arg, &o->view.group);
 	case 'd':
 		return parse_seconds(arg, &o->delay_s) || o->delay_s < 0.01 ? -1 : 0;
 	case OPT_LINGER:
@@ -151,6 +157,7 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"linger", required_argument, NULL, OPT_LINGER},
 	        {"clean", no_argument, NULL, OPT_CLEAN},
 	        {"shm-dir", required_argument, NULL, OPT_SHM_DIR},
+	        {"group", required_argument, NULL, OPT_GROUP},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};

@@ -166,13 +166,11 @@ static int open_failed(char *err, size_t errlen)
 
 static int map_fd(struct top_seg *s, const struct stat *st, char *err, size_t errlen)
 {
-	void *m;
-
 	if ((uint64_t)st->st_size < sizeof(struct apiprof_shm_header))
 		return TOP_SEG_NOTREADY; /* the runtime sizes it right after creating it */
 	if ((uint64_t)st->st_size > SIZE_MAX)
 		return fail(err, errlen, "segment too large");
-	m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, s->fd, 0);
+	void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, s->fd, 0);
 	if (m == MAP_FAILED)
 		return fail(err, errlen, strerror(errno));
 	s->map = m;
@@ -185,7 +183,6 @@ static int map_fd(struct top_seg *s, const struct stat *st, char *err, size_t er
 int top_seg_openat(struct top_seg *s, int dfd, const char *name, char *err, size_t errlen)
 {
 	struct stat st;
-	int rc;
 
 	top_seg_init(s);
 	s->named = apiprof_segname_parse(name, &s->id) == 0;
@@ -195,7 +192,7 @@ int top_seg_openat(struct top_seg *s, int dfd, const char *name, char *err, size
 		return fail(err, errlen, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return fail(err, errlen, "not a regular file");
-	rc = check_owner(s, &st, err, errlen);
+	int rc = check_owner(s, &st, err, errlen);
 	return rc ? rc : map_fd(s, &st, err, errlen);
 }
 
@@ -204,17 +201,16 @@ int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
-	int dfd, rc;
 
 	if (!slash)
 		return top_seg_openat(s, AT_FDCWD, path, err, errlen);
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		top_seg_init(s);
 		return fail(err, errlen, strerror(errno));
 	}
-	rc = top_seg_openat(s, dfd, slash + 1, err, errlen);
+	int rc = top_seg_openat(s, dfd, slash + 1, err, errlen);
 	close(dfd);
 	return rc;
 }
@@ -359,6 +355,7 @@ static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 	d->flags = r->flags;
 	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
 	d->tick = r->tick;
+	d->busy_since = r->busy_since;
 	d->st.calls = r->calls;
 	d->st.ticks = r->ticks;
 	d->st.timed = r->timed;
@@ -533,12 +530,12 @@ static bool woken_flushed(struct top_seg *s, int pid)
  * pages as holes.) */
 static int check_backed(const struct top_seg *s, uint64_t head, char *err, size_t errlen)
 {
-	uint64_t need = head ? s->map_size : s->hdr.ring_off, have;
+	uint64_t need = head ? s->map_size : s->hdr.ring_off;
 	struct stat st;
 
 	if (fstat(s->fd, &st))
 		return fail(err, errlen, strerror(errno));
-	have = (uint64_t)st.st_blocks * 512;
+	uint64_t have = (uint64_t)st.st_blocks * 512;
 	if (have + HOLE_SLACK >= need)
 		return 0;
 	snprintf(err, errlen, "sparse: %llu of the %llu bytes to read have no pages",
@@ -551,9 +548,7 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
                      size_t errlen)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
-	uint64_t func_end, head;
-	uint32_t count;
-	int rc;
+	uint64_t func_end;
 
 	/* Pairs with the runtime's release store of the magic, published
 	 * last: seeing it means seeing the fields written before it. */
@@ -561,19 +556,19 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
 		return TOP_SEG_NOTREADY;
 	memcpy(&s->hdr, s->map, sizeof(s->hdr));
 	watch(s, mh); /* also while not ready: the first flush makes it so */
-	rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
+	int rc = top_shm_validate(&s->hdr, s->map_size, err, errlen);
 	if (rc)
 		return rc;
 	if (!top_shm_names_process(s, pid))
 		return fail(err, errlen, "pid does not match the segment name");
-	head = apiprof_load_acquire(&mh->head);
+	uint64_t head = apiprof_load_acquire(&mh->head);
 	if (check_backed(s, head, err, errlen))
 		return TOP_SEG_INVALID;
 	if (scan_ring(s, k, head, &func_end))
 		return fail(err, errlen, "record refers to a function beyond func_cap");
 	/* Loaded after the records: a function is published before any record
 	 * names it, so this count covers every record just read. */
-	count = apiprof_load_acquire(&mh->func_count);
+	uint32_t count = apiprof_load_acquire(&mh->func_count);
 	if (count > s->hdr.func_cap || func_end > count)
 		return fail(err, errlen, "record refers to a function beyond func_count");
 	if (copy_funcs(s, k, count))

@@ -80,13 +80,11 @@ static int item_cmp(const void *x, const void *y, void *arg)
 void top_rows_sort(struct top_row *rows, size_t n, enum top_col col, bool reverse)
 {
 	struct sort_ctx s = {&top_columns[col < TOP_COL_COUNT ? col : TOP_COL_CALLS], reverse};
-	struct sort_item *it;
-	struct top_row *tmp;
 
 	if (n < 2)
 		return;
-	it = malloc(n * sizeof(*it));
-	tmp = malloc(n * sizeof(*tmp));
+	struct sort_item *it = malloc(n * sizeof(*it));
+	struct top_row *tmp = malloc(n * sizeof(*tmp));
 	if (it == NULL || tmp == NULL) {
 		qsort_r(rows, n, sizeof(*rows), row_cmp, &s);
 	} else {

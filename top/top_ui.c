@@ -8,6 +8,8 @@
  *   s or >        next sort column, < previous one
  *   i             invert the sort order
  *   t             per-thread rows <-> one row per function (summed)
+ *   g             processes one by one (as a tree) -> one table per
+ *                 process tree -> one per command, summed over processes
  *   p or Space    pause / resume refreshing
  *   r             reset: interactive totals count from now on
  *   /             filter by api, function or thread name (Esc clears)
@@ -36,6 +38,7 @@
 #include "top_batch.h"
 #include "top_clock.h"
 #include "top_cols.h"
+#include "top_ptree.h"
 #include "top_shm.h"
 #include "top_ui.h"
 
@@ -47,13 +50,15 @@
 enum { PAIR_HOT = 1, PAIR_WARM, PAIR_ALERT, PAIR_TITLE };
 enum prompt { PROMPT_NONE = 0, PROMPT_FILTER, PROMPT_DELAY };
 
-enum vkind { V_PROC, V_COLS, V_ROW, V_BLANK };
+enum vkind { V_PROC, V_GROUP, V_COLS, V_ROW, V_BLANK };
 
 struct vline {
 	enum vkind kind;
 	const struct top_proc *proc;
 	const struct top_row *row;
-	bool acct; /* its process's view shows bytes and failures */
+	const struct top_pnode *node;   /* V_PROC */
+	const struct top_pgroup *group; /* V_GROUP */
+	bool acct;                      /* its table shows bytes and failures (top_cols_acct) */
 };
 
 struct ui {
@@ -77,6 +82,7 @@ struct ui {
 	size_t nlines;
 	struct top_row **rows;
 	size_t nrows;
+	struct top_ptree tree; /* the processes in order, and their groups */
 };
 
 static volatile sig_atomic_t ui_stop;
@@ -160,13 +166,14 @@ static void frame_free(struct ui *u)
 		free(u->rows[i]);
 	free(u->rows);
 	free(u->lines);
+	top_ptree_free(&u->tree);
 	u->rows = NULL;
 	u->lines = NULL;
 	u->nrows = u->nlines = 0;
 }
 
-static void push_line(struct ui *u, size_t *cap, enum vkind k, const struct top_proc *p,
-                      const struct top_row *r, bool acct)
+static struct vline *push_line(struct ui *u, size_t *cap, enum vkind k, const struct top_proc *p,
+                               const struct top_row *r)
 {
 	if (u->nlines == *cap) {
 		size_t nc = *cap ? 2 * *cap : 64;
@@ -177,35 +184,48 @@ static void push_line(struct ui *u, size_t *cap, enum vkind k, const struct top_
 		u->lines = nl;
 		*cap = nc;
 	}
-	u->lines[u->nlines++] = (struct vline){k, p, r, acct};
+	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL};
+	return &u->lines[u->nlines - 1];
 }
 
-/* One table per process: its title line, the column titles, its rows. */
+/* One table: its title line (the caller's), the column titles, its rows. */
+static struct vline *push_table(struct ui *u, size_t *cap, enum vkind k, const struct top_proc *p,
+                                const struct top_view *v)
+{
+	struct top_row *rows;
+	size_t n = top_rows_build(p, v, &rows);
+
+	u->rows[u->nrows++] = rows;
+	if (u->nlines)
+		push_line(u, cap, V_BLANK, NULL, NULL);
+	size_t title = u->nlines;
+	push_line(u, cap, k, p, NULL);
+	bool acct = top_cols_acct(rows, n);
+	push_line(u, cap, V_COLS, p, NULL)->acct = acct;
+	for (size_t j = 0; j < n; j++)
+		push_line(u, cap, V_ROW, p, &rows[j])->acct = acct;
+	return &u->lines[title];
+}
+
+/* One table per process, in tree order, or one per group. */
 static void frame_build(struct ui *u)
 {
-	size_t cap = 0, nvis = top_watch_visible(u->w);
+	size_t cap = 0;
+	struct top_view gv = u->view;
 
 	frame_free(u);
-	u->rows = calloc(nvis ? nvis : 1, sizeof(*u->rows));
+	if (top_ptree_build(&u->tree, u->w, u->view.group) != 0)
+		top_ui_fatal("out of memory");
+	u->rows = calloc(u->tree.n + u->tree.ngroups + 1, sizeof(*u->rows));
 	if (!u->rows)
 		top_ui_fatal("out of memory");
-	for (size_t i = 0; i < u->w->n; i++) {
-		const struct top_proc *p = &u->w->v[i]->proc;
-		struct top_row *rows;
-		size_t n;
-
-		if (!top_entry_visible(u->w->v[i]))
-			continue;
-		n = top_rows_build(p, &u->view, &rows);
-		u->rows[u->nrows++] = rows;
-		bool acct = top_cols_acct(rows, n);
-		if (u->nlines)
-			push_line(u, &cap, V_BLANK, NULL, NULL, false);
-		push_line(u, &cap, V_PROC, p, NULL, false);
-		push_line(u, &cap, V_COLS, p, NULL, acct);
-		for (size_t j = 0; j < n; j++)
-			push_line(u, &cap, V_ROW, p, &rows[j], acct);
-	}
+	gv.aggregate = true;
+	for (size_t k = 0; k < u->tree.ngroups; k++)
+		push_table(u, &cap, V_GROUP, &u->tree.groups[k].proc, &gv)->group =
+		        &u->tree.groups[k];
+	for (size_t i = 0; u->view.group == TOP_GROUP_NONE && i < u->tree.n; i++)
+		push_table(u, &cap, V_PROC, u->tree.nodes[i].proc, &u->view)->node =
+		        &u->tree.nodes[i];
 }
 
 /* --- drawing ---------------------------------------------------------------- */
@@ -267,7 +287,10 @@ static void draw_header(struct ui *u)
 	snprintf(line, sizeof(line),
 	         "apiprof-top - %s  %zu processes  refresh %.2fs  clock %s  %s  ", stamp,
 	         top_watch_visible(u->w), u->delay_s, clock_summary(u->w),
-	         u->view.aggregate ? "per function" : "per thread");
+	         u->view.group == TOP_GROUP_TREE   ? "per function, by tree"
+	         : u->view.group == TOP_GROUP_COMM ? "per function, by command"
+	         : u->view.aggregate               ? "per function"
+	                                           : "per thread");
 	move(0, 0);
 	clrtoeol();
 	put(line);
@@ -298,20 +321,30 @@ static void draw_status(struct ui *u)
 		put("h: help");
 }
 
-static void draw_proc_title(const struct top_proc *p)
+static void draw_proc_title(const struct top_pnode *node)
 {
-	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN];
+	const struct top_proc *p = node->proc;
+	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], name[TOP_NAME_BUF], indent[64], unl[256];
 	uint64_t real = top_now_ns(CLOCK_REALTIME);
 
 	top_fmt_uptime(up, sizeof(up),
 	               real > p->start_realtime_ns ? real - p->start_realtime_ns : 0);
+	top_tree_indent(indent, sizeof(indent), node->depth);
+	top_unloaded_note(p, unl, sizeof(unl));
+	put(indent);
 	attron(A_BOLD);
-	putf("PID %d  %s  up %s  %s", p->pid, p->comm, up, top_state_name(p->state));
+	putf("PID %d  %s  up %s  %s", p->pid, top_proc_name(p, name, sizeof(name)), up,
+	     top_state_name(p->state));
 	attroff(A_BOLD);
 	putf("  %s  clock %s  dropped %llu  lost %llu%s%s",
 	     top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
 	     (unsigned long long)p->dropped, (unsigned long long)p->lost,
 	     p->sample > 1 ? "  sampled: ~ = estimate" : "", top_ring_note(p));
+	if (unl[0]) {
+		attron(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
+		put(unl);
+		attroff(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
+	}
 }
 
 static attr_t row_attr(const struct top_row *r)
@@ -331,7 +364,13 @@ static void draw_line(struct ui *u, const struct vline *l, int cols)
 
 	switch (l->kind) {
 	case V_PROC:
-		draw_proc_title(l->proc);
+		draw_proc_title(l->node);
+		break;
+	case V_GROUP:
+		top_group_title(l->group, u->view.group, buf, sizeof(buf));
+		attron(A_BOLD);
+		put(buf);
+		attroff(A_BOLD);
 		break;
 	case V_COLS:
 		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse, l->acct);
@@ -388,6 +427,7 @@ static const char *const help_text[] = {
         "  s or >  <      next / previous sort column",
         "  i              invert the sort order",
         "  t              per-thread rows / one row per function",
+        "  g              processes (a tree) / summed per tree / per command",
         "  p or Space     pause / resume",
         "  r              reset: CALLS and fallbacks count from now",
         "  /              filter by api, function or thread (Esc clears)",
@@ -445,14 +485,13 @@ static void prompt_start(struct ui *u, enum prompt p)
 static void prompt_accept(struct ui *u)
 {
 	char *end;
-	double d;
 
 	if (u->prompt == PROMPT_FILTER) {
 		snprintf(u->filter, sizeof(u->filter), "%s", u->input);
 		u->view.filter = u->filter[0] ? u->filter : NULL;
 		u->scroll = 0;
 	} else {
-		d = strtod(u->input, &end);
+		double d = strtod(u->input, &end);
 		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
 			u->delay_s = d;
 			top_shm_watch_delay(d);
@@ -484,6 +523,13 @@ static void sort_step(struct ui *u, int step)
 {
 	u->view.sort = top_col_step(u->view.sort, step);
 	snprintf(u->status, sizeof(u->status), "sort: %s", top_columns[u->view.sort].title);
+}
+
+static void group_step(struct ui *u)
+{
+	u->view.group = (enum top_group)((u->view.group + 1) % TOP_GROUP_COUNT);
+	u->scroll = 0;
+	snprintf(u->status, sizeof(u->status), "group: %s", top_group_name(u->view.group));
 }
 
 static bool scroll_key(struct ui *u, int ch)
@@ -538,6 +584,9 @@ static void command_key(struct ui *u, int ch)
 	case 't':
 		u->view.aggregate = !u->view.aggregate;
 		u->scroll = 0;
+		break;
+	case 'g':
+		group_step(u);
 		break;
 	case 'p':
 	case ' ':
@@ -614,12 +663,12 @@ static int wait_key(struct ui *u)
 	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
 	uint64_t ms = u->paused || u->next_ns <= now ? 1000 : (u->next_ns - now) / 1000000 + 1;
 	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
-	int ch, n;
+	int ch;
 
 	if (u->had_key && !u->input_eof && (ch = buffered_key()) != ERR)
 		return ch;
 	u->had_key = false;
-	n = poll(&in, u->input_eof ? 0 : 1, ms > 1000 ? 1000 : (int)ms);
+	int n = poll(&in, u->input_eof ? 0 : 1, ms > 1000 ? 1000 : (int)ms);
 	if (n < 0) /* a signal: SIGWINCH leaves KEY_RESIZE to collect */
 		return buffered_key();
 	if (n == 0)
@@ -650,15 +699,13 @@ int top_ui_run(struct top_watch *w, struct top_opts *o)
 	install_signals();
 	start_curses();
 	for (long n = 0; !u.quit && !ui_stop;) {
-		int ch;
-
 		if (!u.paused && top_now_ns(CLOCK_MONOTONIC) >= u.next_ns)
 			n++;
 		maybe_refresh(&u);
 		draw(&u);
 		if (o->count && n >= o->count)
 			break;
-		ch = wait_key(&u);
+		int ch = wait_key(&u);
 		if (ch != ERR)
 			handle_key(&u, ch);
 	}

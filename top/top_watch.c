@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "top_feed.h"
+#include "top_ptree.h"
 #include "top_watch.h"
+
+/* How often a process's title and parent are read again. */
+#define TOP_INFO_EVERY_NS 1000000000ull
 
 void top_watch_init(struct top_watch *w)
 {
@@ -113,10 +117,9 @@ static void discover(struct top_watch *w)
 static void try_open(struct top_watch *w, struct top_entry *e)
 {
 	char path[PATH_MAX], err[TOP_ERR_LEN];
-	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", w->dir, e->name);
-	rc = top_seg_open(&e->seg, path, err, sizeof(err));
+	int rc = top_seg_open(&e->seg, path, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID)
 		warn(w, e, err);
 	else if (rc == TOP_SEG_NOTREADY)
@@ -154,7 +157,6 @@ static void forget_unready(struct top_entry *e)
 static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
 {
 	char err[TOP_ERR_LEN];
-	int rc;
 
 	if (!e->seg.map) {
 		if (!e->present)
@@ -163,7 +165,7 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		if (!e->seg.map)
 			return;
 	}
-	rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	int rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID) {
 		warn(w, e, err);
 		return;
@@ -174,6 +176,28 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		check_liveness(w, e, mono_ns);
 	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
 		forget_unready(e);
+}
+
+/* The title and the parent of a running process: both change after it
+ * starts (a server names its workers, an orphan gets a new parent), so
+ * they are read again now and then, never per record.  Kept only when
+ * /proc/<pid>/stat, read after the title, still shows the process of the
+ * segment (same start time): a reused pid is somebody else. */
+static void read_info(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
+{
+	char title[TOP_TITLE_LEN];
+	uint64_t st;
+
+	if (e->st != TOP_E_ACTIVE || e->proc.state != TOP_RUNNING || mono_ns < e->info_next_ns)
+		return;
+	e->info_next_ns = mono_ns + TOP_INFO_EVERY_NS;
+	int tlen = top_title_read(w->procdir, e->proc.pid, title, sizeof(title));
+	int ppid = top_ppid_read(w->procdir, e->proc.pid, &st);
+	if (ppid < 0 || st != e->proc.starttime)
+		return;
+	e->proc.ppid = ppid;
+	if (tlen > 0) /* a zombie's is empty: keep what it said */
+		memcpy(e->proc.title, title, sizeof(title));
 }
 
 /* Forgets entries whose file is gone and that nobody needs to see. */
@@ -203,6 +227,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 		 * intervals go to zero, since nothing happens in it any more. */
 		if (live)
 			read_entry(w, e, mono_ns);
+		read_info(w, e, mono_ns);
 		if (top_entry_visible(e))
 			top_proc_refresh(&e->proc, mono_ns, real_ns);
 		if (e->st == TOP_E_DONE && top_proc_expired(&e->proc, mono_ns, w->linger_ns))

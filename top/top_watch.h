@@ -29,6 +29,7 @@ struct top_entry {
 	enum top_entry_state st;
 	struct top_seg seg;
 	struct top_proc proc;
+	uint64_t info_next_ns; /* when to read its title and parent again */
 };
 
 struct top_watch {

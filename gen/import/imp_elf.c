@@ -7,21 +7,20 @@
  * so LD_LIBRARY_PATH, RUNPATH-less defaults and ld.so.cache all count
  * exactly as they will for the profiled program (parsing `ldconfig -p`
  * would miss LD_LIBRARY_PATH and the multiarch order).  The exports are
- * then read from the file itself: .dynsym, with .gnu.version telling the
- * default version (foo@@V) from old ones (foo@V), whose names come from
- * .gnu.version_d.  Only defined, global or weak, default- or
+ * then read from the file itself with elfutils' libelf: .dynsym, with
+ * .gnu.version telling the default version (foo@@V) from old ones (foo@V),
+ * whose names come from .gnu.version_d.  Only defined, global or weak, default- or
  * protected-visibility functions (and GNU ifuncs) count.
  */
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spec_buf.h"
@@ -54,75 +53,51 @@ int imp_find_library(const char *soname, char **path)
 	return 0;
 }
 
-/* A mapped ELF file and the sections the exports need. */
+/* An ELF file opened with libelf and the sections the exports need. */
 struct imp_elf {
-	const unsigned char *base;
-	size_t size;
-	const Elf64_Sym *syms;
+	Elf *elf;
+	Elf_Data *syms; /* .dynsym */
 	size_t nsyms;
-	const char *strs;
-	size_t strsize;
-	const Elf64_Half *versym;    /* NULL: no symbol versions */
-	const unsigned char *verdef; /* NULL: no version definitions */
-	size_t verdefsize;
+	size_t strndx;    /* .dynstr: the section index of the names */
+	Elf_Data *versym; /* NULL: no symbol versions */
+	Elf_Data *verdef; /* NULL: no version definitions */
 };
 
-static const void *imp_at(const struct imp_elf *e, Elf64_Off off, Elf64_Xword size)
+/* The first section of `type`, as the loader's view of the file has one. */
+static Elf_Scn *imp_section(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 {
-	if (off > e->size || size > e->size - off)
-		return NULL;
-	return e->base + off;
-}
-
-static const Elf64_Shdr *imp_section(const struct imp_elf *e, Elf64_Word type)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->base;
-	const Elf64_Shdr *sh = imp_at(e, eh->e_shoff, (Elf64_Xword)eh->e_shnum * sizeof *sh);
-
-	for (size_t i = 0; sh != NULL && i < eh->e_shnum; i++)
-		if (sh[i].sh_type == type)
-			return &sh[i];
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn))
+		if (gelf_getshdr(scn, sh) != NULL && sh->sh_type == type)
+			return scn;
 	return NULL;
-}
-
-static const Elf64_Shdr *imp_linked(const struct imp_elf *e, const Elf64_Shdr *s)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->base;
-	const Elf64_Shdr *sh = imp_at(e, eh->e_shoff, (Elf64_Xword)eh->e_shnum * sizeof *sh);
-
-	return sh != NULL && s->sh_link < eh->e_shnum ? &sh[s->sh_link] : NULL;
 }
 
 static int imp_elf_sections(struct imp_elf *e)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->base;
-	const Elf64_Shdr *dynstr;
+	GElf_Shdr sh;
 
-	if (e->size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr))
+	if (elf_kind(e->elf) != ELF_K_ELF || gelf_getclass(e->elf) != ELFCLASS64)
 		return -1;
-	const Elf64_Shdr *dynsym = imp_section(e, SHT_DYNSYM);
-	if (dynsym == NULL || (dynstr = imp_linked(e, dynsym)) == NULL)
+	Elf_Scn *dynsym = imp_section(e->elf, SHT_DYNSYM, &sh);
+	if (dynsym == NULL || (e->syms = elf_getdata(dynsym, NULL)) == NULL)
 		return -1;
-	e->nsyms = dynsym->sh_size / sizeof *e->syms;
-	e->syms = imp_at(e, dynsym->sh_offset, dynsym->sh_size);
-	e->strs = imp_at(e, dynstr->sh_offset, dynstr->sh_size);
-	e->strsize = dynstr->sh_size;
-	if (e->syms == NULL || e->strs == NULL || e->strsize == 0 || e->strs[e->strsize - 1])
-		return -1;
-	const Elf64_Shdr *vs = imp_section(e, SHT_GNU_versym);
-	if (vs != NULL && vs->sh_size >= e->nsyms * sizeof *e->versym)
-		e->versym = imp_at(e, vs->sh_offset, vs->sh_size);
-	const Elf64_Shdr *vd = imp_section(e, SHT_GNU_verdef);
-	if (vd != NULL && (e->verdef = imp_at(e, vd->sh_offset, vd->sh_size)) != NULL)
-		e->verdefsize = vd->sh_size;
+	e->strndx = sh.sh_link;
+	e->nsyms = e->syms->d_size / sizeof(Elf64_Sym);
+	Elf_Scn *vs = imp_section(e->elf, SHT_GNU_versym, &sh);
+	/* A table shorter than .dynsym is ignored whole, as if absent. */
+	if (vs != NULL && (e->versym = elf_getdata(vs, NULL)) != NULL &&
+	    e->versym->d_size < e->nsyms * sizeof(GElf_Versym))
+		e->versym = NULL;
+	Elf_Scn *vd = imp_section(e->elf, SHT_GNU_verdef, &sh);
+	if (vd != NULL)
+		e->verdef = elf_getdata(vd, NULL);
 	return 0;
 }
 
-static bool imp_is_export(const Elf64_Sym *s)
+static bool imp_is_export(const GElf_Sym *s)
 {
-	int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
-	int vis = ELF64_ST_VISIBILITY(s->st_other);
+	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+	int vis = GELF_ST_VISIBILITY(s->st_other);
 
 	return s->st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC) &&
 	       (bind == STB_GLOBAL || bind == STB_WEAK) &&
@@ -131,21 +106,19 @@ static bool imp_is_export(const Elf64_Sym *s)
 
 /* The name of version index `ndx`, from .gnu.version_d (whose strings are
  * .dynstr's); NULL when the chain does not name it. */
-static const char *imp_version_name(const struct imp_elf *e, Elf64_Half ndx)
+static const char *imp_version_name(const struct imp_elf *e, GElf_Versym ndx)
 {
 	size_t off = 0;
-	const Elf64_Verdef *vd;
-	const Elf64_Verdaux *va;
+	GElf_Verdef vd;
+	GElf_Verdaux va;
 
-	while (e->verdef != NULL && off + sizeof *vd <= e->verdefsize) {
-		vd = (const Elf64_Verdef *)(e->verdef + off);
-		if (vd->vd_ndx == ndx && off + vd->vd_aux + sizeof *va <= e->verdefsize) {
-			va = (const Elf64_Verdaux *)(e->verdef + off + vd->vd_aux);
-			return va->vda_name < e->strsize ? e->strs + va->vda_name : NULL;
-		}
-		if (vd->vd_next == 0)
+	while (e->verdef != NULL && gelf_getverdef(e->verdef, (int)off, &vd) != NULL) {
+		if (vd.vd_ndx == ndx && off + vd.vd_aux <= (size_t)INT_MAX &&
+		    gelf_getverdaux(e->verdef, (int)(off + vd.vd_aux), &va) != NULL)
+			return elf_strptr(e->elf, e->strndx, va.vda_name);
+		if (vd.vd_next == 0 || off + vd.vd_next > (size_t)INT_MAX)
 			break;
-		off += vd->vd_next;
+		off += vd.vd_next;
 	}
 	return NULL;
 }
@@ -169,10 +142,13 @@ static int imp_cmp_export(const void *a, const void *b)
 
 /* Index 0 is local and 1 the unversioned base; the hidden bit marks an
  * old version (foo@V), which only objects linked against it reach. */
-static void imp_add_sym(const struct imp_elf *e, size_t i, struct imp_exports *x)
+static void imp_add_sym(const struct imp_elf *e, size_t i, const char *name, struct imp_exports *x)
 {
-	struct imp_export *s = imp_export_add(x, e->strs + e->syms[i].st_name);
-	Elf64_Half v = e->versym != NULL ? e->versym[i] : 1;
+	struct imp_export *s = imp_export_add(x, name);
+	GElf_Versym v = 1;
+
+	if (e->versym != NULL)
+		gelf_getversym(e->versym, (int)i, &v);
 	const char *vn =
 	        (v & IMP_VERSYM_INDEX) >= 2 ? imp_version_name(e, v & IMP_VERSYM_INDEX) : NULL;
 
@@ -189,9 +165,15 @@ static void imp_add_sym(const struct imp_elf *e, size_t i, struct imp_exports *x
  * does not count as exported. */
 static void imp_collect(const struct imp_elf *e, struct imp_exports *x)
 {
-	for (size_t i = 1; i < e->nsyms; i++)
-		if (imp_is_export(&e->syms[i]) && e->syms[i].st_name < e->strsize)
-			imp_add_sym(e, i, x);
+	GElf_Sym sym;
+
+	for (size_t i = 1; i < e->nsyms && i <= INT_MAX; i++) {
+		if (gelf_getsym(e->syms, (int)i, &sym) == NULL || !imp_is_export(&sym))
+			continue;
+		const char *name = elf_strptr(e->elf, e->strndx, sym.st_name);
+		if (name != NULL)
+			imp_add_sym(e, i, name, x);
+	}
 	size_t kept = 0;
 
 	for (size_t i = 0; i < x->nsyms; i++) {
@@ -210,23 +192,19 @@ static void imp_collect(const struct imp_elf *e, struct imp_exports *x)
 int imp_read_exports(const char *path, struct imp_exports *x)
 {
 	struct imp_elf e = {0};
-	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0) {
 		fprintf(stderr, "apiprof-gen: import: cannot open %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		fprintf(stderr, "apiprof-gen: import: cannot map %s: %s\n", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	e.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e.elf == NULL) {
+		fprintf(stderr, "apiprof-gen: import: cannot read %s: %s\n", path, elf_errmsg(-1));
+		close(fd);
 		return -1;
 	}
-	e.base = map;
-	e.size = (size_t)st.st_size;
 	int rc = imp_elf_sections(&e);
 	if (rc < 0)
 		fprintf(stderr,
@@ -235,7 +213,8 @@ int imp_read_exports(const char *path, struct imp_exports *x)
 	else
 		imp_collect(&e, x);
 	x->path = spec_xstrdup(path);
-	munmap(map, e.size);
+	elf_end(e.elf);
+	close(fd);
 	return rc;
 }
 

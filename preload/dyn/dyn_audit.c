@@ -86,14 +86,12 @@ static uintptr_t bind_slot(struct dyn_slot *s, uintptr_t value)
 DYN_AUDIT_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned ndx, uintptr_t *refcook,
                                         uintptr_t *defcook, unsigned *flags, const char *name)
 {
-	struct dyn_slot *s;
-
 	(void)refcook;
 	(void)flags;
 	if (strcmp(name, DYN_LINK_SYMBOL) == 0)
 		return (uintptr_t)dyn_audit_rendezvous;
 	if (dyn_audit_table()->nslots == 0 || sym->st_value == 0)
 		return sym->st_value;
-	s = dyn_audit_find(name, (struct link_map *)*defcook, ndx);
+	struct dyn_slot *s = dyn_audit_find(name, (struct link_map *)*defcook, ndx);
 	return s ? bind_slot(s, sym->st_value) : sym->st_value;
 }

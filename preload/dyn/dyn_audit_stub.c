@@ -40,11 +40,10 @@ struct dyn_slot *dyn_audit_stubs(size_t n)
 	size_t code = round_page(n * STUB_SIZE), data = round_page(n * sizeof(struct dyn_slot));
 	unsigned char *mem =
 	        mmap(NULL, code + data, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct dyn_slot *slots;
 
 	if (mem == MAP_FAILED)
 		return NULL;
-	slots = (struct dyn_slot *)(mem + code);
+	struct dyn_slot *slots = (struct dyn_slot *)(mem + code);
 	for (size_t i = 0; i < n; i++)
 		write_stub(mem + i * STUB_SIZE, &slots[i]);
 	if (mprotect(mem, code, PROT_READ | PROT_EXEC) != 0) {

@@ -57,7 +57,6 @@ static const char *verdef_name(const struct dyn_vinfo *v, unsigned idx)
 const char *dyn_audit_version(struct link_map *m, unsigned ndx, bool *hidden)
 {
 	struct dyn_vinfo v = {0};
-	Elf64_Half vs;
 
 	*hidden = false;
 	if (m == NULL)
@@ -65,7 +64,7 @@ const char *dyn_audit_version(struct link_map *m, unsigned ndx, bool *hidden)
 	read_dynamic(m, &v);
 	if (v.versym == NULL || v.verdef == NULL || v.strtab == NULL)
 		return NULL;
-	vs = v.versym[ndx];
+	Elf64_Half vs = v.versym[ndx];
 	*hidden = (vs & 0x8000) != 0;
 	return (vs & 0x7fff) > 1 ? verdef_name(&v, vs & 0x7fff) : NULL;
 }

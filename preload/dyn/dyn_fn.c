@@ -38,12 +38,11 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 {
 	const struct dyn_fn *f = user;
 	struct apiprof_call c;
-	unsigned how;
 
 	(void)cif;
-	how = apiprof_enter_any(f->api, &c, f->row);
+	unsigned how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
-		apiprof_start(&c);
+		apiprof_start(f->api, &c, f->row);
 		f->fwd(f, ret, args);
 		apiprof_leave(f->api, &c, f->row);
 	} else {
@@ -62,7 +61,6 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	void (*fn)(void);
 	void *twin = dyn_vtwin_real(f), *vp;
 	struct apiprof_call c;
-	unsigned how;
 	_Alignas(16) unsigned char va[24];
 
 	(void)cif;
@@ -76,9 +74,9 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	how = apiprof_enter_any(f->api, &c, f->row);
+	unsigned how = apiprof_enter_any(f->api, &c, f->row);
 	if (how == APIPROF_CALL_TIMED) {
-		apiprof_start(&c);
+		apiprof_start(f->api, &c, f->row);
 		ffi_call(&f->twin_cif, fn, ret, targs);
 		apiprof_leave(f->api, &c, f->row);
 	} else {

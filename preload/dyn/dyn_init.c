@@ -43,12 +43,11 @@ static struct dyn_link *find_link(void)
 {
 	void *p = dlsym(RTLD_DEFAULT, DYN_LINK_SYMBOL);
 	dyn_link_fn fn;
-	struct dyn_link *l;
 
 	if (p == NULL)
 		return NULL;
 	memcpy(&fn, &p, sizeof(fn));
-	l = fn();
+	struct dyn_link *l = fn();
 	if (l == NULL || l->magic != DYN_LINK_MAGIC || l->version != DYN_LINK_VERSION)
 		return NULL;
 	return l;
@@ -93,8 +92,6 @@ static void load_spec(const char *name, void *arg)
 	char *path = strdup(name); /* the spec keeps its path */
 	const char *why;
 	struct spec *s = path ? dyn_spec_load(path, &why) : NULL;
-	struct apiprof_api *api;
-	struct dyn_fn *fns;
 
 	(void)arg;
 	if (s == NULL) {
@@ -103,8 +100,8 @@ static void load_spec(const char *name, void *arg)
 		free(path);
 		return;
 	}
-	api = dyn_api_new(s);
-	fns = dyn_alloc((s->nfuncs + s->naliases) * sizeof(*fns));
+	struct apiprof_api *api = dyn_api_new(s);
+	struct dyn_fn *fns = dyn_alloc((s->nfuncs + s->naliases) * sizeof(*fns));
 	for (size_t i = 0; i < s->nfuncs; i++)
 		build_entry(&fns[i], api, s, &s->funcs[i]);
 	for (size_t i = 0; i < s->naliases; i++)

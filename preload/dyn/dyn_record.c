@@ -40,8 +40,6 @@ static ffi_type *array_elem(const struct spec *s, const struct spec_ctype *t, in
 {
 	size_t first = t->ntoks, n = 1;
 	struct spec_ctype_err err;
-	struct spec_ctype *et;
-	ffi_type *ft;
 	char text[256];
 
 	for (size_t i = 0; i < t->ntoks; i++) {
@@ -63,13 +61,13 @@ static ffi_type *array_elem(const struct spec *s, const struct spec_ctype *t, in
 		}
 	}
 	snprintf(text, sizeof(text), "%.*s", (int)(t->toks[first].s - t->text), t->text);
-	et = spec_ctype_parse(text, &err);
+	struct spec_ctype *et = spec_ctype_parse(text, &err);
 	if (et == NULL || n == 0 || n > DYN_MAX_ELEMS) {
 		spec_ctype_free(et);
 		snprintf(why->msg, sizeof(why->msg), "an array member of %zu elements", n);
 		return NULL;
 	}
-	ft = dyn_type_depth(s, et, DYN_MEMBER, depth, why);
+	ffi_type *ft = dyn_type_depth(s, et, DYN_MEMBER, depth, why);
 	spec_ctype_free(et);
 	*count = n;
 	return ft;
@@ -138,7 +136,6 @@ enum { CL_NONE, CL_SSE, CL_INT, CL_X87 };
 static void classify(const ffi_type *t, size_t off, unsigned char *cls, size_t cap)
 {
 	size_t offs[DYN_MAX_ELEMS];
-	int c;
 
 	if (t->type == FFI_TYPE_STRUCT) {
 		if (ffi_get_struct_offsets(FFI_DEFAULT_ABI, (ffi_type *)t, offs) != FFI_OK)
@@ -147,10 +144,11 @@ static void classify(const ffi_type *t, size_t off, unsigned char *cls, size_t c
 			classify(t->elements[i], off + offs[i], cls, cap);
 		return;
 	}
-	c = t->type == FFI_TYPE_FLOAT || t->type == FFI_TYPE_DOUBLE || t->type == FFI_TYPE_COMPLEX
-	            ? CL_SSE
-	    : t->type == FFI_TYPE_LONGDOUBLE ? CL_X87
-	                                     : CL_INT;
+	int c = t->type == FFI_TYPE_FLOAT || t->type == FFI_TYPE_DOUBLE ||
+	                        t->type == FFI_TYPE_COMPLEX
+	                ? CL_SSE
+	        : t->type == FFI_TYPE_LONGDOUBLE ? CL_X87
+	                                         : CL_INT;
 	for (size_t i = off; i < off + t->size && i < cap; i++)
 		if (c > cls[i])
 			cls[i] = (unsigned char)c;
@@ -215,12 +213,12 @@ static ffi_type *make_union(ffi_type **members, struct dyn_why *why, const char 
 ffi_type *dyn_record(const struct spec *s, const struct spec_typedef *td, int depth,
                      struct dyn_why *why)
 {
-	ffi_type **members, *t;
+	ffi_type *t;
 
 	for (size_t i = 0; i < ncache; i++)
 		if (cache[i].td == td)
 			return cache[i].type;
-	members = member_list(s, td, depth, why);
+	ffi_type **members = member_list(s, td, depth, why);
 	if (members == NULL)
 		return NULL;
 	if (td->is_union) {

@@ -22,12 +22,12 @@
 
 size_t dyn_spec_each(const char *specs, void (*fn)(const char *path, void *arg), void *arg)
 {
-	char *list = strdup(specs), *save = NULL, *p;
+	char *list = strdup(specs), *save = NULL;
 	size_t n = 0;
 
 	if (list == NULL)
 		return 0;
-	for (p = strtok_r(list, ":", &save); p != NULL; p = strtok_r(NULL, ":", &save))
+	for (char *p = strtok_r(list, ":", &save); p != NULL; p = strtok_r(NULL, ":", &save))
 		if (n++ < DYN_MAX_SPECS)
 			fn(p, arg);
 	free(list);

@@ -236,7 +236,6 @@ static ffi_type *named_type(const struct spec *s, const struct dyn_base *b, enum
                             int depth, struct dyn_why *why)
 {
 	char key[140];
-	const struct spec_typedef *td;
 
 	if (b->tag_kw != NULL && b->tag_kw->n == 4)
 		return &ffi_type_sint32; /* enum */
@@ -245,7 +244,7 @@ static ffi_type *named_type(const struct spec *s, const struct dyn_base *b, enum
 		         (int)b->name->n, b->name->s);
 	else
 		snprintf(key, sizeof(key), "%.*s", (int)b->name->n, b->name->s);
-	td = dyn_record_find(s, key);
+	const struct spec_typedef *td = dyn_record_find(s, key);
 	if (td != NULL)
 		return dyn_record(s, td, depth + 1, why);
 	if (b->tag_kw != NULL) {

@@ -126,15 +126,14 @@ static bool check_once(void)
 	void *code;
 	ffi_closure *cl = ffi_closure_alloc(sizeof(ffi_closure), &code);
 	check_fn fn;
-	bool ok;
 
 	if (cl == NULL || dyn_vtwin_prep(&f, &ffi_type_double, fixed, 1) < 0 ||
 	    ffi_prep_closure_loc(cl, &f.cif, check_handler, &f, code) != FFI_OK)
 		return false;
 	memcpy(&fn, &code, sizeof(fn));
 	/* 10 ints (5 in registers, then the stack), 10 doubles (8 + 2). */
-	ok = fn(10, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 8.5, 9, 9.5, 10,
-	        10.5) == 55 + 60000.0;
+	bool ok = fn(10, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 8.5, 9, 9.5, 10,
+	             10.5) == 55 + 60000.0;
 	ffi_closure_free(cl);
 	return ok;
 }

@@ -7,8 +7,8 @@
 A private tmux server runs a shell with a known prompt; apiprof-top is
 started in it against topprog.  Keys are sent with send-keys and the
 screen read with capture-pane, polled a bounded number of times (never a
-fixed sleep used as synchronisation).  Checks: rows appear; t, s, i, /,
-Esc, h, p, r, d work; a resize clips rows; q, Ctrl-C and SIGTERM all give
+fixed sleep used as synchronisation).  Checks: rows appear with the
+process's title; t, g, s, i, /, Esc, h, p, r, d work; a resize clips rows; q, Ctrl-C and SIGTERM all give
 the shell prompt back.  Exit 77 =
 skipped (no tmux).
 """
@@ -97,11 +97,20 @@ def session(t, top, pid):
     t.keys("%s -d 0.1 -p %d" % (top, pid), "Enter")
     t.wait("rows", lambda s: "tt_work" in s and "tworker-2" in s and "1 processes" in s)
     t.wait("main thread row", lambda s: "topprog" in s and "tt_idle" in s)
+    t.wait("title", lambda s: 'PID %d  topprog "' % pid in s and ' 3 2000"' in s)
 
     t.keys("t")
     t.wait("aggregated rows", lambda s: "(all)" in s and "tworker-0" not in s)
     t.keys("t")
     t.wait("per-thread rows", lambda s: "tworker-0" in s and "(all)" not in s)
+
+    t.keys("g")
+    t.wait("tree group", lambda s: "TREE %d  topprog" % pid in s and "by tree" in s
+           and "(all)" in s and "group: tree" in s)
+    t.keys("g")
+    t.wait("comm group", lambda s: "COMM topprog  1 process: %d" % pid in s and "by command" in s)
+    t.keys("g")
+    t.wait("processes again", lambda s: "PID %d  topprog" % pid in s and "tworker-0" in s)
 
     t.keys("s")
     t.wait("sort by AVG", lambda s: "AVGv" in s and "sort: AVG" in s)
@@ -183,7 +192,7 @@ def main():
         t.kill()
         p.stdin.close()
         p.wait()
-    print("ok: rows, t s i < > / Esc h p r d, resize, q, Ctrl-C and SIGTERM restore the terminal")
+    print("ok: rows, title, t g s i < > / Esc h p r d, resize, q, Ctrl-C and SIGTERM restore the terminal")
 
 
 if __name__ == "__main__":

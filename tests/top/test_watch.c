@@ -36,7 +36,7 @@ static json_t *json_refresh(struct top_watch *w, uint64_t mono, uint64_t real)
 	json_t *o;
 
 	top_watch_refresh(w, mono, real);
-	CHECK(top_batch_json(f, w, real, 1.0) == 0);
+	CHECK(top_batch_json(f, w, TOP_GROUP_NONE, real, 1.0) == 0);
 	fclose(f);
 	CHECK(len > 0 && buf[len - 1] == '\n' && !memchr(buf, '\n', len - 1));
 	o = json_loads(buf, 0, &e);

@@ -6,5 +6,6 @@
 
 int tt_work(int n); /* a little arithmetic, so that calls take some time */
 void tt_idle(void);
+int tt_wait(int fd); /* reads one byte from fd: blocks until it comes */
 
 #endif /* TOPLIB_H */

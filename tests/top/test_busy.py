@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A call in progress (issue 22): apiprof-top shows which function a
+thread is inside and for how long, and charges the call's time to the
+intervals it spans.
+
+    test_busy.py APIPROF_TOP SHIM BUSYPROG
+
+busyprog blocks in the profiled tt_wait, reading its stdin, until this
+test writes a byte there.  While it blocks, the viewer (-b --json) must
+show the thread inside tt_wait, for a time that grows, exact (full timing
+knows the start), and no interval may charge the thread more than its
+wall time.  Once the call is over its count is exactly 1, and the
+intervals add up to its time: at least the total, and at most one flush
+interval more (the charging rule of top/top_busy.c).  Then the same in
+sampled mode, where the start is not known: "exact" is false, and the
+plain table says ">=".  The full pass runs twice: with the TSC (the call
+entered inline, its row found from the wrapper's return address) and
+with the monotonic clock (entered out of line, its row kept by the
+runtime).  Every step waits on a line from a pipe, never on
+time.  Exit 77 = skipped.
+"""
+import atexit
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_batch_real import fail, preload  # noqa: E402
+
+CALLS = 100
+FLUSH_MS = 50
+BLOCKED_REFRESHES = 4  # refreshes seen inside tt_wait before it is let go
+
+
+def start(shim, prog, sample, clock="auto"):
+    if not os.access("/dev/shm", os.W_OK):
+        print("skip: /dev/shm not writable")
+        sys.exit(77)
+    env = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS=str(FLUSH_MS),
+               APIPROF_SAMPLE=str(sample), APIPROF_CLOCK=clock)
+    env.pop("APIPROF_SHM", None)
+    p = subprocess.Popen([prog, str(CALLS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=env, text=True)
+    atexit.register(p.kill)
+    if p.stdout.readline() != "ready\n":
+        fail("busyprog did not get ready")
+    return p
+
+
+def viewer(top, pid, *extra):
+    v = subprocess.Popen([top, "-b", "-d", "0.2", "-n", "3000", "-p", str(pid)] + list(extra),
+                         stdout=subprocess.PIPE, text=True)
+    atexit.register(v.kill)
+    return v
+
+
+REFRESHES = [0]
+
+
+def main_thread(v, pid):
+    """The next refresh's thread of busyprog (its only one), or None."""
+    line = v.stdout.readline()
+    REFRESHES[0] += 1
+    if not line:
+        fail("apiprof-top ended before the expected state appeared")
+    procs = [p for p in json.loads(line)["processes"] if p["pid"] == pid]
+    if not procs or not procs[0]["threads"]:
+        return None, None
+    return procs[0], procs[0]["threads"][0]
+
+
+def row(thread, name):
+    rows = [f for f in thread["functions"] if f["name"] == name]
+    return rows[0] if rows else None
+
+
+def check_share(proc, thread):
+    """No interval charges the thread more than its wall time."""
+    wall = proc["interval_wall_ns"]
+    used = sum(f["interval_ns"] or 0 for f in thread["functions"])
+    if wall and used > wall + len(thread["functions"]):  # + 1 ns of rounding per row
+        fail("the thread used %d ns of a %d ns interval: %r" % (used, wall, thread))
+    for f in thread["functions"]:
+        if f["pct"] > 100.0 + 1e-6:
+            fail("%s at %.3f%% of an interval" % (f["name"], f["pct"]))
+
+
+def refreshes(v, pid, charged):
+    """busyprog's thread and its tt_wait row at each refresh, every
+    interval checked, and tt_wait's interval_ns added to charged[0]."""
+    while True:
+        proc, t = main_thread(v, pid)
+        if t is None:
+            continue
+        check_share(proc, t)
+        w = row(t, "tt_wait")
+        charged[0] += w["interval_ns"] if w else 0
+        yield t, w
+
+
+def table_shows(top, pid, inside, what):
+    """Waits until the plain table's tt_wait row has an INSIDE (the last
+    column) for which inside(text) holds."""
+    text = viewer(top, pid)
+    while True:
+        line = text.stdout.readline()
+        if not line:
+            fail("the plain table never showed " + what)
+        f = line.split()
+        if "INSIDE" in line and f[-1] != "INSIDE":
+            fail("INSIDE is not the last column: " + line)
+        if len(f) > 3 and f[3] == "tt_wait" and inside(f[-1]):
+            break
+    text.kill()
+
+
+def full(top, shim, prog, clock):
+    p = start(shim, prog, 0, clock)
+    v = viewer(top, p.pid, "--json")
+    REFRESHES[0] = 0
+    charged, seen, last_for = [0], 0, -1
+    for t, w in refreshes(v, p.pid, charged):
+        if seen == BLOCKED_REFRESHES:
+            break
+        ip = t["in_progress"]
+        if ip is None:
+            continue
+        if ip["api"] != "toplib" or ip["name"] != "tt_wait" or not ip["exact"]:
+            fail("in progress: %r" % ip)
+        if w is None or w.get("in_progress") != ip or w["calls"] != 0:
+            fail("tt_wait's row while it blocks: %r" % w)
+        if ip["for_ns"] <= last_for:
+            fail("time inside tt_wait does not grow: %r after %r" % (ip["for_ns"], last_for))
+        last_for = ip["for_ns"]
+        seen += 1
+
+    table_shows(top, p.pid, lambda s: s[0].isdigit(), "tt_wait in progress")
+
+    p.stdin.write("x")
+    p.stdin.flush()
+    if p.stdout.readline() != "done\n":
+        fail("busyprog did not return from tt_wait")
+    for t, w in refreshes(v, p.pid, charged):
+        if w and w["calls"] == 1 and t["in_progress"] is None:
+            break
+    if "in_progress" in w or row(t, "tt_work")["calls"] != CALLS:
+        fail("after the call: %r" % t)
+    # Each interval_ns is rounded to the ns: one ns a refresh either way.
+    total, charged = w["total_ns"], charged[0]
+    if not total - REFRESHES[0] <= charged <= total + FLUSH_MS * 1000000 + REFRESHES[0]:
+        fail("the intervals charged %d ns for a call of %d ns" % (charged, total))
+    p.stdin.close()
+    if p.wait() != 0:
+        fail("busyprog failed")
+    v.kill()
+    print("ok: clock %s: tt_wait shown in progress (exact, growing) in %d refreshes, no "
+          "interval over 100%%, charged %d ns for %d ns, count 1" % (clock, seen, charged, total))
+
+
+def sampled(top, shim, prog):
+    p = start(shim, prog, 64)
+    v = viewer(top, p.pid, "--json")
+    while True:
+        proc, t = main_thread(v, p.pid)
+        if t is not None and t["in_progress"] is not None:
+            break
+    ip = t["in_progress"]
+    if ip["name"] != "tt_wait" or ip["exact"]:
+        fail("sampled mode, in progress: %r" % ip)
+    v.kill()
+    table_shows(top, p.pid, lambda s: s.startswith(">="), "tt_wait at least so long")
+    p.stdin.close()
+    if p.wait() != 1:  # tt_wait read end of file
+        fail("busyprog's tt_wait did not see the end of its input")
+    print("ok: sampled mode: tt_wait in progress, not exact, shown as >=")
+
+
+def main():
+    top, shim, prog = sys.argv[1:4]
+    full(top, shim, prog, "auto")
+    full(top, shim, prog, "monotonic")  # every call out of line: its row kept by the runtime
+    sampled(top, shim, prog)
+
+
+if __name__ == "__main__":
+    main()
