@@ -184,7 +184,7 @@ static struct vline *push_line(struct ui *u, size_t *cap, enum vkind k, const st
 		u->lines = nl;
 		*cap = nc;
 	}
-	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL};
+	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL, false};
 	return &u->lines[u->nlines - 1];
 }
 
