@@ -54,11 +54,10 @@ static void gen_self_dir(char *out, size_t cap)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
 
 	if (n > 0) {
 		exe[n] = '\0';
-		slash = strrchr(exe, '/');
+		char *slash = strrchr(exe, '/');
 		if (exe[0] == '/' && slash != NULL) {
 			*slash = '\0';
 			snprintf(out, cap, "%s", slash == exe ? "/" : exe);

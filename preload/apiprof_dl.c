@@ -181,8 +181,10 @@ void apiprof_unload_counts(uint64_t *adds, uint64_t *subs)
 	*subs = c[1];
 }
 
-/* dlclose: unloads exactly as bare; then, when it removed an object, the
- * shims' cached pointers into it are dropped.  The runtime's own dlclose
+/* dlclose: unloads exactly as bare; first the libraries of the apis are
+ * looked for (a library loaded and closed again was loaded all the same),
+ * then, when it removed an object, the shims' cached pointers into it are
+ * dropped.  The runtime's own dlclose
  * calls (busy) never unload anything but pass through the same way. */
 APIPROF_EXPORT int dlclose(void *handle)
 {
@@ -197,6 +199,7 @@ APIPROF_EXPORT int dlclose(void *handle)
 	memcpy(&real, &p, sizeof(real));
 	if (apiprof_busy() || apiprof_api_count() == 0)
 		return real(handle);
+	apiprof_loaded_before_close();
 	apiprof_unload_counts(&adds, &subs);
 	int r = real(handle);
 	int saved = errno;

@@ -216,9 +216,13 @@ static void flush_records(bool keyframe, bool busy)
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
-		if (st == APIPROF_T_LIVE)
+		if (st == APIPROF_T_LIVE) {
+			/* Its name read again for each full snapshot: a look at
+			 * /proc, a few us a thread. */
+			if (keyframe)
+				apiprof_thread_rename(th);
 			flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe, busy);
-		else if (st == APIPROF_T_EXITED && keyframe)
+		} else if (st == APIPROF_T_EXITED && keyframe)
 			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
 			                     true);
 	}
@@ -389,6 +393,7 @@ static void *flusher_main(void *arg)
 		if (!flusher_go_on())
 			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
+		apiprof_loaded_check();
 		n = woken ? 0 : n + 1;
 		flush_all(woken || n % apiprof_cfg.keyframe == 0, true);
 	}

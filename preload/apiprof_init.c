@@ -39,9 +39,17 @@ static void after_fork_child(void)
 	apiprof_thread_after_fork();
 	apiprof_api_after_fork();
 	apiprof_segment_after_fork();
+	apiprof_loaded_forked(false);
 	apiprof_flusher_forget();
 	apiprof_flusher_start();
 	apiprof_busy_leave(busy);
+}
+
+/* A process that forks is quiet about libraries never loaded: its
+ * children are what the spec is for (apiprof_loaded.c). */
+static void after_fork_parent(void)
+{
+	apiprof_loaded_forked(true);
 }
 
 /* What needs the per-thread state: from start() when the runtime's own
@@ -52,7 +60,7 @@ static void start_profiling(void)
 
 	apiprof_thread_init();
 	apiprof_segment_open();
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(NULL, after_fork_parent, after_fork_child);
 	apiprof_busy_leave(busy);
 }
 
@@ -107,8 +115,9 @@ __attribute__((constructor)) static void apiprof_ctor(void)
 }
 
 /* The end of this process image (exit, _exit, an exec, or a fatal signal):
- * one last snapshot of everything, then the outputs, once (a signal may
- * come while another thread exits).  Not in a vfork child, which shares
+ * the threads' names and the apis' libraries as they are now, one last
+ * snapshot of everything, then the outputs, once (a signal may come while
+ * another thread exits).  Not in a vfork child, which shares
  * the parent's memory and must not close the parent's segment.
  * Returns the busy state to hand to apiprof_resume() if the image goes on
  * (a failed exec). */
@@ -118,12 +127,16 @@ uint64_t apiprof_finish(enum apiprof_end how)
 	    !apiprof_tls_ok() || !apiprof_end_claim())
 		return APIPROF_GUARD_BUSY;
 	uint64_t busy = apiprof_busy_enter();
+	apiprof_thread_rename_all();
+	apiprof_loaded_check();
 	apiprof_flush_final();
 	apiprof_segment_close(how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm);
 	if (apiprof_cfg.output[0])
 		apiprof_output_json(apiprof_cfg.output, how == APIPROF_END_EXEC);
 	if (apiprof_cfg.summary && how != APIPROF_END_EXEC)
 		apiprof_output_summary();
+	if (how == APIPROF_END_EXIT) /* an exec'd image may still load it */
+		apiprof_loaded_warn();
 	apiprof_end_done();
 	return busy;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "apiprof_ringbuf.h"
 #include "apiprof_atomic.h"
@@ -99,6 +100,18 @@ APIPROF_HIDDEN void apiprof_dl_clear_error(void);
 APIPROF_HIDDEN void apiprof_unload_forget(uint64_t adds_before);
 APIPROF_HIDDEN void apiprof_unload_counts(uint64_t *adds, uint64_t *subs);
 
+/* --- whether each api's library was ever loaded (apiprof_loaded.c) ---- */
+/* Asks about the apis whose library was not seen yet, off the program's
+ * calls (it takes the loader's lock), and marks their function entries
+ * in the segment; true when every library has been seen. */
+APIPROF_HIDDEN bool apiprof_loaded_check(void);
+APIPROF_HIDDEN bool apiprof_loaded(uint32_t id);       /* as of the latest check */
+APIPROF_HIDDEN void apiprof_loaded_before_close(void); /* the dlclose hook's */
+/* At the end of the image: one line per api never loaded, unless the
+ * image forked (true in the parent after a fork, false in the child). */
+APIPROF_HIDDEN void apiprof_loaded_warn(void);
+APIPROF_HIDDEN void apiprof_loaded_forked(bool yes);
+
 /* --- threads (apiprof_thread.c) --------------------------------------- */
 enum apiprof_thread_state {
 	APIPROF_T_FREE = 0,
@@ -120,6 +133,15 @@ struct apiprof_thread {
 		char comm[APIPROF_COMM_MAX];
 		uint64_t comm_w[APIPROF_COMM_MAX / 8]; /* for whole-word atomic copies */
 	};
+	/* The thread's name as read again later (apiprof_thread_rename): the
+	 * program may rename its threads after their first call.  Written
+	 * under name_lock, with name_seq odd meanwhile; valid while name_gen
+	 * is gen. */
+	uint32_t name_lock;
+	uint32_t name_seq;
+	uint32_t name_gen;
+	uint32_t reserved0;
+	uint64_t name_w[APIPROF_COMM_MAX / 8];
 	uint64_t start_tick;
 	uint64_t exit_tick;
 	struct apiprof_tab *tab[APIPROF_MAX_APIS];
@@ -137,6 +159,10 @@ struct apiprof_thread {
 
 APIPROF_HIDDEN struct apiprof_thread *apiprof_thread_first(void);
 APIPROF_HIDDEN uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm);
+/* Reads a live thread's name again (/proc), off its own way: true when it
+ * changed, and its identity says the new one from now on. */
+APIPROF_HIDDEN bool apiprof_thread_rename(struct apiprof_thread *th);
+APIPROF_HIDDEN void apiprof_thread_rename_all(void); /* at the end of the image */
 APIPROF_HIDDEN void apiprof_thread_init(void);
 APIPROF_HIDDEN void apiprof_thread_after_fork(void);
 
@@ -179,6 +205,9 @@ APIPROF_HIDDEN int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t 
                                          const char *api, const char *name, uint32_t flags,
                                          uint32_t api_id);
 APIPROF_HIDDEN void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uint32_t count);
+/* Function entry idx's flags, changed after it was published. */
+APIPROF_HIDDEN void apiprof_ring_func_flags(struct apiprof_shm_header *h, uint32_t idx,
+                                            uint32_t flags);
 
 /* --- the process segment (apiprof_segment.c) -------------------------- */
 APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment(void);
@@ -193,7 +222,12 @@ APIPROF_HIDDEN void apiprof_segment_after_fork(void);
 APIPROF_HIDDEN int apiprof_segment_handover(uint32_t uid);
 APIPROF_HIDDEN uint32_t apiprof_func_reserve(uint32_t n);
 APIPROF_HIDDEN void apiprof_segment_add_api(const struct apiprof_api *api);
+/* Sets or clears APIPROF_FUNC_UNLOADED on api's function entries. */
+APIPROF_HIDDEN void apiprof_segment_api_unloaded(const struct apiprof_api *api, bool unloaded);
 APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
+/* Reads at most cap - 1 bytes of a small file (under /proc) into buf,
+ * NUL-terminated; returns their number, or -1. */
+APIPROF_HIDDEN ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap);
 
 /* --- flushing (apiprof_flush.c) --------------------------------------- */
 APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);

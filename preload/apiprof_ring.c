@@ -135,6 +135,15 @@ int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx, const char
 	return 0;
 }
 
+/* A reader may be reading the entry: one relaxed store of the word, which
+ * it reads once per look. */
+void apiprof_ring_func_flags(struct apiprof_shm_header *h, uint32_t idx, uint32_t flags)
+{
+	if (idx < geom_of(h).func_cap)
+		apiprof_write_once(
+		        &((struct apiprof_shm_func *)((char *)h + func_off()) + idx)->flags, flags);
+}
+
 /* Pairs with the reader's acquire load of func_count: entries below the new
  * count are complete.  Only ever raises the count. */
 void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uint32_t count)

@@ -84,8 +84,7 @@ uint32_t apiprof_func_reserve(uint32_t n)
 	return apiprof_fetch_add_relaxed(&seg.func_next, n);
 }
 
-/* Reads a whole small file into buf (NUL-terminated); returns its length. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
+ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -114,7 +113,7 @@ static uint64_t proc_starttime(void)
 void apiprof_proc_comm(char *comm)
 {
 	char buf[64];
-	ssize_t n = read_small("/proc/self/comm", buf, sizeof(buf));
+	ssize_t n = apiprof_proc_read("/proc/self/comm", buf, sizeof(buf));
 
 	memset(comm, 0, APIPROF_COMM_MAX);
 	if (n <= 0)
@@ -171,6 +170,15 @@ void apiprof_segment_add_api(const struct apiprof_api *api)
 		return;
 	add_funcs(h, api);
 	apiprof_ring_publish_funcs(h, apiprof_read_once(&seg.func_next));
+}
+
+void apiprof_segment_api_unloaded(const struct apiprof_api *api, bool unloaded)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+
+	for (uint32_t i = 0; h != NULL && i < api->nfuncs; i++)
+		apiprof_ring_func_flags(h, api->func_base + i,
+		                        api->flags[i] | (unloaded ? APIPROF_FUNC_UNLOADED : 0));
 }
 
 /* posix_fallocate, which returns its error, in the usual convention: 0, or

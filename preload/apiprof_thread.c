@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -55,15 +56,101 @@ struct apiprof_thread *apiprof_thread_first(void)
 	return apiprof_load_acquire(&reg.list);
 }
 
+/* The name read again for a live thread (apiprof_thread_rename) in place
+ * of w, if there is a whole one for the thread that has the entry now. */
+static void renamed(const struct apiprof_thread *th, uint64_t *w)
+{
+	uint32_t seq = apiprof_load_acquire(&th->name_seq);
+	uint32_t gen = apiprof_read_once(&th->name_gen);
+	uint64_t n[APIPROF_COMM_MAX / 8] = {apiprof_read_once(&th->name_w[0]),
+	                                    apiprof_read_once(&th->name_w[1])};
+
+	apiprof_fence_acquire(); /* the copy is read before name_seq again */
+	if (seq == 0 || (seq & 1u) || apiprof_read_once(&th->name_seq) != seq ||
+	    gen != apiprof_read_once(&th->gen))
+		return;
+	memcpy(w, n, sizeof(n));
+}
+
 /* A copy of th's identity, with relaxed loads: readers check th->gen
- * around it to know it belongs to one thread. */
+ * around it to know it belongs to one thread.  A live thread's name is
+ * the one read last (it may have been renamed), an exited one's the one
+ * it had as it exited. */
 uint32_t apiprof_thread_identity(const struct apiprof_thread *th, char *comm)
 {
 	uint64_t w[APIPROF_COMM_MAX / 8] = {apiprof_load(&th->comm_w[0]),
 	                                    apiprof_load(&th->comm_w[1])};
 
+	if (apiprof_load_acquire(&th->state) == APIPROF_T_LIVE)
+		renamed(th, w);
 	memcpy(comm, w, sizeof(w));
 	return apiprof_read_once(&th->tid);
+}
+
+/* Thread tid's name now, NUL-padded to APIPROF_COMM_MAX bytes. */
+static int task_comm(uint32_t tid, char *name)
+{
+	char path[48], buf[APIPROF_COMM_MAX + 1];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+	ssize_t n = apiprof_proc_read(path, buf, sizeof(buf));
+	if (n <= 0)
+		return -1;
+	if (buf[n - 1] == '\n')
+		n--;
+	memset(name, 0, APIPROF_COMM_MAX);
+	memcpy(name, buf, (size_t)n < APIPROF_COMM_MAX - 1 ? (size_t)n : APIPROF_COMM_MAX - 1);
+	return 0;
+}
+
+/* Stores a live thread's new name, for the thread that had the entry at
+ * gen (a seqlock of one writer: the flusher and the end of the image
+ * only try name_lock, and the one that fails leaves it to the other).
+ * An entry taken by a new thread meanwhile has another gen, so a name
+ * stored late is never taken for the new thread's. */
+static bool rename_store(struct apiprof_thread *th, uint32_t gen, const char *name)
+{
+	uint64_t w[APIPROF_COMM_MAX / 8];
+	bool done = false;
+
+	if (apiprof_xchg_acquire(&th->name_lock, 1))
+		return false;
+	if (apiprof_load_acquire(&th->gen) == gen &&
+	    apiprof_load_acquire(&th->state) == APIPROF_T_LIVE) {
+		uint32_t seq = apiprof_read_once(&th->name_seq);
+
+		memcpy(w, name, sizeof(w));
+		apiprof_write_once(&th->name_seq, seq + 1);
+		apiprof_fence_release(); /* odd before the name changes */
+		apiprof_write_once(&th->name_gen, gen);
+		apiprof_write_once(&th->name_w[0], w[0]);
+		apiprof_write_once(&th->name_w[1], w[1]);
+		apiprof_store_release(&th->name_seq, seq + 2); /* pairs with renamed() */
+		done = true;
+	}
+	apiprof_store_release(&th->name_lock, 0);
+	return done;
+}
+
+/* Threads are named after their first call too (pthread_setname_np in a
+ * JVM or a pool): a look at /proc, never made on the thread's calls. */
+bool apiprof_thread_rename(struct apiprof_thread *th)
+{
+	uint32_t gen = apiprof_load_acquire(&th->gen);
+	char cur[APIPROF_COMM_MAX], now[APIPROF_COMM_MAX];
+
+	if ((gen & 1u) || apiprof_load_acquire(&th->state) != APIPROF_T_LIVE)
+		return false;
+	uint32_t tid = apiprof_thread_identity(th, cur);
+	if (task_comm(tid, now) != 0 || memcmp(now, cur, sizeof(now)) == 0)
+		return false;
+	return rename_store(th, gen, now);
+}
+
+void apiprof_thread_rename_all(void)
+{
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next)
+		apiprof_thread_rename(th);
 }
 
 static bool reg_trylock(void)
@@ -201,10 +288,18 @@ static void entry_park(struct apiprof_thread *th)
 
 static void thread_exit(void *p);
 
+/* The calling thread's name, NUL-padded to APIPROF_COMM_MAX bytes. */
+static void own_comm(char *comm)
+{
+	memset(comm, 0, APIPROF_COMM_MAX);
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) != 0)
+		comm[0] = '\0';
+}
+
 static struct apiprof_thread *thread_self(void)
 {
 	struct apiprof_thread *th = apiprof_tls_block()->self;
-	char comm[APIPROF_COMM_MAX] = "";
+	char comm[APIPROF_COMM_MAX];
 
 	if (th == SELF_DEAD)
 		return NULL;
@@ -213,8 +308,7 @@ static struct apiprof_thread *thread_self(void)
 	th = entry_acquire();
 	if (th == NULL)
 		return NULL;
-	if (prctl(PR_GET_NAME, comm, 0, 0, 0) != 0)
-		comm[0] = '\0';
+	own_comm(comm);
 	entry_reset(th, apiprof_gettid(), comm);
 	th->exit_rounds = 0;
 	if (reg.exit_key_ok)
@@ -277,9 +371,19 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
  * whatever it still calls on its way out passes straight through. */
 static void thread_retire(struct apiprof_thread *th)
 {
+	uint64_t w[APIPROF_COMM_MAX / 8];
+	char comm[APIPROF_COMM_MAX];
+
 	apiprof_busy_enter();
 	apiprof_store_release(&th->state, APIPROF_T_EXITING);
 	apiprof_store(&th->exit_tick, apiprof_now());
+	/* The name it has now, for its last snapshot and the outputs.  Only
+	 * this thread writes comm; the flusher, which keeps off an exiting
+	 * thread, may at worst copy one word of each name. */
+	own_comm(comm);
+	memcpy(w, comm, sizeof(w));
+	apiprof_store(&th->comm_w[0], w[0]);
+	apiprof_store(&th->comm_w[1], w[1]);
 	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
 	apiprof_store_release(&th->state, APIPROF_T_EXITED);
 	/* No table and no frame: calls of every api go out of line */
@@ -329,6 +433,7 @@ void apiprof_thread_after_fork(void)
 	reg.free_top = NULL;
 	reg.exq_head = reg.exq_len = 0;
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		th->name_lock = 0; /* its holder may be a thread that is gone here */
 		if (th == apiprof_tls_block()->self) {
 			char comm[APIPROF_COMM_MAX];
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_stat.c - the per-thread text table (apiprof_stat.h): Preshing's
- * line per api, then ltrace -c-like rows.  Plain snprintf into the
- * caller's buffer: the runtime calls it at exit, where nothing may
- * allocate.
+ * apiprof_stat.c - the figures the runtime and the viewer share
+ * (apiprof_stat.h): the one format of a time, the per-thread text table
+ * (Preshing's line per api, then ltrace -c-like rows) and the quantiles of
+ * a histogram.  Plain snprintf into the caller's buffer: the runtime calls
+ * it at exit, where nothing may allocate.
  */
 #include <stdio.h>
 
@@ -14,26 +15,116 @@ int apiprof_stat_thread_line(char *buf, size_t cap, uint32_t tid, const char *na
 	return snprintf(buf, cap, "TID %u (%.16s)\n", tid, name);
 }
 
-/* Preshing's "7/1001 ms 0.7% 6481x", with decimals for short runs. */
+char *apiprof_stat_fmt3(char *buf, size_t cap, double v, const char *unit)
+{
+	if (v < 9.995)
+		snprintf(buf, cap, "%.2f%s", v, unit);
+	else if (v < 99.95)
+		snprintf(buf, cap, "%.1f%s", v, unit);
+	else
+		snprintf(buf, cap, "%.0f%s", v, unit);
+	return buf;
+}
+
+char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro)
+{
+	if (ns < 0)
+		snprintf(buf, cap, "-");
+	else if (ns < 999.5)
+		snprintf(buf, cap, "%.0fns", ns);
+	else if (ns < 999.5e3)
+		apiprof_stat_fmt3(buf, cap, ns / 1e3, micro);
+	else if (ns < 999.5e6)
+		apiprof_stat_fmt3(buf, cap, ns / 1e6, "ms");
+	else
+		apiprof_stat_fmt3(buf, cap, ns / 1e9, "s");
+	return buf;
+}
+
+/* Preshing's "7/1001 ms 0.7% 6481x", each time in the one format. */
 int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double busy_ns, double wall_ns,
                           uint64_t calls)
 {
-	int prec = wall_ns < 1e8 ? 3 : 1;
+	char busy[16], wall[16];
 
-	return snprintf(buf, cap, "  time spent in \"%s\": %.*f/%.*f ms %.1f%% %llux\n", api, prec,
-	                busy_ns / 1e6, prec, wall_ns / 1e6,
+	return snprintf(buf, cap, "  time spent in \"%s\": %s/%s %.1f%% %llux\n", api,
+	                apiprof_stat_fmt_ns(busy, sizeof(busy), busy_ns, "us"),
+	                apiprof_stat_fmt_ns(wall, sizeof(wall), wall_ns, "us"),
 	                wall_ns > 0 ? 100.0 * busy_ns / wall_ns : 0.0, (unsigned long long)calls);
 }
 
 int apiprof_stat_header(char *buf, size_t cap)
 {
-	return snprintf(buf, cap, "  %12s %13s %10s %10s %10s  %s\n", "calls", "total ms", "avg ns",
-	                "min ns", "max ns", "function");
+	return snprintf(buf, cap, "  %12s %10s %10s %10s %10s  %s\n", "calls", "total", "avg",
+	                "min", "max", "function");
 }
 
 int apiprof_stat_row_line(char *buf, size_t cap, const struct apiprof_stat_row *r)
 {
-	return snprintf(buf, cap, "  %12llu %12.3f%s %10.0f %10.0f %10.0f  %s.%s\n",
-	                (unsigned long long)r->calls, r->total_ns / 1e6, r->estimated ? "~" : " ",
-	                r->avg_ns, r->min_ns, r->max_ns, r->api, r->func);
+	char total[16], t[3][16];
+
+	snprintf(total, sizeof(total), "%s%s", r->estimated ? "~" : "",
+	         apiprof_stat_fmt_ns(t[0], sizeof(t[0]), r->total_ns, "us"));
+	return snprintf(buf, cap, "  %12llu %10s %10s %10s %10s  %s.%s\n",
+	                (unsigned long long)r->calls, total,
+	                apiprof_stat_fmt_ns(t[0], sizeof(t[0]), r->avg_ns, "us"),
+	                apiprof_stat_fmt_ns(t[1], sizeof(t[1]), r->min_ns, "us"),
+	                apiprof_stat_fmt_ns(t[2], sizeof(t[2]), r->max_ns, "us"), r->api, r->func);
+}
+
+/* --- quantiles (apiprof_stat.h) ------------------------------------------ */
+
+static uint64_t hist_total(const uint64_t *hist)
+{
+	uint64_t n = 0;
+
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		n += hist[b];
+	return n;
+}
+
+double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64_t hi)
+{
+	uint64_t total = hist_total(hist), below = 0;
+	double rank = q * (double)total;
+	int b = 0;
+
+	if (total == 0)
+		return -1;
+	while (b < APIPROF_HIST_BUCKETS - 1 && (hist[b] == 0 || rank > (double)(below + hist[b])))
+		below += hist[b++];
+	/* The bucket's range, cut to the observed extremes where they overlap
+	 * it (they may not: counters read while the thread ran). */
+	double from = b ? (double)(1ull << b) : 0, to = (double)(1ull << (b + 1));
+	if (lo <= hi && (double)lo < to && (double)hi >= from) {
+		from = (double)lo > from ? (double)lo : from;
+		to = (double)hi < to ? (double)hi : to;
+	}
+	double f = hist[b] ? (rank - (double)below) / (double)hist[b] : 0;
+	double v = from + (to - from) * (f < 0 ? 0 : f > 1 ? 1 : f);
+	if (lo <= hi)
+		v = v < (double)lo ? (double)lo : v > (double)hi ? (double)hi : v;
+	return v;
+}
+
+void apiprof_stat_bounds(uint64_t n, uint64_t sum, uint64_t *lo, uint64_t *hi)
+{
+	if (n == 0)
+		return;
+	if (*lo > *hi) { /* unknown: only one call tells its own */
+		if (n == 1)
+			*lo = *hi = sum;
+		return;
+	}
+	unsigned __int128 others_lo = (unsigned __int128)(n - 1) * *lo;
+	unsigned __int128 others_hi = (unsigned __int128)(n - 1) * *hi;
+	if (others_lo > sum)
+		return;
+	uint64_t top = sum - (uint64_t)others_lo;
+	uint64_t bottom = others_hi < sum ? sum - (uint64_t)others_hi : 0;
+	uint64_t new_lo = bottom > *lo ? bottom : *lo, new_hi = top < *hi ? top : *hi;
+	if (new_lo <= new_hi) {
+		*lo = new_lo;
+		*hi = new_hi;
+	}
 }

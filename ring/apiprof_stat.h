@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_stat.h - one function's figures: the estimated time of a sampled
- * function, which the runtime and the viewer both show, and the per-thread
- * text table of APIPROF_SUMMARY (apiprof_stat.c).  (apiprof-top's table is
- * another one, the live screen's, of top/top_cols.c.)
+ * function and the quantiles of its histogram, which the runtime and the
+ * viewer both show, and the per-thread text table of APIPROF_SUMMARY
+ * (apiprof_stat.c).  (apiprof-top's table is another one, the live
+ * screen's, of top/top_cols.c.)
  *
  * In sampled mode (APIPROF_SAMPLE=N > 1) every call is counted but only
  * some are timed: the time of all calls is estimated as calls x the mean
@@ -23,6 +24,8 @@
 #include <string.h>
 
 #include "apiprof_abi.h"
+
+#include "apiprof_abi.h" /* APIPROF_HIST_BUCKETS */
 
 /* Whether the time of calls with timed of them measured is an estimate. */
 static inline bool apiprof_stat_estimated(bool sampled, uint64_t calls, uint64_t timed)
@@ -74,17 +77,50 @@ static inline const char *apiprof_stat_errno_name(int slot, char *num, size_t ca
 	return num;
 }
 
+/* --- quantiles -----------------------------------------------------------
+ *
+ * Bucket b of a log2 histogram (APIPROF_HIST_BUCKETS of them) holds the
+ * durations d with floor(log2(d|1)) == b: [2^b, 2^(b+1)), and [0, 2) for
+ * b == 0.  Quantile q (0..1) is found as rank q x n among the n durations:
+ * the bucket holding that rank is found on integers, and inside it the
+ * durations are taken as spread evenly over the part of the bucket that
+ * lies within the observed extremes [lo, hi].  So a quantile never leaves
+ * [lo, hi], and where lo == hi (one call) it is that call's duration,
+ * whatever the bucket's width.  lo > hi says the extremes are unknown. */
+
+/* Quantile q of hist, in ticks, or -1 when hist is empty. */
+double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64_t hi);
+
+/* Narrows [*lo, *hi], the extremes of a function's calls since the start,
+ * to what they can be for n of its calls that took sum ticks in all (an
+ * interval's): each is at least *lo and at most *hi, and they add up to
+ * sum, so one call took exactly sum.  Left as they are when the figures
+ * disagree (counters read while the thread ran) or n is 0. */
+void apiprof_stat_bounds(uint64_t n, uint64_t sum, uint64_t *lo, uint64_t *hi);
+
+/* --- numbers for people ------------------------------------------------
+ *
+ * One format for every time, in the summary and in apiprof-top: three
+ * significant digits and the unit ("46ns", "1.50us", "18.5ms", "403ms",
+ * "2.05s"), so that a column compares by unit first.  micro is the
+ * spelling of "us" ("\xc2\xb5s" on a UTF-8 terminal).  A negative ns is
+ * "no value" and prints "-".  Each returns buf. */
+char *apiprof_stat_fmt3(char *buf, size_t cap, double v, const char *unit);
+char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro);
+
 /* --- the per-thread text table ------------------------------------------
  *
  *   TID 4243 (python3)
- *     time spent in "zlib": 61.2/402.7 ms 15.2% 3200x
- *            calls      total ms     avg ns     min ns     max ns  function
- *              400       18.500         46         41        120  zlib.deflate
+ *     time spent in "zlib": 61.2ms/403ms 15.2% 3200x
+ *            calls      total        avg        min        max  function
+ *              400     18.5ms       46ns       41ns      120ns  zlib.deflate
  *
- * Each function writes one line, '\n' included, into buf (cap bytes,
- * truncated as snprintf does) and returns snprintf's result. */
+ * Times as apiprof_stat_fmt_ns writes them, an estimated total with a
+ * leading '~'; counts exact.  Each function writes one line, '\n'
+ * included, into buf (cap bytes, truncated as snprintf does) and returns
+ * snprintf's result. */
 
-/* One row: the figures in ns, 0 where there is no timed call. */
+/* One row: the figures in ns, -1 where there is no timed call. */
 struct apiprof_stat_row {
 	const char *api;
 	const char *func;

@@ -20,7 +20,10 @@
  * charged before is taken back, so the intervals add up to the call's
  * time.  One exception: a call that returned after the runtime's last
  * snapshot but before a refresh was charged up to that refresh, so the
- * intervals then add up to at most one flush interval more.  A start that
+ * intervals then add up to at most one flush interval more.  No interval
+ * is charged more than its wall time: what a call ran before the refresh
+ * that first saw it (a late flusher) belongs to the intervals already
+ * shown, and is left out of the sum.  A start that
  * is only a bound (APIPROF_REC_BUSY_BOUND: sampled mode) is shown, with
  * "at least", but not charged: its time is not known.
  */
@@ -61,5 +64,11 @@ void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mon
 			charge = c->busy_ns;
 	}
 	c->busy_iv_ns = charge - c->busy_charged_ns;
+	/* More than the interval's wall time is time before the previous
+	 * refresh, when the call was not seen yet (a late flusher), or the
+	 * few ns between the realtime and the monotonic clock on the first
+	 * refresh: it belongs to intervals already shown, not to this one. */
+	if (c->busy_iv_ns > (double)p->iv_wall_ns)
+		c->busy_iv_ns = (double)p->iv_wall_ns;
 	c->busy_charged_ns = charge;
 }

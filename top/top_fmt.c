@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apiprof_stat.h" /* the one format of a time, shared with the summary */
 #include "top_fmt.h"
 
 /* "µs" needs a UTF-8 terminal; elsewhere the ASCII spelling "us". */
@@ -19,31 +20,9 @@ void top_fmt_set_utf8(int utf8)
 	micro = utf8 ? "\xc2\xb5s" : "us";
 }
 
-/* Three significant digits for a value already scaled into its unit. */
-static char *three_digits(char *buf, size_t cap, double v, const char *unit)
-{
-	if (v < 9.995)
-		snprintf(buf, cap, "%.2f%s", v, unit);
-	else if (v < 99.95)
-		snprintf(buf, cap, "%.1f%s", v, unit);
-	else
-		snprintf(buf, cap, "%.0f%s", v, unit);
-	return buf;
-}
-
 char *top_fmt_ns(char *buf, size_t cap, double ns)
 {
-	if (ns < 0)
-		snprintf(buf, cap, "-");
-	else if (ns < 999.5)
-		snprintf(buf, cap, "%.0fns", ns);
-	else if (ns < 999.5e3)
-		three_digits(buf, cap, ns / 1e3, micro);
-	else if (ns < 999.5e6)
-		three_digits(buf, cap, ns / 1e6, "ms");
-	else
-		three_digits(buf, cap, ns / 1e9, "s");
-	return buf;
+	return apiprof_stat_fmt_ns(buf, cap, ns, micro);
 }
 
 /* Exact below 100000, then k/M/G/T with three significant digits. */
@@ -61,7 +40,7 @@ char *top_fmt_count(char *buf, size_t cap, uint64_t v)
 		d /= 1000;
 		u++;
 	}
-	return three_digits(buf, cap, d, units[u]);
+	return apiprof_stat_fmt3(buf, cap, d, units[u]);
 }
 
 /* Rates below 10/s keep a decimal so that slow callers do not read as 0. */

@@ -290,6 +290,11 @@ static void stat_zero(struct top_stat *s)
 
 void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 {
+	/* the wall time first: a call in progress is charged no more */
+	if (!p->refreshed)
+		p->iv_wall_ns = sat_sub(real_ns, p->start_realtime_ns);
+	else
+		p->iv_wall_ns = sat_sub(mono_ns, p->last_mono_ns);
 	for (size_t i = 0; i < p->ncells; i++) {
 		struct top_cell *c = &p->cells[i];
 
@@ -297,10 +302,6 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 		c->last = c->cur;
 		top_busy_refresh(p, c, mono_ns);
 	}
-	if (!p->refreshed)
-		p->iv_wall_ns = sat_sub(real_ns, p->start_realtime_ns);
-	else
-		p->iv_wall_ns = sat_sub(mono_ns, p->last_mono_ns);
 	p->last_mono_ns = mono_ns;
 	p->refreshed = true;
 }
@@ -335,57 +336,13 @@ double top_proc_share(const struct top_proc *p)
 	return p->iv_wall_ns ? 100.0 * ns / (double)p->iv_wall_ns : 0;
 }
 
-/* --- units and percentiles ---------------------------------------------- */
+/* --- units ---------------------------------------------------------------- */
 
 double top_ticks_ns(double ticks, uint64_t hz)
 {
 	if (!hz)
 		return 0;
 	return (double)((long double)ticks * 1e9L / (long double)hz);
-}
-
-/*
- * Quantile q (0..1) of a log2 histogram, in ticks.  Bucket b holds the
- * durations d with floor(log2(d|1)) == b, i.e. [2^b, 2^(b+1)) and, for
- * b == 0, [0, 2).  The method: find the bucket holding rank q*total, then
- * assume its calls are spread uniformly over the bucket's range and
- * interpolate linearly:
- *   value = lo + (hi - lo) * (rank - below) / count
- * The result is clamped to [min, max] when those are known, since no
- * quantile can lie outside the observed extremes.  Returns -1 for an empty
- * histogram.
- */
-/* The value of rank `rank` (0..total) of a histogram: the bucket is found
- * on integers, and only its own calls are interpolated. */
-static double quantile_in(const uint64_t *hist, double rank, uint64_t min, uint64_t max)
-{
-	uint64_t below = 0;
-	double v = 0;
-	int b = 0;
-
-	while (b < APIPROF_HIST_BUCKETS - 1 && (hist[b] == 0 || rank > (double)(below + hist[b])))
-		below += hist[b++];
-	if (hist[b] > 0) {
-		double lo = b ? (double)(1ull << b) : 0, hi = (double)(1ull << (b + 1));
-
-		v = lo + (hi - lo) * ((rank - (double)below) / (double)hist[b]);
-	}
-	if (v < 0)
-		v = 0;
-	if (min <= max && min != UINT64_MAX && v < (double)min)
-		v = (double)min;
-	if (min <= max && v > (double)max)
-		v = (double)max;
-	return v;
-}
-
-double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max)
-{
-	uint64_t total = 0;
-
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
-		total += hist[b];
-	return total ? quantile_in(hist, q * (double)total, min, max) : -1;
 }
 
 /* --- rows ---------------------------------------------------------------- */
@@ -443,13 +400,16 @@ static double stat_avg_ns(const struct top_proc *p, const struct top_stat *s)
 	return top_ticks_ns((double)s->ticks, p->tick_hz) / (double)s->timed;
 }
 
-/* p50 and p99 of s, which has timed calls (their sum is s->timed). */
+/* p50 and p99 of s, which has timed calls, inside the extremes its calls
+ * can have (apiprof_stat.h): s->min and s->max are those since the start,
+ * and s may be an interval's calls only. */
 static void row_quantiles(struct top_row *r, const struct top_proc *p, const struct top_stat *s)
 {
-	double total = (double)s->timed;
+	uint64_t lo = s->min, hi = s->max;
 
-	r->p50_ns = top_ticks_ns(quantile_in(s->hist, 0.50 * total, s->min, s->max), p->tick_hz);
-	r->p99_ns = top_ticks_ns(quantile_in(s->hist, 0.99 * total, s->min, s->max), p->tick_hz);
+	apiprof_stat_bounds(s->timed, s->ticks, &lo, &hi);
+	r->p50_ns = top_ticks_ns(apiprof_stat_quantile(s->hist, 0.50, lo, hi), p->tick_hz);
+	r->p99_ns = top_ticks_ns(apiprof_stat_quantile(s->hist, 0.99, lo, hi), p->tick_hz);
 }
 
 /* The interval's distribution when the interval has timed calls, else the

@@ -193,7 +193,6 @@ double top_ticks_ns(double ticks, uint64_t hz);
 /* In top_busy.c: the calls in progress of a cell at a refresh (viewer
  * clock mono_ns), and what they add to the interval. */
 void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);
-double top_hist_quantile(const uint64_t *hist, double q, uint64_t min, uint64_t max);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
 /* In top_sort.c: by the column's natural order (top_cols.c), inverted on

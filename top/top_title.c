@@ -2,28 +2,12 @@
 /* top_title.c - a process's title from /proc/<pid>/cmdline. */
 #include "top_title.h"
 
+#include "apiprof_title.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
-
-/* NULs between arguments become spaces, anything unprintable '?', and
- * runs of blanks at the end (the padding a rewritten argv leaves) go. */
-static size_t title_clean(char *buf, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)buf[i];
-
-		if (c == '\0')
-			buf[i] = ' ';
-		else if (c < 0x20 || c >= 0x7f)
-			buf[i] = '?';
-	}
-	while (n > 0 && buf[n - 1] == ' ')
-		n--;
-	buf[n] = '\0';
-	return n;
-}
 
 int top_title_read(const char *procdir, int pid, char *buf, size_t len)
 {
@@ -59,5 +43,5 @@ int top_title_read(const char *procdir, int pid, char *buf, size_t len)
 		n += (size_t)r;
 	}
 	close(fd);
-	return (int)title_clean(buf, n);
+	return (int)apiprof_title_clean(buf, n);
 }

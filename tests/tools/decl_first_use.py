@@ -190,7 +190,10 @@ class Src:
 
     def writes(self, k):
         v = self.v
-        return v[k + 1] in ASSIGN or v[k + 1] in ("++", "--") or v[k - 1] in ("++", "--")
+        if v[k - 1] in ("++", "--") or v[k + 1] in ("++", "--"):
+            return True
+        # `*NAME = x` writes where NAME points, not NAME.
+        return v[k + 1] in ASSIGN and v[k - 1] != "*"
 
     def owner(self, k, blk_open):
         """Innermost block (its `{` index) holding token k, below blk_open."""
@@ -327,8 +330,18 @@ out:
 	z = y;
 	return r + s + t + u + x + z;
 }
+int ptr(char *a)
+{
+	char *s, *t;
+
+	s = strchr(a, 'x');
+	*s = 0;
+	t = a;
+	h(&t);
+	return h(&s[1]);
+}
 """
-SELF_WANT = {("n", 4), ("i", 4), ("q", 4)}
+SELF_WANT = {("n", 4), ("i", 4), ("q", 4), ("s", 48)}
 
 
 def self_test():

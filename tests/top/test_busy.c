@@ -116,6 +116,31 @@ static void test_overshoot(void)
 	top_proc_free(&p);
 }
 
+/* The flusher is late: the refresh at 11 s sees no call in progress, the
+ * one at 12 s a call that began at 10 s.  That interval is charged its
+ * wall time, not 200%; the second before it belongs to the interval
+ * already shown, and the sum is the call's time less that second. */
+static void test_late_flusher(void)
+{
+	struct top_proc p;
+	struct top_row r;
+	double sum = 0;
+
+	proc_setup(&p);
+	offer(&p, 10 * S - S / 2, 0, 0, 0, 0);
+	sum += refresh(&p, MONO0 + 11 * S).iv_ns;
+	offer(&p, 12 * S - S / 10, 10 * S, 0, 0, 0);
+	r = refresh(&p, MONO0 + 12 * S);
+	CHECK(NEAR(r.busy_ns, 2.0 * S) && NEAR(r.iv_ns, 1.0 * S) && r.pct <= 100.0 + 1e-9);
+	sum += r.iv_ns;
+	offer(&p, 12 * S + 6 * S / 10, 0, 0, 1, 25 * S / 10);
+	r = refresh(&p, MONO0 + 13 * S);
+	CHECK(r.calls == 1 && NEAR(r.iv_ns, 0.5 * S));
+	sum += r.iv_ns;
+	CHECK(NEAR(sum, 1.5 * S));
+	top_proc_free(&p);
+}
+
 /* A start not known (sampled mode): shown, at least so long, not charged;
  * the statistics bring the call's time when it is over.  Once the
  * process has ended, a call in progress is as long as at its last
@@ -142,6 +167,7 @@ int main(void)
 {
 	test_spans();
 	test_overshoot();
+	test_late_flusher();
 	test_bound_and_ended();
 	printf("ok: calls in progress charged at most the wall time, adding up to their time\n");
 	return 0;

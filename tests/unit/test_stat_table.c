@@ -2,15 +2,15 @@
 /*
  * test_stat_table - the figures the runtime's summary and apiprof-top share
  * (ring/apiprof_stat.h): the estimated time of a sampled function, in exact
- * integers, and the per-thread text table, byte for byte as APIPROF_SUMMARY
- * prints it.
+ * integers, the quantiles of a histogram inside the observed extremes, and
+ * the per-thread text table, byte for byte as APIPROF_SUMMARY prints it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "apiprof_stat.h"
 #include "check.h"
-
 
 /* CHECK that buf holds want, saying what it holds when not. */
 static void check_text(int line, int n, const char *buf, const char *want)
@@ -44,6 +44,86 @@ static void test_estimate(void)
 	CHECK(!apiprof_stat_estimated(false, 10, 4));
 }
 
+#define NEAR(a, b) (fabs((double)(a) - (double)(b)) < 1e-6 * (fabs((double)(b)) + 1))
+#define NONE       UINT64_MAX, 0 /* extremes unknown */
+
+static void test_quantile_empty_and_one(void)
+{
+	uint64_t h[APIPROF_HIST_BUCKETS] = {0};
+
+	CHECK(apiprof_stat_quantile(h, 0.5, NONE) == -1);
+	CHECK(apiprof_stat_quantile(h, 0.5, 10, 20) == -1);
+	/* One call of 1500 ticks, in [1024, 2048): its own value, any q. */
+	h[10] = 1;
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.0, 1500, 1500), 1500));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 1500, 1500), 1500));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, 1500, 1500), 1500));
+	CHECK(NEAR(apiprof_stat_quantile(h, 1.0, 1500, 1500), 1500));
+	/* Extremes unknown: the middle of the bucket, as before. */
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, NONE), 1536));
+}
+
+static void test_quantile_two(void)
+{
+	uint64_t h[APIPROF_HIST_BUCKETS] = {0};
+
+	/* 1100 and 1900, one bucket: spread over [1100, 1900], not [1024, 2048). */
+	h[10] = 2;
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.0, 1100, 1900), 1100));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 1100, 1900), 1500));
+	CHECK(NEAR(apiprof_stat_quantile(h, 1.0, 1100, 1900), 1900));
+	/* 1100 and 3000, two buckets: p50 in the first, p99 in the second cut
+	 * at the max. */
+	h[10] = 1;
+	h[11] = 1;
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 1100, 3000), 2048));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, 1100, 3000), 2048 + 952 * 0.98));
+	/* Extremes that miss the bucket (counters read at different moments):
+	 * still inside them. */
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 5000, 6000), 5000));
+	/* Buckets 0 and 4, unknown extremes: as the plain interpolation. */
+	memset(h, 0, sizeof(h));
+	h[0] = 50;
+	h[4] = 50;
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, NONE), 2));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.25, NONE), 1));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, NONE), 31.68));
+	h[47] = 1;
+	CHECK(apiprof_stat_quantile(h, 1.0, NONE) <= (double)(1ull << 48));
+}
+
+static void test_bounds(void)
+{
+	uint64_t lo = 100, hi = 500000;
+
+	/* One call of an interval: exactly its sum. */
+	apiprof_stat_bounds(1, 403000, &lo, &hi);
+	CHECK(lo == 403000 && hi == 403000);
+	/* Three calls, 1000 in all, each in [100, 900]: none took more than
+	 * 1000 - 2 x 100. */
+	lo = 100, hi = 900;
+	apiprof_stat_bounds(3, 1000, &lo, &hi);
+	CHECK(lo == 100 && hi == 800);
+	/* Two calls, 1000 in all, each in [100, 600]: none took less than
+	 * 1000 - 600. */
+	lo = 100, hi = 600;
+	apiprof_stat_bounds(2, 1000, &lo, &hi);
+	CHECK(lo == 400 && hi == 600);
+	/* Figures that disagree (sum below n x min) leave them alone. */
+	lo = 100, hi = 600;
+	apiprof_stat_bounds(3, 250, &lo, &hi);
+	CHECK(lo == 100 && hi == 600);
+	apiprof_stat_bounds(0, 250, &lo, &hi);
+	CHECK(lo == 100 && hi == 600);
+	lo = UINT64_MAX, hi = 0;
+	apiprof_stat_bounds(1, 77, &lo, &hi);
+	CHECK(lo == 77 && hi == 77);
+	/* No overflow near 2^64. */
+	lo = UINT64_MAX / 2, hi = UINT64_MAX / 2;
+	apiprof_stat_bounds(3, 1000, &lo, &hi);
+	CHECK(lo == UINT64_MAX / 2 && hi == UINT64_MAX / 2);
+}
+
 static void test_table(void)
 {
 	struct apiprof_stat_row r = {"zlib", "deflate", 400, 18.5e6, false, 46.4, 41, 120.5};
@@ -53,32 +133,48 @@ static void test_table(void)
 	n = apiprof_stat_thread_line(buf, sizeof(buf), 4243, "python3-but-longer-than-comm");
 	check_text(__LINE__, n, buf, "TID 4243 (python3-but-long)\n");
 	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 61.2e6, 402.7e6, 3200);
-	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 61.2/402.7 ms 15.2% 3200x\n");
+	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 61.2ms/403ms 15.2% 3200x\n");
 	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 0.0123e6, 0.08e6, 7);
-	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 0.012/0.080 ms 15.4% 7x\n");
+	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 12.3us/80.0us 15.4% 7x\n");
+	/* The figures of the issue: 0.029/58.581 ms and 0.1/116.9 ms before. */
+	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 0.029e6, 58.581e6, 1);
+	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 29.0us/58.6ms 0.0% 1x\n");
+	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 0.1e6, 116.9e6, 1);
+	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 100us/117ms 0.1% 1x\n");
+	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 1.5e9, 62e9, 1);
+	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 1.50s/62.0s 2.4% 1x\n");
 	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 0, 0, 7);
-	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 0.000/0.000 ms 0.0% 7x\n");
+	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 0ns/0ns 0.0% 7x\n");
 	n = apiprof_stat_header(buf, sizeof(buf));
 	check_text(__LINE__, n, buf,
-	           "         calls      total ms     avg ns     min ns     max ns  function\n");
+	           "         calls      total        avg        min        max  function\n");
 	n = apiprof_stat_row_line(buf, sizeof(buf), &r);
 	check_text(__LINE__, n, buf,
-	           "           400       18.500          46         41        120  zlib.deflate\n");
+	           "           400     18.5ms       46ns       41ns      120ns  zlib.deflate\n");
 	r.estimated = true;
 	n = apiprof_stat_row_line(buf, sizeof(buf), &r);
 	check_text(__LINE__, n, buf,
-	           "           400       18.500~         46         41        120  zlib.deflate\n");
+	           "           400    ~18.5ms       46ns       41ns      120ns  zlib.deflate\n");
+	/* No timed call (sampled, or never returned): "-", as apiprof-top. */
+	r = (struct apiprof_stat_row){"zlib", "deflate", 3, -1, false, -1, -1, -1};
+	n = apiprof_stat_row_line(buf, sizeof(buf), &r);
+	check_text(__LINE__, n, buf,
+	           "             3          -          -          -          -  zlib.deflate\n");
 	/* A short buffer: truncated, NUL-terminated, the full length returned. */
 	n = apiprof_stat_header(buf, 8);
-	CHECK(n == 72 && !strcmp(buf, "       "));
+	CHECK(n == 69 && !strcmp(buf, "       "));
 }
 
 int main(void)
 {
 	test_estimate();
+	test_quantile_empty_and_one();
+	test_quantile_two();
+	test_bounds();
 	test_table();
 	if (failures)
 		return 1;
-	printf("ok: estimate in exact integers; per-thread table lines byte for byte\n");
+	printf("ok: estimate in exact integers; quantiles inside the extremes; per-thread table "
+	       "lines byte for byte\n");
 	return 0;
 }

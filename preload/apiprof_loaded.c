@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_loaded.c - whether each api's library has been loaded.
+ *
+ * A spec whose library the program never loads (a program linked
+ * statically against it, as Debian's zstd is against libzstd, or a spec
+ * naming the library wrongly) gets no calls, and would say nothing.  So
+ * the flusher asks, at every flush while a viewer watches (and the
+ * program's dlclose before it closes anything), whether the library of
+ * each api not yet seen is loaded now, and marks the api's
+ * function entries in the segment APIPROF_FUNC_UNLOADED until it is; the
+ * end of the image asks once more, says which were never loaded, and the
+ * JSON has "loaded": false for them.  Not a process that forked: a shell,
+ * make or timeout, whose children are what the spec is for, and which
+ * would otherwise say so once per process of a build.
+ *
+ * The question is apiprof_library_open's (apiprof_lookup.c): a dlopen
+ * with RTLD_NOLOAD, and a walk of the loaded objects, both of which take
+ * the loader's lock.  So it is asked off the program's threads' way (the
+ * flusher, the end of the image), never on a call, and once an api's
+ * library has been seen it is not asked about again: the libraries of
+ * most apis are loaded before their first flush, and cost one lookup.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+
+#include "apiprof_internal.h"
+
+/* Per api id, 1 once its library was seen loaded.  A fork child keeps
+ * it: it has the parent's libraries. */
+static uint32_t seen[APIPROF_MAX_APIS];
+
+/* This image has forked (pthread_atfork, apiprof_init.c). */
+static uint32_t forked;
+
+void apiprof_loaded_forked(bool yes)
+{
+	apiprof_write_once(&forked, yes);
+}
+
+static bool library_there(const struct apiprof_api *api)
+{
+	void *h = apiprof_library_open(api);
+
+	if (h != NULL)
+		dlclose(h);
+	return h != NULL;
+}
+
+bool apiprof_loaded_check(void)
+{
+	bool all = true;
+
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api == NULL || apiprof_load_acquire(&seen[id]))
+			continue;
+		bool there = library_there(api);
+		if (there)
+			apiprof_store_release(&seen[id], 1);
+		apiprof_segment_api_unloaded(api, !there);
+		all = all && there;
+	}
+	return all;
+}
+
+bool apiprof_loaded(uint32_t id)
+{
+	return id < APIPROF_MAX_APIS && apiprof_load_acquire(&seen[id]);
+}
+
+/* Before a dlclose, from the program's thread: a library it loaded and
+ * now closes was loaded, whether a flush saw it or not. */
+void apiprof_loaded_before_close(void)
+{
+	uint64_t busy = apiprof_busy_enter(); /* our dlclose is not hooked again */
+	int saved = errno;
+
+	apiprof_loaded_check();
+	errno = saved;
+	apiprof_busy_leave(busy);
+}
+
+void apiprof_loaded_warn(void)
+{
+	if (apiprof_read_once(&forked))
+		return;
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api != NULL && !apiprof_loaded(id))
+			apiprof_warn("%s: %s was never loaded; is the program static, or the "
+			             "library named differently?",
+			             api->name, api->library);
+	}
+}
