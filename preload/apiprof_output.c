@@ -184,372 +184,370 @@ static void json_hist(struct out *o, const struct apiprof_fstat *s)
 	for (int b = 0; b <= last; b++)
 		out_printf(o, "%s%llu", b ? ", " : "", (unsigned long long)s->hist[b]);
 	out_printf(o, "]");
-	/* The sizes' histogram: the non-empty buckets, by the power of two at
-	 * their bottom ("4096": calls of 4096 to 8191 bytes; "0": of 0 or 1). */
-	static void json_size_hist(struct out * o, const uint64_t *hist)
-	{
-		const char *sep = "";
+}
 
-		out_printf(o, ", \"bytes_hist\": {");
-		for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
-			if (hist[b] == 0)
-				continue;
-			out_printf(o, "%s\"%llu\": %llu", sep, b ? 1ull << b : 0ull,
-			           (unsigned long long)hist[b]);
-			sep = ", ";
-		}
-		out_printf(o, "}");
+/* The sizes' histogram: the non-empty buckets, by the power of two at
+ * their bottom ("4096": calls of 4096 to 8191 bytes; "0": of 0 or 1). */
+static void json_size_hist(struct out *o, const uint64_t *hist)
+{
+	const char *sep = "";
+
+	out_printf(o, ", \"bytes_hist\": {");
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		if (hist[b] == 0)
+			continue;
+		out_printf(o, "%s\"%llu\": %llu", sep, b ? 1ull << b : 0ull,
+		           (unsigned long long)hist[b]);
+		sep = ", ";
 	}
+	out_printf(o, "}");
+}
 
-	/* What the spec declares of row i: its bytes, failures and errno values. */
-	static void json_acct(struct out * o, struct apiprof_api * api, uint32_t i,
-	                      const struct apiprof_fstat *s)
-	{
-		uint32_t fl = api->flags[i];
-		const char *sep = "";
-		char num[16];
+/* What the spec declares of row i: its bytes, failures and errno values. */
+static void json_acct(struct out *o, struct apiprof_api *api, uint32_t i,
+                      const struct apiprof_fstat *s)
+{
+	uint32_t fl = api->flags[i];
+	const char *sep = "";
+	char num[16];
 
-		if (fl & APIPROF_FUNC_BYTES)
-			out_printf(o, ", \"bytes\": %llu, \"bytes_p50\": %llu, \"bytes_p99\": %llu",
-			           (unsigned long long)s->bytes,
-			           (unsigned long long)apiprof_stat_size_quantile(
-			                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5),
-			           (unsigned long long)apiprof_stat_size_quantile(
-			                   s->size_hist, APIPROF_HIST_BUCKETS, 0.99));
-		if (fl & APIPROF_FUNC_BYTES)
-			json_size_hist(o, s->size_hist);
-		if (fl & APIPROF_FUNC_FAILS)
-			out_printf(o, ", \"failures\": %llu", (unsigned long long)s->failures);
-		if (!(fl & APIPROF_FUNC_ERRNO))
-			return;
-		out_printf(o, ", \"errno\": {");
-		for (int k = 1; k <= APIPROF_ERRNO_SLOTS; k++) {
-			int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
+	if (fl & APIPROF_FUNC_BYTES)
+		out_printf(o, ", \"bytes\": %llu, \"bytes_p50\": %llu, \"bytes_p99\": %llu",
+		           (unsigned long long)s->bytes,
+		           (unsigned long long)apiprof_stat_size_quantile(
+		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5),
+		           (unsigned long long)apiprof_stat_size_quantile(
+		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.99));
+	if (fl & APIPROF_FUNC_BYTES)
+		json_size_hist(o, s->size_hist);
+	if (fl & APIPROF_FUNC_FAILS)
+		out_printf(o, ", \"failures\": %llu", (unsigned long long)s->failures);
+	if (!(fl & APIPROF_FUNC_ERRNO))
+		return;
+	out_printf(o, ", \"errno\": {");
+	for (int k = 1; k <= APIPROF_ERRNO_SLOTS; k++) {
+		int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
 
-			if (s->errnos[slot] == 0)
-				continue;
-			out_printf(o, "%s\"%s\": %llu", sep,
-			           apiprof_stat_errno_name(slot, num, sizeof num),
-			           (unsigned long long)s->errnos[slot]);
-			sep = ", ";
-		}
-		out_printf(o, "}");
+		if (s->errnos[slot] == 0)
+			continue;
+		out_printf(o, "%s\"%s\": %llu", sep, apiprof_stat_errno_name(slot, num, sizeof num),
+		           (unsigned long long)s->errnos[slot]);
+		sep = ", ";
 	}
+	out_printf(o, "}");
+}
 
-	static void json_func(struct out * o, struct apiprof_api * api, uint32_t i,
-	                      const struct apiprof_fstat *s, int *n)
-	{
-		uint64_t min = s->timed ? s->min_ticks : 0;
-		bool est = estimated(s);
+static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
+                      const struct apiprof_fstat *s, int *n)
+{
+	uint64_t min = s->timed ? s->min_ticks : 0;
+	bool est = estimated(s);
 
-		out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
-		out_jstr(o, api->name, APIPROF_API_NAME_MAX);
-		out_printf(o, ", \"name\": ");
-		out_jstr(o, api->display[i], APIPROF_NAME_MAX);
-		out_printf(o,
-		           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": "
-		           "%s, "
-		           "\"min_ns\": %llu, \"max_ns\": %llu",
-		           (unsigned long long)s->calls, (unsigned long long)s->timed,
-		           (unsigned long long)ns(total_ticks(s)), est ? "true" : "false",
-		           (unsigned long long)ns(min), (unsigned long long)ns(s->max_ticks));
-		json_quantile(o, "p50_ns", s, 0.50);
-		json_quantile(o, "p99_ns", s, 0.99);
-		json_hist(o, s);
-		if (s->acct)
-			json_acct(o, api, i, s);
-		out_printf(o, "}");
-	}
+	out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
+	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
+	out_printf(o, ", \"name\": ");
+	out_jstr(o, api->display[i], APIPROF_NAME_MAX);
+	out_printf(o,
+	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": "
+	           "%s, "
+	           "\"min_ns\": %llu, \"max_ns\": %llu",
+	           (unsigned long long)s->calls, (unsigned long long)s->timed,
+	           (unsigned long long)ns(total_ticks(s)), est ? "true" : "false",
+	           (unsigned long long)ns(min), (unsigned long long)ns(s->max_ticks));
+	json_quantile(o, "p50_ns", s, 0.50);
+	json_quantile(o, "p99_ns", s, 0.99);
+	json_hist(o, s);
+	if (s->acct)
+		json_acct(o, api, i, s);
+	out_printf(o, "}");
+}
 
-	static void json_thread(struct out * o, uint32_t tid, const char *name, const char *state,
-	                        struct apiprof_tab *const *tabs, int *n)
-	{
-		out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", tid);
-		out_jstr(o, name, APIPROF_COMM_MAX);
-		out_printf(o, ", \"state\": \"%s\", \"functions\": [", state);
-		each_func(o, tabs, json_func);
-		out_printf(o, "]}");
-	}
+static void json_thread(struct out *o, uint32_t tid, const char *name, const char *state,
+                        struct apiprof_tab *const *tabs, int *n)
+{
+	out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", tid);
+	out_jstr(o, name, APIPROF_COMM_MAX);
+	out_printf(o, ", \"state\": \"%s\", \"functions\": [", state);
+	each_func(o, tabs, json_func);
+	out_printf(o, "]}");
+}
 
-	static void folded_tabs(struct apiprof_tab * *tabs)
-	{
-		for (uint32_t id = 0; id < APIPROF_MAX_APIS; id++)
-			tabs[id] = apiprof_api_folded(id);
-	}
+static void folded_tabs(struct apiprof_tab **tabs)
+{
+	for (uint32_t id = 0; id < APIPROF_MAX_APIS; id++)
+		tabs[id] = apiprof_api_folded(id);
+}
 
-	static bool any_calls(struct apiprof_tab *const *tabs)
-	{
-		for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
-			struct apiprof_api *api = apiprof_api_get(id);
+static bool any_calls(struct apiprof_tab *const *tabs)
+{
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
 
-			for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++)
-				if (apiprof_load(&tabs[id]->calls[i]) != 0)
-					return true;
-		}
-		return false;
-	}
-
-	static void json_threads(struct out * o)
-	{
-		int n = 0;
-
-		for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-			uint32_t st = apiprof_load_acquire(&th->state);
-
-			char comm[APIPROF_COMM_MAX];
-			uint32_t tid = apiprof_thread_identity(th, comm);
-
-			if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
-				json_thread(o, tid, comm,
-				            st == APIPROF_T_LIVE ? "running" : "exited", th->tab,
-				            &n);
-		}
-		folded_tabs(out_folded);
-		if (any_calls(out_folded))
-			json_thread(o, 0, "(exited)", "folded", out_folded, &n);
-	}
-
-	/* The command line as the process shows it now (a server may have
-	 * rewritten it), cleaned as apiprof-top cleans it; "" when unreadable. */
-	static void json_title(struct out * o)
-	{
-		ssize_t n = apiprof_proc_read("/proc/self/cmdline", out_title, sizeof(out_title));
-
-		apiprof_title_clean(out_title, n > 0 ? (size_t)n : 0);
-		out_jstr(o, out_title, sizeof(out_title));
-	}
-
-	/* Every api, and whether its library was ever loaded (apiprof_loaded.c). */
-	static void json_apis(struct out * o)
-	{
-		int n = 0;
-
-		out_printf(o, "  \"apis\": [");
-		for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
-			struct apiprof_api *api = apiprof_api_get(id);
-
-			if (api == NULL)
-				continue;
-			out_printf(o, "%s\n    {\"api\": ", n++ ? "," : "");
-			out_jstr(o, api->name, APIPROF_API_NAME_MAX);
-			out_printf(o, ", \"library\": ");
-			out_jstr(o, api->library, 4096);
-			out_printf(o, ", \"loaded\": %s}", apiprof_loaded(id) ? "true" : "false");
-		}
-		out_printf(o, "\n  ],\n");
-	}
-
-	static void json_doc(struct out * o)
-	{
-		struct apiprof_shm_header *h = apiprof_segment();
-		char comm[APIPROF_COMM_MAX];
-
-		apiprof_proc_comm(comm);
-		out_printf(o, "{\n  \"apiprof\": 1,\n  \"pid\": %d,\n  \"comm\": ", (int)getpid());
-		out_jstr(o, h ? h->comm : comm, APIPROF_COMM_MAX);
-		out_printf(o, ",\n  \"title\": ");
-		json_title(o);
-		out_printf(o,
-		           ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
-		           apiprof_clock_tsc ? "tsc" : "monotonic",
-		           (unsigned long long)apiprof_clock_hz(),
-		           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
-		json_apis(o);
-		out_printf(o, "  \"threads\": [");
-		json_threads(o);
-		out_printf(o, "\n  ]\n}\n");
-	}
-
-	/* APIPROF_OUTPUT with every "%p" replaced by the pid ("%%" is a '%'). */
-	static bool expand_path(const char *pattern, char *dst, size_t cap)
-	{
-		size_t n = 0;
-
-		for (const char *p = pattern; *p; p++) {
-			int w;
-
-			if (p[0] == '%' && (p[1] == 'p' || p[1] == '%')) {
-				w = p[1] == 'p' ? snprintf(dst + n, cap - n, "%d", (int)getpid())
-				                : snprintf(dst + n, cap - n, "%%");
-				p++;
-			} else {
-				w = snprintf(dst + n, cap - n, "%c", *p);
-			}
-			if (w < 0 || (size_t)w >= cap - n)
-				return false;
-			n += (size_t)w;
-		}
-		return true;
-	}
-
-	/* Before an exec the same pid goes on in a new image, which will write
-	 * PATH itself: the outgoing image's numbers go to PATH.exec1 (.exec2 for
-	 * the next exec, and so on) instead, so neither overwrites the other.  Not
-	 * when PATH is a device, a FIFO or a directory, which is never replaced:
-	 * each image writes to it (or is refused) in turn, and nothing is created
-	 * beside it (no /dev/null.exec1). */
-	static bool exec_path(char *path, size_t cap)
-	{
-		size_t n = strlen(path);
-		struct stat st;
-
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-			return true;
-
-		for (int k = 1; k < 1000; k++) {
-			if ((size_t)snprintf(path + n, cap - n, ".exec%d", k) >= cap - n)
-				return false;
-			if (access(path, F_OK) != 0)
+		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++)
+			if (apiprof_load(&tabs[id]->calls[i]) != 0)
 				return true;
-		}
-		return false;
 	}
+	return false;
+}
 
-	static void json_write(const char *path)
-	{
-		struct out *o = &out;
+static void json_threads(struct out *o)
+{
+	int n = 0;
 
-		if (apiprof_file_open(&out_file, path, 0644) != 0) {
-			apiprof_warn("cannot write %s: %s", path, apiprof_file_why(&out_file));
-			return;
-		}
-		o->file = &out_file;
-		o->err = 0;
-		o->len = 0;
-		json_doc(o);
-		out_flush(o);
-		if (o->err != 0)
-			apiprof_file_failed(&out_file, o->err);
-		bool replace = out_file.replace;
-		if (apiprof_file_close(&out_file, o->err == 0) != 0)
-			apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),
-			             replace ? "; the file there is left as it was" : "");
-	}
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		uint32_t st = apiprof_load_acquire(&th->state);
 
-	/* Written whole or not at all (apiprof_file.c). */
-	void apiprof_output_json(const char *pattern, bool before_exec)
-	{
-		if (!out_claim())
-			return;
-		if (!expand_path(pattern, out_path, sizeof(out_path)) ||
-		    (before_exec && !exec_path(out_path, sizeof(out_path))))
-			apiprof_warn("APIPROF_OUTPUT=%s expands to too long a path", pattern);
-		else
-			json_write(out_path);
-		out_release();
-	}
-
-	/* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat.c) -------- */
-
-	/* Under a row that declares them: "bytes 1048576 (p50 4096)",
-	 * "failures 20 (ENOENT 17, EACCES 3)". */
-	static void sum_acct(struct out * o, uint32_t fl, const struct apiprof_fstat *s)
-	{
-		char num[16];
-		bool open = false;
-
-		out_printf(o, "%*s", 17, "");
-		if (fl & APIPROF_FUNC_BYTES)
-			out_printf(o, "  bytes %llu (p50 %llu)", (unsigned long long)s->bytes,
-			           (unsigned long long)apiprof_stat_size_quantile(
-			                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5));
-		if (fl & APIPROF_FUNC_FAILS)
-			out_printf(o, "  failures %llu", (unsigned long long)s->failures);
-		for (int k = 1; (fl & APIPROF_FUNC_ERRNO) && k <= APIPROF_ERRNO_SLOTS; k++) {
-			int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
-
-			if (s->errnos[slot] == 0)
-				continue;
-			out_printf(o, "%s%s %llu", open ? ", " : " (",
-			           apiprof_stat_errno_name(slot, num, sizeof num),
-			           (unsigned long long)s->errnos[slot]);
-			open = true;
-		}
-		out_printf(o, "%s\n", open ? ")" : "");
-	}
-
-	static void sum_row(struct out * o, struct apiprof_api * api, uint32_t i,
-	                    const struct apiprof_fstat *s, int *n)
-	{
-		struct apiprof_stat_row r = {
-		        .api = api->name,
-		        .func = api->display[i],
-		        .calls = s->calls,
-		        .total_ns = apiprof_ticks_to_ns(total_ticks(s)),
-		        .estimated = estimated(s),
-		        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : -1,
-		        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : -1,
-		        .max_ns = s->timed ? apiprof_ticks_to_ns(s->max_ticks) : -1,
-		};
-		size_t cap = out_room(o);
-
-		(void)n;
-		out_took(o, apiprof_stat_row_line(o->buf + o->len, cap, &r));
-		if (s->acct)
-			sum_acct(o, api->flags[i], s);
-	}
-
-	static void sum_api_line(struct out * o, struct apiprof_tab * tab, struct apiprof_api * api,
-	                         double wall_ns)
-	{
-		uint64_t calls = 0, ticks = 0;
-
-		for (uint32_t i = 0; i < api->nfuncs; i++) {
-			apiprof_tab_read(&out_stat, tab, i);
-			calls += out_stat.calls;
-			ticks += total_ticks(&out_stat);
-		}
-		if (calls == 0)
-			return;
-		size_t cap = out_room(o);
-		out_took(o, apiprof_stat_api_line(o->buf + o->len, cap, api->name,
-		                                  apiprof_ticks_to_ns(ticks), wall_ns, calls));
-	}
-
-	static void sum_thread(struct out * o, uint32_t tid, const char *name, double wall_ns,
-	                       struct apiprof_tab *const *tabs)
-	{
-		size_t cap;
-
-		if (!any_calls(tabs))
-			return;
-		cap = out_room(o);
-		out_took(o, apiprof_stat_thread_line(o->buf + o->len, cap, tid, name));
-		for (uint32_t id = 1; id <= apiprof_api_count(); id++)
-			if (apiprof_api_get(id) && tabs[id])
-				sum_api_line(o, tabs[id], apiprof_api_get(id), wall_ns);
-		cap = out_room(o);
-		out_took(o, apiprof_stat_header(o->buf + o->len, cap));
-		each_func(o, tabs, sum_row);
-	}
-
-	/* On the program's stderr as it was at start-up (apiprof_err_write). */
-	void apiprof_output_summary(void)
-	{
-		struct out *o = &out;
 		char comm[APIPROF_COMM_MAX];
-		uint64_t now = apiprof_now();
+		uint32_t tid = apiprof_thread_identity(th, comm);
 
-		if (!out_claim())
-			return;
-		o->file = NULL;
-		o->err = 0;
-		o->len = 0;
-		apiprof_proc_comm(comm);
-		out_printf(o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
-		           apiprof_clock_tsc ? "tsc" : "monotonic");
-		for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
-			uint32_t st = apiprof_load_acquire(&th->state);
-			uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
-			uint32_t tid = apiprof_thread_identity(th, comm);
-
-			if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
-				sum_thread(o, tid, comm,
-				           apiprof_ticks_to_ns(end - apiprof_load(&th->start_tick)),
-				           th->tab);
-		}
-		folded_tabs(out_folded);
-		sum_thread(o, 0, "(exited)", 0, out_folded);
-		out_flush(o);
-		out_release();
+		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
+			json_thread(o, tid, comm, st == APIPROF_T_LIVE ? "running" : "exited",
+			            th->tab, &n);
 	}
+	folded_tabs(out_folded);
+	if (any_calls(out_folded))
+		json_thread(o, 0, "(exited)", "folded", out_folded, &n);
+}
+
+/* The command line as the process shows it now (a server may have
+ * rewritten it), cleaned as apiprof-top cleans it; "" when unreadable. */
+static void json_title(struct out *o)
+{
+	ssize_t n = apiprof_proc_read("/proc/self/cmdline", out_title, sizeof(out_title));
+
+	apiprof_title_clean(out_title, n > 0 ? (size_t)n : 0);
+	out_jstr(o, out_title, sizeof(out_title));
+}
+
+/* Every api, and whether its library was ever loaded (apiprof_loaded.c). */
+static void json_apis(struct out *o)
+{
+	int n = 0;
+
+	out_printf(o, "  \"apis\": [");
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		if (api == NULL)
+			continue;
+		out_printf(o, "%s\n    {\"api\": ", n++ ? "," : "");
+		out_jstr(o, api->name, APIPROF_API_NAME_MAX);
+		out_printf(o, ", \"library\": ");
+		out_jstr(o, api->library, 4096);
+		out_printf(o, ", \"loaded\": %s}", apiprof_loaded(id) ? "true" : "false");
+	}
+	out_printf(o, "\n  ],\n");
+}
+
+static void json_doc(struct out *o)
+{
+	struct apiprof_shm_header *h = apiprof_segment();
+	char comm[APIPROF_COMM_MAX];
+
+	apiprof_proc_comm(comm);
+	out_printf(o, "{\n  \"apiprof\": 1,\n  \"pid\": %d,\n  \"comm\": ", (int)getpid());
+	out_jstr(o, h ? h->comm : comm, APIPROF_COMM_MAX);
+	out_printf(o, ",\n  \"title\": ");
+	json_title(o);
+	out_printf(o, ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
+	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
+	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
+	json_apis(o);
+	out_printf(o, "  \"threads\": [");
+	json_threads(o);
+	out_printf(o, "\n  ]\n}\n");
+}
+
+/* APIPROF_OUTPUT with every "%p" replaced by the pid ("%%" is a '%'). */
+static bool expand_path(const char *pattern, char *dst, size_t cap)
+{
+	size_t n = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		int w;
+
+		if (p[0] == '%' && (p[1] == 'p' || p[1] == '%')) {
+			w = p[1] == 'p' ? snprintf(dst + n, cap - n, "%d", (int)getpid())
+			                : snprintf(dst + n, cap - n, "%%");
+			p++;
+		} else {
+			w = snprintf(dst + n, cap - n, "%c", *p);
+		}
+		if (w < 0 || (size_t)w >= cap - n)
+			return false;
+		n += (size_t)w;
+	}
+	return true;
+}
+
+/* Before an exec the same pid goes on in a new image, which will write
+ * PATH itself: the outgoing image's numbers go to PATH.exec1 (.exec2 for
+ * the next exec, and so on) instead, so neither overwrites the other.  Not
+ * when PATH is a device, a FIFO or a directory, which is never replaced:
+ * each image writes to it (or is refused) in turn, and nothing is created
+ * beside it (no /dev/null.exec1). */
+static bool exec_path(char *path, size_t cap)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return true;
+
+	for (int k = 1; k < 1000; k++) {
+		if ((size_t)snprintf(path + n, cap - n, ".exec%d", k) >= cap - n)
+			return false;
+		if (access(path, F_OK) != 0)
+			return true;
+	}
+	return false;
+}
+
+static void json_write(const char *path)
+{
+	struct out *o = &out;
+
+	if (apiprof_file_open(&out_file, path, 0644) != 0) {
+		apiprof_warn("cannot write %s: %s", path, apiprof_file_why(&out_file));
+		return;
+	}
+	o->file = &out_file;
+	o->err = 0;
+	o->len = 0;
+	json_doc(o);
+	out_flush(o);
+	if (o->err != 0)
+		apiprof_file_failed(&out_file, o->err);
+	bool replace = out_file.replace;
+	if (apiprof_file_close(&out_file, o->err == 0) != 0)
+		apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),
+		             replace ? "; the file there is left as it was" : "");
+}
+
+/* Written whole or not at all (apiprof_file.c). */
+void apiprof_output_json(const char *pattern, bool before_exec)
+{
+	if (!out_claim())
+		return;
+	if (!expand_path(pattern, out_path, sizeof(out_path)) ||
+	    (before_exec && !exec_path(out_path, sizeof(out_path))))
+		apiprof_warn("APIPROF_OUTPUT=%s expands to too long a path", pattern);
+	else
+		json_write(out_path);
+	out_release();
+}
+
+/* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat.c) -------- */
+
+/* Under a row that declares them: "bytes 1048576 (p50 4096)",
+ * "failures 20 (ENOENT 17, EACCES 3)". */
+static void sum_acct(struct out *o, uint32_t fl, const struct apiprof_fstat *s)
+{
+	char num[16];
+	bool open = false;
+
+	out_printf(o, "%*s", 17, "");
+	if (fl & APIPROF_FUNC_BYTES)
+		out_printf(o, "  bytes %llu (p50 %llu)", (unsigned long long)s->bytes,
+		           (unsigned long long)apiprof_stat_size_quantile(
+		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5));
+	if (fl & APIPROF_FUNC_FAILS)
+		out_printf(o, "  failures %llu", (unsigned long long)s->failures);
+	for (int k = 1; (fl & APIPROF_FUNC_ERRNO) && k <= APIPROF_ERRNO_SLOTS; k++) {
+		int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
+
+		if (s->errnos[slot] == 0)
+			continue;
+		out_printf(o, "%s%s %llu", open ? ", " : " (",
+		           apiprof_stat_errno_name(slot, num, sizeof num),
+		           (unsigned long long)s->errnos[slot]);
+		open = true;
+	}
+	out_printf(o, "%s\n", open ? ")" : "");
+}
+
+static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
+                    const struct apiprof_fstat *s, int *n)
+{
+	struct apiprof_stat_row r = {
+	        .api = api->name,
+	        .func = api->display[i],
+	        .calls = s->calls,
+	        .total_ns = apiprof_ticks_to_ns(total_ticks(s)),
+	        .estimated = estimated(s),
+	        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : -1,
+	        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : -1,
+	        .max_ns = s->timed ? apiprof_ticks_to_ns(s->max_ticks) : -1,
+	};
+	size_t cap = out_room(o);
+
+	(void)n;
+	out_took(o, apiprof_stat_row_line(o->buf + o->len, cap, &r));
+	if (s->acct)
+		sum_acct(o, api->flags[i], s);
+}
+
+static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_api *api,
+                         double wall_ns)
+{
+	uint64_t calls = 0, ticks = 0;
+
+	for (uint32_t i = 0; i < api->nfuncs; i++) {
+		apiprof_tab_read(&out_stat, tab, i);
+		calls += out_stat.calls;
+		ticks += total_ticks(&out_stat);
+	}
+	if (calls == 0)
+		return;
+	size_t cap = out_room(o);
+	out_took(o, apiprof_stat_api_line(o->buf + o->len, cap, api->name,
+	                                  apiprof_ticks_to_ns(ticks), wall_ns, calls));
+}
+
+static void sum_thread(struct out *o, uint32_t tid, const char *name, double wall_ns,
+                       struct apiprof_tab *const *tabs)
+{
+	size_t cap;
+
+	if (!any_calls(tabs))
+		return;
+	cap = out_room(o);
+	out_took(o, apiprof_stat_thread_line(o->buf + o->len, cap, tid, name));
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
+		if (apiprof_api_get(id) && tabs[id])
+			sum_api_line(o, tabs[id], apiprof_api_get(id), wall_ns);
+	cap = out_room(o);
+	out_took(o, apiprof_stat_header(o->buf + o->len, cap));
+	each_func(o, tabs, sum_row);
+}
+
+/* On the program's stderr as it was at start-up (apiprof_err_write). */
+void apiprof_output_summary(void)
+{
+	struct out *o = &out;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t now = apiprof_now();
+
+	if (!out_claim())
+		return;
+	o->file = NULL;
+	o->err = 0;
+	o->len = 0;
+	apiprof_proc_comm(comm);
+	out_printf(o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
+	           apiprof_clock_tsc ? "tsc" : "monotonic");
+	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
+		uint32_t st = apiprof_load_acquire(&th->state);
+		uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
+		uint32_t tid = apiprof_thread_identity(th, comm);
+
+		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
+			sum_thread(o, tid, comm,
+			           apiprof_ticks_to_ns(end - apiprof_load(&th->start_tick)),
+			           th->tab);
+	}
+	folded_tabs(out_folded);
+	sum_thread(o, 0, "(exited)", 0, out_folded);
+	out_flush(o);
+	out_release();
+}
