@@ -101,6 +101,10 @@ static void gen_build_argv(struct gen_argv *a, const struct spec *s, const struc
 	gen_argv_addf(a, "-I", gen_path(GEN_PART_INCLUDEDIR));
 	for (size_t i = 0; i < o->ninc; i++)
 		gen_argv_addf(a, "-I", o->inc[i]);
+	/* The spec's own, after the command line's: absolute and allow-listed
+	 * (spec_check_include_dir), one argument each, no shell. */
+	for (size_t i = 0; i < s->ninclude_dirs; i++)
+		gen_argv_addf(a, "-I", s->include_dirs[i]);
 	gen_argv_add(a, src);
 	gen_argv_addf(a, "-Wl,--version-script=", map);
 	gen_argv_addf(a, "-L", libdir);

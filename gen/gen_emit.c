@@ -89,6 +89,13 @@ static void gen_emit_prologue(const struct spec *s, struct gen_out *o)
 	gen_emit_comment_text(&b, s->path);
 	gen_out_printf(o, "/* generated from %s \u2014 do not edit */\n", spec_buf_str(&b));
 	spec_buf_free(&b);
+	/* The spec's "defines" first, as -D would: allow-listed to an
+	 * identifier and one token (spec_check_define). */
+	for (size_t i = 0; i < s->ndefines; i++) {
+		const char *d = s->defines[i], *eq = strchr(d, '=');
+		const char *v = eq ? eq + 1 : "1";
+		gen_out_printf(o, "#define %.*s%s%s\n", (int)strcspn(d, "="), d, *v ? " " : "", v);
+	}
 	gen_out_puts(o, "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE 1\n#endif\n");
 	gen_out_puts(o, "#include <stdarg.h>\n");
 	if (gen_any_bool(s))

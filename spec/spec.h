@@ -100,11 +100,21 @@ struct spec_member {
 	int bits; /* a bit-field's width, 0 otherwise */
 };
 
+enum spec_type_kind {
+	SPEC_TYPE_STRUCT,
+	SPEC_TYPE_UNION,
+	SPEC_TYPE_TYPEDEF, /* a typedef name and its canonical type */
+	SPEC_TYPE_ENUM,    /* "enum X" and its integer type */
+};
+
+/* An entry of "types": what modes without headers need of a type passed
+ * by value. */
 struct spec_typedef {
-	const char *name; /* as parameters spell it: "struct tl_pair", "pair_t" */
-	bool is_union;
-	struct spec_member *members;
+	const char *name; /* as parameters spell it: "struct tl_pair", "pair_t", "enum e" */
+	enum spec_type_kind kind;
+	struct spec_member *members; /* struct, union */
 	size_t nmembers;
+	struct spec_ctype *type; /* typedef, enum */
 	struct spec_pos pos;
 };
 
@@ -114,6 +124,10 @@ struct spec {
 	const char *library;
 	const char **headers;
 	size_t nheaders;
+	const char **include_dirs; /* "include_dirs": each becomes -IDIR when a shim is built */
+	size_t ninclude_dirs;
+	const char **defines; /* "defines": NAME or NAME=VALUE, #defined before the headers */
+	size_t ndefines;
 	struct spec_func *funcs; /* the rows */
 	size_t nfuncs;
 	struct spec_func *aliases; /* symbol nfuncs + i */

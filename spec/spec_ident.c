@@ -11,6 +11,8 @@
 #define SPEC_HEADER_MAX  255
 #define SPEC_VERSION_MAX 255
 #define SPEC_SYMBOL_MAX  1024
+#define SPEC_INCDIR_MAX  1024
+#define SPEC_DEFINE_MAX  255 /* a define's value */
 
 /* C11 keywords, the C23 ones a gnu11 compiler may already treat specially,
  * and the GNU spellings that would let a "type" smuggle in attributes or
@@ -174,6 +176,59 @@ enum spec_name_err spec_check_header(const char *s)
 	return SPEC_NAME_OK;
 }
 
+/* Whether absolute path s has only real names as components: no empty
+ * one (`//`, a trailing '/'), no "." and no "..". */
+static bool spec_normalized(const char *s)
+{
+	if (strcmp(s, "/") == 0)
+		return true;
+	while (*s == '/') {
+		size_t n = strcspn(s + 1, "/");
+		if (n == 0 || (n == 1 && s[1] == '.') || (n == 2 && strncmp(s + 1, "..", 2) == 0))
+			return false;
+		s += 1 + n;
+	}
+	return true;
+}
+
+/* It becomes one compiler argument, "-IDIR", run without a shell: the
+ * character set keeps it from being read as anything but a directory, and
+ * an absolute, normalized path means the same wherever the spec is built. */
+enum spec_name_err spec_check_include_dir(const char *s)
+{
+	enum spec_name_err e = spec_check_set(s, "/.+-", SPEC_INCDIR_MAX);
+
+	if (e != SPEC_NAME_OK)
+		return e;
+	if (s[0] != '/')
+		return SPEC_NAME_RELATIVE;
+	return spec_normalized(s) ? SPEC_NAME_OK : SPEC_NAME_UNNORMALIZED;
+}
+
+/* It becomes a `#define NAME VALUE` line before the headers: the name is
+ * an identifier that is neither a keyword nor the generated code's prefix,
+ * the value a single token of letters, digits and '_' (a number such as
+ * 200809L, or a name), so nothing but that one macro can be defined. */
+enum spec_name_err spec_check_define(const char *s)
+{
+	const char *eq = strchr(s, '=');
+	size_t n = eq ? (size_t)(eq - s) : strlen(s);
+	char name[SPEC_DEFINE_MAX + 1];
+
+	if (n > SPEC_DEFINE_MAX)
+		return SPEC_NAME_TOO_LONG;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	enum spec_name_err e = spec_check_ident(name, SPEC_DEFINE_MAX);
+	if (e == SPEC_NAME_EMPTY && *s != '\0')
+		return SPEC_NAME_SYNTAX; /* "=1" */
+	if (e != SPEC_NAME_OK || eq == NULL)
+		return e;
+	if (!spec_all_in(eq + 1, ""))
+		return SPEC_NAME_SYNTAX;
+	return strlen(eq + 1) > SPEC_DEFINE_MAX ? SPEC_NAME_TOO_LONG : SPEC_NAME_OK;
+}
+
 enum spec_name_err spec_check_version(const char *s)
 {
 	return spec_check_set(s, ".", SPEC_VERSION_MAX);
@@ -225,6 +280,11 @@ const char *spec_name_err_str(enum spec_name_err e)
 		return "must not contain \"..\"";
 	case SPEC_NAME_DASH:
 		return "must not start with '-'";
+	case SPEC_NAME_RELATIVE:
+		return "must be an absolute path";
+	case SPEC_NAME_UNNORMALIZED:
+		return "must be a normalized path (no empty, \".\" or \"..\" component, no "
+		       "trailing '/')";
 	}
 	return "is invalid";
 }

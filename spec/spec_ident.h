@@ -21,8 +21,10 @@ enum spec_name_err {
 	SPEC_NAME_KEYWORD,  /* a C (or GNU C) keyword */
 	SPEC_NAME_RESERVED, /* starts with apiprof_, which the generated code uses */
 	SPEC_NAME_TOO_LONG,
-	SPEC_NAME_DOTDOT, /* a header path with ".." */
-	SPEC_NAME_DASH,   /* a header path starting with '-' */
+	SPEC_NAME_DOTDOT,       /* a header path with ".." */
+	SPEC_NAME_DASH,         /* a header path starting with '-' */
+	SPEC_NAME_RELATIVE,     /* an include directory that is not absolute */
+	SPEC_NAME_UNNORMALIZED, /* ... with an empty, "." or ".." component or a trailing '/' */
 };
 
 bool spec_is_keyword(const char *s, size_t n);
@@ -31,6 +33,10 @@ enum spec_name_err spec_check_ident(const char *s, size_t max);
 enum spec_name_err spec_check_library(const char *s);
 enum spec_name_err spec_check_header(const char *s);
 enum spec_name_err spec_check_version(const char *s);
+/* An "include_dirs" entry: an absolute, normalized path of safe characters. */
+enum spec_name_err spec_check_include_dir(const char *s);
+/* A "defines" entry: NAME or NAME=VALUE, an identifier and [A-Za-z0-9_]*. */
+enum spec_name_err spec_check_define(const char *s);
 enum spec_name_err spec_check_symbol(const char *s);
 enum spec_name_err spec_check_display(const char *s, size_t max);
 const char *spec_name_err_str(enum spec_name_err e);

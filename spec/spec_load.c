@@ -20,7 +20,8 @@
 #define SPEC_MAX_FUNCS 4096
 
 static const char *const spec_top_keys[] = {
-        "apiprof", "api", "library", "headers", "functions", "description", "types", NULL,
+        "apiprof", "api",       "library",     "headers", "include_dirs",
+        "defines", "functions", "description", "types",   NULL,
 };
 
 /* Whole-file read: the locator needs the text after jansson is done. */
@@ -99,34 +100,49 @@ static int spec_load_library(struct spec_ctx *c, json_t *root, struct spec *s)
 	        spec_err(c, "\"library\" %s %s", spec_quote(&q, s->library), spec_name_err_str(e)));
 }
 
-static int spec_load_header(struct spec_ctx *c, json_t *v, const char **out)
+/* A top-level array of strings, each passing an allow-list. */
+struct spec_strings {
+	const char *key, *a_what, *what;
+	enum spec_name_err (*check)(const char *);
+};
+
+static const struct spec_strings spec_headers = {"headers", "a header", "header",
+                                                 spec_check_header};
+static const struct spec_strings spec_include_dirs = {"include_dirs", "an include directory",
+                                                      "include directory", spec_check_include_dir};
+static const struct spec_strings spec_defines = {"defines", "a define", "define",
+                                                 spec_check_define};
+
+static int spec_load_string(struct spec_ctx *c, const struct spec_strings *w, json_t *v,
+                            const char **out)
 {
 	struct spec_quoted q;
 
 	if (!json_is_string(v))
-		return spec_err(c, "a header must be a string");
+		return spec_err(c, "%s must be a string", w->a_what);
 	*out = json_string_value(v);
-	enum spec_name_err e = spec_check_header(*out);
+	enum spec_name_err e = w->check(*out);
 	if (e != SPEC_NAME_OK)
-		return spec_err(c, "header %s %s", spec_quote(&q, *out), spec_name_err_str(e));
+		return spec_err(c, "%s %s %s", w->what, spec_quote(&q, *out), spec_name_err_str(e));
 	return 0;
 }
 
-static int spec_load_headers(struct spec_ctx *c, json_t *root, struct spec *s)
+static int spec_load_strings(struct spec_ctx *c, json_t *root, const struct spec_strings *w,
+                             const char ***out, size_t *n)
 {
 	json_t *arr;
-	int rc = spec_field_array(c, root, "headers", "the spec", false, &arr);
+	int rc = spec_field_array(c, root, w->key, "the spec", false, &arr);
 
 	if (rc <= 0)
 		return rc;
-	s->headers = spec_xcalloc(json_array_size(arr), sizeof *s->headers);
-	spec_path_key(&c->at, "headers");
+	*out = spec_xcalloc(json_array_size(arr), sizeof **out);
+	spec_path_key(&c->at, w->key);
 	rc = 0;
 	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		spec_path_index(&c->at, i);
-		rc = spec_pop_rc(c, spec_load_header(c, json_array_get(arr, i), &s->headers[i]));
+		rc = spec_pop_rc(c, spec_load_string(c, w, json_array_get(arr, i), &(*out)[i]));
 	}
-	s->nheaders = json_array_size(arr);
+	*n = json_array_size(arr);
 	return spec_pop_rc(c, rc);
 }
 
@@ -137,7 +153,11 @@ static int spec_load_names(struct spec_ctx *c, json_t *root, struct spec *s)
 	if (spec_check_keys(c, root, spec_top_keys, "the spec") < 0 ||
 	    spec_field_str(c, root, "api", "the spec", true, &s->api) < 0 ||
 	    SPEC_AT_KEY(c, "api", spec_load_ident(c, "\"api\"", s->api, SPEC_API_NAME_MAX)) < 0 ||
-	    spec_load_library(c, root, s) < 0 || spec_load_headers(c, root, s) < 0)
+	    spec_load_library(c, root, s) < 0 ||
+	    spec_load_strings(c, root, &spec_headers, &s->headers, &s->nheaders) < 0 ||
+	    spec_load_strings(c, root, &spec_include_dirs, &s->include_dirs, &s->ninclude_dirs) <
+	            0 ||
+	    spec_load_strings(c, root, &spec_defines, &s->defines, &s->ndefines) < 0)
 		return -1;
 	/* Free text, never emitted: only its type is checked. */
 	return spec_field_str(c, root, "description", "the spec", false, &desc) < 0 ? -1 : 0;
@@ -307,6 +327,8 @@ void spec_free(struct spec *s)
 	free(s->funcs);
 	free(s->aliases);
 	free(s->headers);
+	free(s->include_dirs);
+	free(s->defines);
 	spec_types_free(s);
 	json_decref(s->json);
 	free(s);

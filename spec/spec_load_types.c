@@ -3,13 +3,16 @@
  * spec_load_types.c - validation of the top-level "types" section.
  *
  *   "types": {"struct tl_pair": {"kind": "struct",
- *                                "members": [{"type": "int", "name": "a"}, ...]}}
+ *                                "members": [{"type": "int", "name": "a"}, ...]},
+ *             "xmlChar": {"kind": "typedef", "type": "unsigned char"},
+ *             "enum tl_color": {"kind": "enum", "type": "unsigned int"}}
  *
- * Generated shims take layouts from the real headers and ignore this
+ * Generated shims take types from the real headers and ignore this
  * section; it is for callers that build calls without headers (libffi
- * dynamic mode), and `apiprof-gen import` fills it in for every struct or
- * union passed by value.  It is validated like the rest of the spec, so a
- * spec that --check accepts is one such callers can rely on.
+ * dynamic mode), and `apiprof-gen import` fills it in for every struct,
+ * union, typedef and enum passed by value.  It is validated like the rest
+ * of the spec, so a spec that --check accepts is one such callers can
+ * rely on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +24,8 @@
 #define SPEC_MAX_TYPES   1024
 #define SPEC_MAX_MEMBERS 1024
 
-static const char *const spec_typedef_keys[] = {"kind", "members", NULL};
+static const char *const spec_record_keys[] = {"kind", "members", NULL};
+static const char *const spec_alias_keys[] = {"kind", "type", NULL};
 static const char *const spec_member_keys[] = {"type", "name", "bits", NULL};
 
 /* A bit-field's width: 1..64 (the widest integer type). */
@@ -108,16 +112,58 @@ static int spec_load_typedef_name(struct spec_ctx *c, const char *name)
 
 static int spec_load_kind(struct spec_ctx *c, json_t *tj, struct spec_typedef *t)
 {
+	static const char *const kinds[] = {"struct", "union", "typedef", "enum"};
 	const char *kind;
 
 	if (spec_field_str(c, tj, "kind", "a type", true, &kind) < 0)
 		return -1;
-	if (strcmp(kind, "union") == 0)
-		t->is_union = true;
-	else if (strcmp(kind, "struct") != 0)
-		return SPEC_AT_KEY(c, "kind",
-		                   spec_err(c, "\"kind\" must be \"struct\" or \"union\""));
-	return 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kind, kinds[i]) == 0) {
+			t->kind = (enum spec_type_kind)i;
+			return 0;
+		}
+	return SPEC_AT_KEY(c, "kind",
+	                   spec_err(c, "\"kind\" must be \"struct\", \"union\", \"typedef\" or "
+	                               "\"enum\""));
+}
+
+static bool spec_is_int_word(const struct spec_tok *k)
+{
+	static const char *const words[] = {"signed", "unsigned", "char", "short", "int", "long"};
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (k->n == strlen(words[i]) && memcmp(k->s, words[i], k->n) == 0)
+			return true;
+	return false;
+}
+
+/* An enum's type: builtin integer keywords only ("unsigned int"). */
+static int spec_check_enum_type(struct spec_ctx *c, const struct spec_ctype *t)
+{
+	bool ok = t->kind == SPEC_CT_BASE;
+
+	for (size_t i = 0; ok && i < t->ntoks; i++)
+		ok = spec_is_int_word(&t->toks[i]);
+	return ok ? 0 : spec_err(c, "the type of an enum must be an integer type");
+}
+
+/* "xmlChar": {"kind": "typedef", "type": ...}, "enum X": {"kind": "enum", ...} */
+static int spec_load_alias(struct spec_ctx *c, const char *name, json_t *tj, struct spec_typedef *t)
+{
+	struct spec_quoted q;
+	const char *type;
+	bool is_enum = t->kind == SPEC_TYPE_ENUM;
+	const char *id = is_enum && strncmp(name, "enum ", 5) == 0 ? name + 5 : name;
+
+	if ((is_enum && id == name) || spec_check_ident(id, SPEC_FUNC_NAME_MAX) != SPEC_NAME_OK)
+		return spec_err_key(c, "type %s of kind \"%s\" must be %s", spec_quote(&q, name),
+		                    is_enum ? "enum" : "typedef",
+		                    is_enum ? "\"enum NAME\"" : "a typedef name");
+	if (spec_check_keys(c, tj, spec_alias_keys, "a typedef or enum") < 0 ||
+	    spec_field_str(c, tj, "type", "a typedef or enum", true, &type) < 0 ||
+	    SPEC_AT_KEY(c, "type", spec_load_type(c, type, &t->type)) < 0)
+		return -1;
+	return is_enum ? SPEC_AT_KEY(c, "type", spec_check_enum_type(c, t->type)) : 0;
 }
 
 static int spec_load_typedef(struct spec_ctx *c, const char *name, json_t *tj,
@@ -131,9 +177,12 @@ static int spec_load_typedef(struct spec_ctx *c, const char *name, json_t *tj,
 		return -1;
 	if (!json_is_object(tj))
 		return spec_err(c, "type %s must be an object", name);
-	if (spec_check_keys(c, tj, spec_typedef_keys, "a type") < 0 ||
-	    spec_load_kind(c, tj, t) < 0 ||
-	    spec_field_array(c, tj, "members", "a type", true, &members) < 0)
+	if (spec_load_kind(c, tj, t) < 0)
+		return -1;
+	if (t->kind == SPEC_TYPE_TYPEDEF || t->kind == SPEC_TYPE_ENUM)
+		return spec_load_alias(c, name, tj, t);
+	if (spec_check_keys(c, tj, spec_record_keys, "a struct or union") < 0 ||
+	    spec_field_array(c, tj, "members", "a struct or union", true, &members) < 0)
 		return -1;
 	return SPEC_AT_KEY(c, "members", spec_load_members(c, members, t));
 }
@@ -167,6 +216,7 @@ void spec_types_free(struct spec *s)
 		for (size_t j = 0; j < s->types[i].nmembers; j++)
 			spec_ctype_free(s->types[i].members[j].type);
 		free(s->types[i].members);
+		spec_ctype_free(s->types[i].type);
 	}
 	free(s->types);
 }

@@ -58,6 +58,8 @@ const char *top_state_name(enum top_state s)
  * shorter table from a later read keeps what we already know. */
 int top_proc_set_funcs(struct top_proc *p, const struct top_func *f, uint32_t n)
 {
+	if (n == 0) /* an empty table yet (a producer killed early): nothing to copy */
+		return 0;
 	if (n <= p->nfuncs) {
 		memcpy(p->funcs, f, n * sizeof(*f));
 		return 0;

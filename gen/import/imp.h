@@ -54,6 +54,14 @@ struct imp_record {
 	size_t nmembers;
 };
 
+/* A typedef or enum passed by value, as dynamic mode needs it (it has no
+ * header): a typedef name's canonical type, an enum's integer type. */
+struct imp_tdef {
+	char *name; /* "xmlChar", "enum xmlElementType" */
+	char *type; /* "unsigned char", "unsigned int", "struct _xmlDoc *", "void *" */
+	bool is_enum;
+};
+
 /* `#define deflateInit(s, l) deflateInit_(...)`: name is a macro over target. */
 struct imp_macro {
 	char *name;
@@ -67,6 +75,8 @@ struct imp_header {
 	size_t nrecords;
 	struct imp_macro *macros;
 	size_t nmacros;
+	struct imp_tdef *tdefs;
+	size_t ntdefs;
 };
 
 struct imp_export {
@@ -86,6 +96,10 @@ struct imp_opts {
 	const char *header;
 	const char **cflags; /* -I DIR and -D MACRO, as clang arguments */
 	size_t ncflags;
+	char **incdirs; /* the -I DIRs as the spec records them: absolute, real */
+	size_t nincdirs;
+	const char **defines; /* the -D MACROs, as given */
+	size_t ndefines;
 	const char *library;
 	const char *prefix;      /* NULL: no prefix filter */
 	const char *functions;   /* comma-separated list, or NULL */

@@ -16,8 +16,10 @@ char *imp_type_spell(CXType t);
 /* Whether the generator's type grammar accepts the spelling. */
 bool imp_type_ok(const char *spelling);
 bool imp_is_va_list(CXType t);
-/* Records t's layout (and its members') in h when t is a struct or union
- * by value (or an array of one). */
-void imp_note_record(struct imp_header *h, CXType t);
+/* Records in h what dynamic mode needs of t passed by value: its layout
+ * (and its members') when it is a struct or union (or an array of one),
+ * its canonical type when it is a typedef of anything else, its integer
+ * type when it is an enum. */
+void imp_note_type(struct imp_header *h, CXType t);
 
 #endif /* IMP_CLANG_H */

@@ -9,6 +9,7 @@
  * Exit status: 0 success, 1 the header, the library or the output failed
  * (or nothing was selected), 2 usage error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,33 @@ static int imp_usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
+/* The spec records -I and -D for every later build of the shim, checked
+ * here as its loader will check them: a directory by its real path, so
+ * that the spec means the same from anywhere. */
+static int imp_record(struct imp_opts *o, char flag, const char *v)
+{
+	enum spec_name_err e;
+
+	if (flag == 'D') {
+		o->defines[o->ndefines++] = v;
+		e = spec_check_define(v);
+	} else {
+		char *dir = realpath(v, NULL);
+		if (dir == NULL) {
+			fprintf(stderr, "apiprof-gen: import: -I %s: %s\n", v, strerror(errno));
+			return 2;
+		}
+		o->incdirs[o->nincdirs++] = dir;
+		e = spec_check_include_dir(dir);
+		v = dir;
+	}
+	if (e == SPEC_NAME_OK)
+		return 0;
+	fprintf(stderr, "apiprof-gen: import: -%c '%s' cannot be recorded in a spec: it %s\n", flag,
+	        v, spec_name_err_str(e));
+	return 2;
+}
+
 /* -I and -D become clang arguments as they are ("-IDIR", "-DX=1"). */
 static int imp_cflag(struct imp_opts *o, const char *flag, const char *v)
 {
@@ -39,6 +67,9 @@ static int imp_cflag(struct imp_opts *o, const char *flag, const char *v)
 
 	if (v == NULL)
 		return imp_usage_error("option '%s' needs an argument", flag);
+	int rc = imp_record(o, flag[1], v);
+	if (rc != 0)
+		return rc;
 	spec_buf_init(&b);
 	spec_buf_printf(&b, "%.2s%s", flag, v);
 	o->cflags[o->ncflags++] = spec_buf_steal(&b);
@@ -194,6 +225,8 @@ int imp_main(int argc, char **argv)
 		return 0;
 	}
 	o.cflags = spec_xcalloc((size_t)argc + 1, sizeof *o.cflags);
+	o.incdirs = spec_xcalloc((size_t)argc + 1, sizeof *o.incdirs);
+	o.defines = spec_xcalloc((size_t)argc + 1, sizeof *o.defines);
 	int rc = imp_args(&o, argc, argv);
 	if (rc == 0) {
 		o.include = imp_include_name(&o);
@@ -205,6 +238,10 @@ int imp_main(int argc, char **argv)
 	for (size_t i = 0; i < o.ncflags; i++)
 		free((char *)o.cflags[i]);
 	free(o.cflags);
+	for (size_t i = 0; i < o.nincdirs; i++)
+		free(o.incdirs[i]);
+	free(o.incdirs);
+	free(o.defines);
 	free(api);
 	free(desc);
 	return rc;

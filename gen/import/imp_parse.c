@@ -98,7 +98,7 @@ static void imp_params(struct imp_walk *w, struct imp_func *f, CXCursor c, int n
 		if (f->params[i].name == NULL)
 			free(name);
 		imp_check_type(f, f->params[i].type);
-		imp_note_record(w->h, clang_getCursorType(a));
+		imp_note_type(w->h, clang_getCursorType(a));
 		f->takes_va_list = i == n - 1 && imp_is_va_list(clang_getCursorType(a));
 	}
 	f->nparams = (size_t)n;
@@ -117,7 +117,7 @@ static struct imp_func *imp_func_new(struct imp_walk *w, CXCursor c, const char 
 	f->where = imp_where(c);
 	f->ret = imp_type_spell(rt);
 	imp_check_type(f, f->ret);
-	imp_note_record(h, rt);
+	imp_note_type(h, rt);
 	if (ft.kind == CXType_FunctionNoProto) {
 		/* `int f();` says nothing about the parameters. */
 		f->unsupported = spec_xstrdup("declared without a prototype");

@@ -118,15 +118,83 @@ static void imp_drop_members(struct imp_record *r)
 	r->nmembers = 0;
 }
 
+static bool imp_is_fnptr(CXType c)
+{
+	CXType p = clang_getCanonicalType(clang_getPointeeType(c));
+
+	return p.kind == CXType_FunctionProto || p.kind == CXType_FunctionNoProto;
+}
+
+/* What dynamic mode maps a canonical type by: an enum is its integer
+ * type, a function pointer or a pointer the grammar cannot write (to an
+ * anonymous struct) is "void *".  NULL: nothing the grammar can write. */
+static char *imp_canon(CXType c)
+{
+	if (c.kind == CXType_Enum)
+		c = clang_getCanonicalType(
+		        clang_getEnumDeclIntegerType(clang_getTypeDeclaration(c)));
+	if (c.kind == CXType_Pointer && imp_is_fnptr(c))
+		return spec_xstrdup("void *");
+	char *s = imp_type_spell(c);
+	if (imp_type_ok(s))
+		return s;
+	free(s);
+	return c.kind == CXType_Pointer ? spec_xstrdup("void *") : NULL;
+}
+
+/* The name a spec's types are keyed by: a typedef's name, "enum X". */
+static char *imp_tdef_key(CXType t, bool *is_enum)
+{
+	if (t.kind == CXType_Elaborated)
+		t = clang_Type_getNamedType(t);
+	*is_enum = t.kind == CXType_Enum;
+	if (t.kind == CXType_Typedef)
+		return imp_string(clang_getTypedefName(t));
+	if (!*is_enum)
+		return NULL;
+	char *tag = imp_string(clang_getCursorSpelling(clang_getTypeDeclaration(t)));
+	struct spec_buf b;
+	spec_buf_init(&b);
+	spec_buf_printf(&b, "enum %s", tag);
+	free(tag);
+	return spec_buf_steal(&b);
+}
+
+static bool imp_tdef_known(const struct imp_header *h, const char *name)
+{
+	for (size_t i = 0; i < h->ntdefs; i++)
+		if (strcmp(h->tdefs[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A typedef (not of a struct or union: those get a layout) or an enum. */
+static void imp_note_tdef(struct imp_header *h, CXType t, CXType c)
+{
+	bool is_enum;
+	char *name = imp_tdef_key(t, &is_enum), *type = NULL;
+
+	if (name != NULL && imp_type_ok(name) && !imp_tdef_known(h, name))
+		type = imp_canon(c);
+	if (type == NULL) {
+		free(name);
+		return;
+	}
+	h->tdefs = spec_xrealloc(h->tdefs, h->ntdefs + 1, sizeof *h->tdefs);
+	h->tdefs[h->ntdefs++] = (struct imp_tdef){.name = name, .type = type, .is_enum = is_enum};
+}
+
 static void imp_note(struct imp_header *h, CXType t, bool member)
 {
 	CXType c = imp_record_of(t, member);
 	struct imp_fields f = {.h = h};
 
-	if (c.kind != CXType_Record)
-		return;
-	while (t.kind == CXType_ConstantArray)
+	while (member && t.kind == CXType_ConstantArray)
 		t = clang_getArrayElementType(t);
+	if (c.kind != CXType_Record) {
+		imp_note_tdef(h, t, c);
+		return;
+	}
 	char *name = imp_type_spell(t);
 	if (!imp_type_ok(name) || imp_record_find(h, name) != NULL) {
 		free(name);
@@ -148,7 +216,7 @@ static void imp_note(struct imp_header *h, CXType t, bool member)
 	free(f.types);
 }
 
-void imp_note_record(struct imp_header *h, CXType t)
+void imp_note_type(struct imp_header *h, CXType t)
 {
 	imp_note(h, t, false);
 }

@@ -56,6 +56,11 @@ void imp_header_free(struct imp_header *h)
 		imp_func_free(&h->funcs[i]);
 	for (size_t i = 0; i < h->nrecords; i++)
 		imp_record_free(&h->records[i]);
+	for (size_t i = 0; i < h->ntdefs; i++) {
+		free(h->tdefs[i].name);
+		free(h->tdefs[i].type);
+	}
+	free(h->tdefs);
 	for (size_t i = 0; i < h->nmacros; i++) {
 		free(h->macros[i].name);
 		free(h->macros[i].target);

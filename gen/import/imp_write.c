@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "spec_buf.h"
+#include "spec_ctype.h"
+#include "spec_ident.h"
 #include "gen_out.h"
 #include "imp.h"
 
@@ -78,10 +80,16 @@ static int imp_cmp_func(const void *a, const void *b)
 	              (*(const struct imp_func *const *)b)->name);
 }
 
-static int imp_cmp_record(const void *a, const void *b)
+/* An entry of "types": a layout or a typedef's canonical type. */
+struct imp_entry {
+	const char *name;
+	const struct imp_record *r; /* or */
+	const struct imp_tdef *t;
+};
+
+static int imp_cmp_entry(const void *a, const void *b)
 {
-	return strcmp((*(const struct imp_record *const *)a)->name,
-	              (*(const struct imp_record *const *)b)->name);
+	return strcmp(((const struct imp_entry *)a)->name, ((const struct imp_entry *)b)->name);
 }
 
 static struct imp_record *imp_record_named(const struct imp_header *h, const char *name)
@@ -92,28 +100,71 @@ static struct imp_record *imp_record_named(const struct imp_header *h, const cha
 	return NULL;
 }
 
-/* Marks the layout of `type` needed, and those of its members. */
-static void imp_need(const struct imp_header *h, const char *type, bool *need)
+static bool imp_tok_is(const struct spec_tok *k, const char *w)
+{
+	return k->n == strlen(w) && memcmp(k->s, w, k->n) == 0;
+}
+
+/* The name dynamic mode looks a typedef or enum up by ("xmlChar", "enum
+ * X"), for a type by value; NULL for anything else (a pointer, a builtin,
+ * a struct or union, whose layout is found by its spelling). */
+static char *imp_type_key(const char *type)
+{
+	struct spec_ctype_err err;
+	struct spec_buf b;
+	struct spec_ctype *t = spec_ctype_parse(type, &err);
+	bool ok = t != NULL && t->kind == SPEC_CT_BASE;
+
+	spec_buf_init(&b);
+	for (size_t i = 0; ok && i < t->ntoks; i++) {
+		const struct spec_tok *k = &t->toks[i];
+		if (imp_tok_is(k, "struct") || imp_tok_is(k, "union"))
+			ok = false;
+		else if (imp_tok_is(k, "enum"))
+			spec_buf_puts(&b, "enum ");
+		else if (!spec_is_keyword(k->s, k->n))
+			spec_buf_printf(&b, "%.*s", (int)k->n, k->s);
+	}
+	spec_ctype_free(t);
+	if (!ok || b.len == 0) {
+		spec_buf_free(&b);
+		return NULL;
+	}
+	return spec_buf_steal(&b);
+}
+
+static void imp_need_tdef(const struct imp_header *h, const char *base, bool *need)
+{
+	char *key = imp_type_key(base);
+
+	for (size_t i = 0; key != NULL && i < h->ntdefs; i++)
+		if (strcmp(h->tdefs[i].name, key) == 0)
+			need[i] = true;
+	free(key);
+}
+
+/* Marks the layout of `type` needed, and those of its members; or the
+ * typedef it names. */
+static void imp_need(const struct imp_header *h, const char *type, bool *need, bool *need_tdef)
 {
 	char *base = spec_xstrdup(type);
 	char *sp = strstr(base, " [");
 
 	if (sp != NULL) /* an array member: its element */
 		*sp = '\0';
+	imp_need_tdef(h, base, need_tdef);
 	struct imp_record *r = imp_record_named(h, base);
 	free(base);
 	if (r == NULL || need[r - h->records])
 		return;
 	need[r - h->records] = true;
 	for (size_t i = 0; i < r->nmembers; i++)
-		imp_need(h, r->members[i].type, need);
+		imp_need(h, r->members[i].type, need, need_tdef);
 }
 
-static void imp_write_record(struct spec_buf *b, const struct imp_record *r, bool last)
+static void imp_write_record(struct spec_buf *b, const struct imp_record *r)
 {
-	spec_buf_puts(b, "    ");
-	imp_json_str(b, r->name);
-	spec_buf_printf(b, ": {\"kind\": \"%s\", \"members\": [", r->is_union ? "union" : "struct");
+	spec_buf_printf(b, "{\"kind\": \"%s\", \"members\": [", r->is_union ? "union" : "struct");
 	for (size_t i = 0; i < r->nmembers; i++) {
 		spec_buf_puts(b, i ? ", {\"type\": " : "{\"type\": ");
 		imp_json_str(b, r->members[i].type);
@@ -123,40 +174,83 @@ static void imp_write_record(struct spec_buf *b, const struct imp_record *r, boo
 			spec_buf_printf(b, ", \"bits\": %d", r->members[i].bits);
 		spec_buf_putc(b, '}');
 	}
-	spec_buf_puts(b, last ? "]}\n" : "]},\n");
+	spec_buf_puts(b, "]}");
 }
 
-/* The layouts the kept functions pass by value, sorted by name. */
-static void imp_write_types(struct spec_buf *b, const struct imp_header *h,
-                            const struct imp_func *const *kept, size_t nkept)
+static void imp_write_entry(struct spec_buf *b, const struct imp_entry *e, bool last)
+{
+	spec_buf_puts(b, "    ");
+	imp_json_str(b, e->name);
+	spec_buf_puts(b, ": ");
+	if (e->r != NULL) {
+		imp_write_record(b, e->r);
+	} else {
+		spec_buf_printf(b, "{\"kind\": \"%s\"", e->t->is_enum ? "enum" : "typedef");
+		imp_json_key(b, "type", e->t->type);
+		spec_buf_putc(b, '}');
+	}
+	spec_buf_puts(b, last ? "\n" : ",\n");
+}
+
+/* The entries the kept functions need, sorted by name. */
+static size_t imp_entries(const struct imp_header *h, const struct imp_func *const *kept,
+                          size_t nkept, struct imp_entry *es)
 {
 	bool *need = spec_xcalloc(h->nrecords + 1, sizeof *need);
-	const struct imp_record **rs = spec_xcalloc(h->nrecords + 1, sizeof *rs);
+	bool *need_tdef = spec_xcalloc(h->ntdefs + 1, sizeof *need_tdef);
 	size_t n = 0;
 
 	for (size_t i = 0; i < nkept; i++) {
 		if (kept[i]->unsupported != NULL)
 			continue;
-		imp_need(h, kept[i]->ret, need);
+		imp_need(h, kept[i]->ret, need, need_tdef);
 		for (size_t j = 0; j < kept[i]->nparams; j++)
-			imp_need(h, kept[i]->params[j].type, need);
+			imp_need(h, kept[i]->params[j].type, need, need_tdef);
 	}
 	for (size_t i = 0; i < h->nrecords; i++) {
 		if (need[i] && h->records[i].nmembers == 0)
 			imp_warn("warning: the layout of %s cannot be written in a spec: left out",
 			         h->records[i].name);
 		else if (need[i])
-			rs[n++] = &h->records[i];
+			es[n++] =
+			        (struct imp_entry){.name = h->records[i].name, .r = &h->records[i]};
 	}
-	qsort(rs, n, sizeof *rs, imp_cmp_record);
+	for (size_t i = 0; i < h->ntdefs; i++)
+		if (need_tdef[i])
+			es[n++] = (struct imp_entry){.name = h->tdefs[i].name, .t = &h->tdefs[i]};
+	qsort(es, n, sizeof *es, imp_cmp_entry);
+	free(need);
+	free(need_tdef);
+	return n;
+}
+
+/* What dynamic mode needs of the types the kept functions pass by value. */
+static void imp_write_types(struct spec_buf *b, const struct imp_header *h,
+                            const struct imp_func *const *kept, size_t nkept)
+{
+	struct imp_entry *es = spec_xcalloc(h->nrecords + h->ntdefs + 1, sizeof *es);
+	size_t n = imp_entries(h, kept, nkept, es);
+
 	if (n > 0)
 		spec_buf_puts(b, "  \"types\": {\n");
 	for (size_t i = 0; i < n; i++)
-		imp_write_record(b, rs[i], i + 1 == n);
+		imp_write_entry(b, &es[i], i + 1 == n);
 	if (n > 0)
 		spec_buf_puts(b, "  },\n");
-	free(rs);
-	free(need);
+	free(es);
+}
+
+/* "key": [...] on a line, when there is anything to list. */
+static void imp_write_strings(struct spec_buf *b, const char *key, const char *const *v, size_t n)
+{
+	if (n == 0)
+		return;
+	spec_buf_printf(b, "  \"%s\": [", key);
+	for (size_t i = 0; i < n; i++) {
+		spec_buf_puts(b, i ? ", " : "");
+		imp_json_str(b, v[i]);
+	}
+	spec_buf_puts(b, "],\n");
 }
 
 static void imp_write_top(struct spec_buf *b, const struct imp_opts *o)
@@ -166,9 +260,11 @@ static void imp_write_top(struct spec_buf *b, const struct imp_opts *o)
 	spec_buf_puts(b, ",\n  \"library\": ");
 	/* A library given as a path is named by its file name. */
 	imp_json_str(b, strrchr(o->library, '/') ? strrchr(o->library, '/') + 1 : o->library);
-	spec_buf_puts(b, ",\n  \"headers\": [");
-	imp_json_str(b, o->include);
-	spec_buf_puts(b, "],\n  \"description\": ");
+	spec_buf_puts(b, ",\n");
+	imp_write_strings(b, "headers", &o->include, 1);
+	imp_write_strings(b, "include_dirs", (const char *const *)o->incdirs, o->nincdirs);
+	imp_write_strings(b, "defines", o->defines, o->ndefines);
+	spec_buf_puts(b, "  \"description\": ");
 	imp_json_str(b, o->description);
 	spec_buf_puts(b, ",\n");
 }

@@ -49,7 +49,8 @@ DYN_HIDDEN ffi_type *dyn_type_depth(const struct spec *s, const struct spec_ctyp
                                     enum dyn_use use, int depth, struct dyn_why *why);
 DYN_HIDDEN void *dyn_alloc(size_t n); /* zeroed, for the life of the process */
 
-/* dyn_record.c: "struct X", "union X" or a typedef name from "types". */
+/* dyn_record.c: the entry of "types" keyed "struct X", "union X", "enum X" or
+ * a typedef name. */
 DYN_HIDDEN const struct spec_typedef *dyn_record_find(const struct spec *s, const char *key);
 DYN_HIDDEN ffi_type *dyn_record(const struct spec *s, const struct spec_typedef *td, int depth,
                                 struct dyn_why *why);

@@ -107,11 +107,11 @@ static ffi_type **member_list(const struct spec *s, const struct spec_typedef *t
 		            : dyn_type_depth(s, m->type, DYN_MEMBER, depth, why);
 		if (t == NULL || n + count > DYN_MAX_ELEMS)
 			return NULL;
-		if (td->is_union && count > 1) /* one member: the whole array */
+		if (td->kind == SPEC_TYPE_UNION && count > 1) /* one member: the whole array */
 			t = repeat(t, count, why, td->name);
 		if (t == NULL)
 			return NULL;
-		for (count = td->is_union ? 1 : count; count > 0; count--)
+		for (count = td->kind == SPEC_TYPE_UNION ? 1 : count; count > 0; count--)
 			el[n++] = t;
 	}
 	return el;
@@ -221,7 +221,7 @@ ffi_type *dyn_record(const struct spec *s, const struct spec_typedef *td, int de
 	ffi_type **members = member_list(s, td, depth, why);
 	if (members == NULL)
 		return NULL;
-	if (td->is_union) {
+	if (td->kind == SPEC_TYPE_UNION) {
 		/* Each member laid out on its own first, for its size and classes. */
 		for (size_t i = 0; members[i] != NULL; i++)
 			if (members[i]->type == FFI_TYPE_STRUCT && members[i]->size == 0 &&

@@ -4,10 +4,12 @@
  *
  * Pointers of every kind are ffi_type_pointer.  A base type is a
  * combination of builtin keywords, `struct X`/`union X` (their layout comes
- * from the spec's "types"), `enum X` (an int, as GCC lays out every enum
- * without negative or wide values) or a typedef name: the spec's "types"
- * first, then the table below of typedefs common in C APIs.  Anything
- * else is refused with the reason, and the function runs unprofiled.
+ * from the spec's "types"), `enum X` (its integer type from "types", else
+ * an int, as GCC lays out every enum without negative or wide values) or a
+ * typedef name: the spec's "types" first (the importer records every
+ * typedef's canonical type there), then the table below of typedefs
+ * common in C APIs, for specs written by hand.  Anything else is refused
+ * with the reason, and the function runs unprofiled.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,14 +233,24 @@ static ffi_type *table_type(const char *name, enum dyn_use use, struct dyn_why *
 	return NULL;
 }
 
-/* struct X / union X / a typedef: the spec's "types", then the table. */
+/* An entry of the spec's "types": a layout, or the canonical type of a
+ * typedef or the integer type of an enum, which the importer records. */
+static ffi_type *spec_named(const struct spec *s, const struct spec_typedef *td, enum dyn_use use,
+                            int depth, struct dyn_why *why)
+{
+	if (td->kind == SPEC_TYPE_STRUCT || td->kind == SPEC_TYPE_UNION)
+		return dyn_record(s, td, depth + 1, why);
+	return dyn_type_depth(s, td->type, use, depth + 1, why);
+}
+
+/* struct X / union X / enum X / a typedef: the spec's "types", then an
+ * enum is an int and a typedef is looked up in the table. */
 static ffi_type *named_type(const struct spec *s, const struct dyn_base *b, enum dyn_use use,
                             int depth, struct dyn_why *why)
 {
 	char key[140];
+	bool is_enum = b->tag_kw != NULL && b->tag_kw->n == 4;
 
-	if (b->tag_kw != NULL && b->tag_kw->n == 4)
-		return &ffi_type_sint32; /* enum */
 	if (b->tag_kw != NULL)
 		snprintf(key, sizeof(key), "%.*s %.*s", (int)b->tag_kw->n, b->tag_kw->s,
 		         (int)b->name->n, b->name->s);
@@ -246,7 +258,9 @@ static ffi_type *named_type(const struct spec *s, const struct dyn_base *b, enum
 		snprintf(key, sizeof(key), "%.*s", (int)b->name->n, b->name->s);
 	const struct spec_typedef *td = dyn_record_find(s, key);
 	if (td != NULL)
-		return dyn_record(s, td, depth + 1, why);
+		return spec_named(s, td, use, depth, why);
+	if (is_enum)
+		return &ffi_type_sint32;
 	if (b->tag_kw != NULL) {
 		snprintf(why->msg, sizeof(why->msg), "%s by value has no layout in \"types\"", key);
 		return NULL;

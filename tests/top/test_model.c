@@ -134,6 +134,17 @@ static void test_reset_and_state(void)
 	top_proc_free(&p);
 }
 
+/* A producer killed before it published a function: an empty table is
+ * kept as it is (no copy from or to nothing, which UBSan refuses). */
+static void test_empty_funcs(void)
+{
+	struct top_proc p;
+
+	top_proc_init(&p, 1, 1);
+	CHECK(top_proc_set_funcs(&p, NULL, 0) == 0 && p.nfuncs == 0 && p.funcs == NULL);
+	top_proc_free(&p);
+}
+
 static void fill(struct top_proc *p)
 {
 	struct top_snap s[] = {
@@ -284,6 +295,7 @@ int main(void)
 	test_units();
 	test_intervals();
 	test_reset_and_state();
+	test_empty_funcs();
 	test_aggregate_sort_filter();
 	test_sampled();
 	test_many_cells();

@@ -23,6 +23,15 @@ double tl_outer_sum(struct tl_outer o)
 	return o.p[0].a + o.p[0].b + o.p[1].a + o.p[1].b;
 }
 
+tl_byte tl_sum(const tl_byte *p, size_t n, enum tl_big e, tl_big_t f)
+{
+	tl_byte s = (tl_byte)(e == TL_BIG) + (tl_byte)(f == TL_BIG);
+
+	for (size_t i = 0; i < n; i++)
+		s += p[i];
+	return s;
+}
+
 void tl_pair_clear(struct tl_pair *p)
 {
 	p->a = 0;

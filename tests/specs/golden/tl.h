@@ -36,6 +36,13 @@ typedef int (*tl_cb)(void *ctx, int n);
 int tl_each(const int *v, size_t n, tl_cb cb, void *ctx);
 int tl_each_key(int (*cb)(const char *key, void *ctx), void *ctx);
 
+/* Typedefs and enums by value: the spec records their canonical and
+ * integer types for dynamic mode (a wide enum is not an int). */
+typedef unsigned char tl_byte;
+enum tl_big { TL_SMALL, TL_BIG = 0x100000000 };
+typedef enum tl_big tl_big_t;
+tl_byte tl_sum(const tl_byte *p, size_t n, enum tl_big e, tl_big_t f);
+
 /* Variadic with a va_list twin, and without one. */
 int tl_printf(const char *fmt, ...);
 int tl_vprintf(const char *fmt, va_list ap);

@@ -3,6 +3,14 @@
 #ifndef KITCHEN_H
 #define KITCHEN_H
 
+/* The spec's "defines" come before any header, as -D would. */
+#if !defined(KITCHEN_DEFINED) || KITCHEN_DEFINED != 1 || KITCHEN_LEVEL != 2
+#error "the spec's defines did not reach the header"
+#endif
+#ifndef KITCHEN_EMPTY
+#error "KITCHEN_EMPTY= is not defined"
+#endif
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
