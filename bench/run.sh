@@ -209,6 +209,7 @@ drv() {
 	passthrough | count | ideal | clock | atomic) set -- env LD_PRELOAD="$B/libbench_ref_$v.so" ;;
 	apiprof) set -- env LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	acct) set -- env LD_PRELOAD="$B/libapiprof-bench-acct.so" ;;
 	dynamic)
 		# What apiprof-run --dynamic sets up: no compiled shim at all.
 		set -- env LD_PRELOAD="$BUILD/preload/libapiprof.so.0:$DYN/libapiprof-dyn.so" \
@@ -251,7 +252,7 @@ reps_for() {
 	case $1 in ltrace | uftrace) echo 3 ;; *) echo 5 ;; esac
 }
 
-VARIANTS="bare passthrough count ideal clock atomic apiprof sampled"
+VARIANTS="bare passthrough count ideal clock atomic apiprof sampled acct"
 [ -f "$DYN/libapiprof-dyn.so" ] && VARIANTS="$VARIANTS dynamic"
 VARIANTS="$VARIANTS audit"
 [ $HAVE_UFTRACE = 1 ] && VARIANTS="$VARIANTS uftrace"
@@ -332,6 +333,7 @@ cg() {
 	apiprof) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	sampled) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 APIPROF_SAMPLE=64 \
 		LD_PRELOAD="$B/libapiprof-bench.so" ;;
+	acct) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 LD_PRELOAD="$B/libapiprof-bench-acct.so" ;;
 	esac
 	"$@" valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
 		"$DRIVER" -t f -T 1 -n "$n" -r 1 >/dev/null 2>>"$TMP/stderr" </dev/null || {
@@ -341,7 +343,7 @@ cg() {
 	awk '$1 == "summary:" || $1 == "totals:" { v = $2 } END { print v == "" ? "NA" : v }' "$TMP/cg.out"
 }
 CG_VARIANTS="bare passthrough count ideal apiprof"
-CG_VARIANTS="$CG_VARIANTS sampled"
+CG_VARIANTS="$CG_VARIANTS sampled acct"
 if [ $HAVE_VALGRIND = 1 ]; then
 	for v in $CG_VARIANTS; do
 		say "== callgrind $v"
@@ -582,6 +584,7 @@ name_of() {
 	atomic) echo "shared atomic counter (count only)" ;;
 	apiprof) echo "**apiprof** generated shim" ;;
 	sampled) echo "**apiprof** sampled, APIPROF_SAMPLE=64" ;;
+	acct) echo "**apiprof** declaring bytes, fails and errno (benchlib_acct.json)" ;;
 	dynamic) echo "**apiprof** dynamic mode (libffi closures, no compiler)" ;;
 	audit) echo "LD_AUDIT pltenter/pltexit (latrace's mechanism)" ;;
 	uftrace) echo "\`uftrace record --force\` †" ;;
@@ -596,7 +599,7 @@ out "÷ ideal = added / ideal's added in the same round (median of rounds)."
 out ""
 out "| method | T=1 ns/call | T=1 added ns | T=1 ÷ ideal | T=2 ns/call | T=2 added ns | T=2 ÷ ideal |"
 out "|---|--:|--:|--:|--:|--:|--:|"
-for v in bare passthrough count ideal clock atomic apiprof sampled dynamic audit uftrace ltrace; do
+for v in bare passthrough count ideal clock atomic apiprof sampled acct dynamic audit uftrace ltrace; do
 	line="| $(name_of "$v")"
 	if [ ! -f "$V/$v.1" ]; then
 		case $v in

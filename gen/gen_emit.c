@@ -153,8 +153,14 @@ static void gen_emit_strings(const struct spec *s, struct gen_out *o, const char
 static void gen_emit_flags(const struct spec *s, struct gen_out *o)
 {
 	gen_out_puts(o, "static const uint32_t apiprof_flags[] = {\n");
-	for (size_t i = 0; i < s->nfuncs; i++)
-		gen_out_puts(o, s->funcs[i].noreturn ? "\tAPIPROF_FUNC_NORETURN,\n" : "\t0,\n");
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct spec_func *f = &s->funcs[i];
+
+		gen_out_printf(o, "\t0%s%s%s%s,\n", f->noreturn ? " | APIPROF_FUNC_NORETURN" : "",
+		               f->acct.bytes ? " | APIPROF_FUNC_BYTES" : "",
+		               f->acct.fails ? " | APIPROF_FUNC_FAILS" : "",
+		               f->acct.err_no ? " | APIPROF_FUNC_ERRNO" : "");
+	}
 	gen_out_puts(o, "};\n");
 	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n",
 	               s->nfuncs + s->naliases);

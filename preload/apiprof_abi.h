@@ -76,6 +76,14 @@
  * (header.sample > 1), timed == calls; when sampling, the time inside the
  * function is estimated as ticks * calls / timed.
  *
+ * A function whose entry has APIPROF_FUNC_ACCT flags (its spec declares
+ * "bytes", "fails" or "errno") gets, after each of its records, a second
+ * one with APIPROF_REC_ACCT in flags: a struct apiprof_shm_xrec in the same
+ * slot size, with the same tid, func, thread_seq and tick, carrying every
+ * call's bytes and failures (counted in full in sampled mode too).  A
+ * reader tells the two apart by that flag alone; either may be lost on
+ * its own, and the next snapshot carries both again.
+ *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
  * every function index against func_count/func_cap, and never trust a
@@ -87,7 +95,7 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 4u /* 4: pidns and nonce in the header and the name */
+#define APIPROF_SHM_VERSION 5u /* 5: APIPROF_REC_ACCT records; 4: pidns and nonce */
 #define APIPROF_SHM_PREFIX  "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -124,6 +132,46 @@ enum apiprof_proc_mode {
  * A viewer says so in the process's title (a static binary, a wrong
  * library name). */
 #define APIPROF_FUNC_UNLOADED 0x4u
+/* What the spec declares about the function's calls (issue 24): their
+ * bytes ("bytes"), when one failed ("fails"), errno on a failed call
+ * ("errno").  A function with any of them gets APIPROF_REC_ACCT records. */
+#define APIPROF_FUNC_BYTES 0x8u
+#define APIPROF_FUNC_FAILS 0x10u
+#define APIPROF_FUNC_ERRNO 0x20u
+#define APIPROF_FUNC_ACCT  (APIPROF_FUNC_BYTES | APIPROF_FUNC_FAILS | APIPROF_FUNC_ERRNO)
+
+/* Bucket b of a size histogram counts the sizes n (bytes) with
+ * floor(log2(n|1)) == b; the last bucket also counts every larger one. */
+#define APIPROF_SIZE_BUCKETS 40
+/* The errno values of failed calls are counted in slots: slot s > 0 counts
+ * errno apiprof_errno_values[s] (Linux numbers), slot 0 every other. */
+#define APIPROF_ERRNO_SLOTS 24
+__attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO_SLOTS] = {
+        0,
+        1 /* EPERM */,
+        2 /* ENOENT */,
+        4 /* EINTR */,
+        5 /* EIO */,
+        9 /* EBADF */,
+        11 /* EAGAIN */,
+        12 /* ENOMEM */,
+        13 /* EACCES */,
+        17 /* EEXIST */,
+        20 /* ENOTDIR */,
+        21 /* EISDIR */,
+        22 /* EINVAL */,
+        24 /* EMFILE */,
+        28 /* ENOSPC */,
+        29 /* ESPIPE */,
+        32 /* EPIPE */,
+        38 /* ENOSYS */,
+        98 /* EADDRINUSE */,
+        104 /* ECONNRESET */,
+        107 /* ENOTCONN */,
+        110 /* ETIMEDOUT */,
+        111 /* ECONNREFUSED */,
+        115 /* EINPROGRESS */,
+};
 
 /* Flags of a record. */
 #define APIPROF_REC_THREAD_EXITED 0x1u /* last snapshot of an exited thread */
@@ -140,6 +188,10 @@ enum apiprof_proc_mode {
  * a shim built before the start was kept): busy_since is the first
  * snapshot that saw the call, so it has run at least tick - busy_since. */
 #define APIPROF_REC_BUSY_BOUND 0x10u
+/* Not a struct apiprof_shm_rec but a struct apiprof_shm_xrec, written
+ * right after the record of the same snapshot of a function that has
+ * APIPROF_FUNC_ACCT flags. */
+#define APIPROF_REC_ACCT 0x20u
 
 struct apiprof_shm_header {
 	uint64_t magic;       /* APIPROF_SHM_MAGIC */
@@ -217,5 +269,28 @@ struct apiprof_shm_rec {
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 	uint64_t busy_since; /* APIPROF_REC_BUSY: when the call in progress started, else 0 */
 };
+
+/* The bytes and failures of one thread's calls of one function, in a
+ * ring slot (flags has APIPROF_REC_ACCT): the same header as a struct
+ * apiprof_shm_rec, and the same snapshot as the record with the same tid,
+ * func and thread_seq.  Bytes count only calls that did not fail;
+ * failures count calls, which are also in the record's calls and time. */
+struct apiprof_shm_xrec {
+	uint64_t seq;
+	uint32_t tid;
+	uint32_t func;
+	uint32_t flags; /* APIPROF_REC_ACCT | the record's flags */
+	uint32_t thread_seq;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t tick;
+	uint64_t calls;    /* as in the record */
+	uint64_t bytes;    /* the sum of the sizes */
+	uint64_t failures; /* calls that failed */
+	uint64_t size_hist[APIPROF_SIZE_BUCKETS];
+	uint64_t errnos[APIPROF_ERRNO_SLOTS]; /* failed calls by errno, with "errno" */
+};
+
+_Static_assert(sizeof(struct apiprof_shm_xrec) <= sizeof(struct apiprof_shm_rec),
+               "an xrec fits a ring slot");
 
 #endif /* APIPROF_ABI_H */

@@ -116,7 +116,7 @@ void apiprof_register(struct apiprof_api *api)
 	}
 	uint64_t busy = apiprof_busy_enter();
 	uint32_t id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
-	struct apiprof_tab *fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api->nfuncs) : NULL;
+	struct apiprof_tab *fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api) : NULL;
 	if (fold == NULL) {
 		if (!apiprof_xchg_relaxed(&api_state.too_many_warned, 1))
 			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,

@@ -43,11 +43,13 @@ struct snap_head {
 /* Reserves a ring slot and fills it with row i of tab as function func,
  * marked with the call in progress in that row if any (b, else NULL), in
  * place: a record is 608 bytes, too much for the stack of a thread on
- * its way out (see the README's stack bound).  The caller commits or
- * abandons the slot; NULL when the ring dropped the record. */
+ * its way out (see the README's stack bound).  With `acct`, the row's
+ * bytes and failures (a struct apiprof_shm_xrec) instead of its times.
+ * The caller commits or abandons the slot; NULL when the ring dropped the
+ * record. */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       const struct apiprof_busy *b, uint64_t *pos)
+                                       const struct apiprof_busy *b, bool acct, uint64_t *pos)
 {
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
 
@@ -55,13 +57,22 @@ static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struc
 		return NULL;
 	r->tid = sh->tid;
 	r->func = func;
-	r->flags = sh->flags | (b ? APIPROF_REC_BUSY | b->bound : 0);
-	r->busy_since = b ? b->since : 0;
+	r->flags = sh->flags | (acct ? APIPROF_REC_ACCT : b ? APIPROF_REC_BUSY | b->bound : 0);
+	r->busy_since = b && !acct ? b->since : 0;
 	r->thread_seq = sh->thread_seq;
 	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
 	r->tick = sh->tick;
-	apiprof_tab_read_rec(r, tab, i);
+	if (acct)
+		apiprof_tab_read_xrec((struct apiprof_shm_xrec *)r, tab, i);
+	else
+		apiprof_tab_read_rec(r, tab, i);
 	return r;
+}
+
+/* Whether row i of tab declares bytes or failures: a second record. */
+static bool row_acct(struct apiprof_tab *tab, uint32_t i)
+{
+	return apiprof_tab_cold(tab, i)->acct != NULL;
 }
 
 static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
@@ -69,11 +80,12 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 	return apiprof_load_acquire(&th->gen) == gen;
 }
 
-/* Row i of th's table as a record.  False when the entry was reset under
- * us (a new thread took it): the copy is dropped, and so is the rest. */
-static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
+/* Row i of th's table as a record (with `acct`, its bytes and failures).
+ * False when the entry was reset under us (a new thread took it): the
+ * copy is dropped, and so is the rest. */
+static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b)
+                      uint32_t i, const struct apiprof_busy *b, bool acct)
 {
 	uint64_t pos;
 
@@ -81,7 +93,7 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		return false;
 	if (func >= h->func_cap)
 		return true;
-	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, &pos);
+	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, acct, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
 		apiprof_ring_abandon(h, r, pos);
 		return false;
@@ -89,6 +101,16 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	if (r != NULL)
 		apiprof_ring_commit(r, pos);
 	return true;
+}
+
+/* Row i's record, then for a row that declares bytes or failures its
+ * APIPROF_REC_ACCT record. */
+static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
+                      const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
+                      uint32_t i, const struct apiprof_busy *b)
+{
+	return flush_rec(h, th, gen, sh, func, tab, i, b, false) &&
+	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, NULL, true));
 }
 
 /* The call in progress of api id on th that the flusher's scan found (b:
@@ -179,9 +201,12 @@ void apiprof_flush_folded(void)
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
-			struct apiprof_shm_rec *r = rec_put(h, &sh, func, tab, i, NULL, &pos);
-			if (r != NULL)
-				apiprof_ring_commit(r, pos);
+			for (int k = 0; k <= row_acct(tab, i); k++) {
+				struct apiprof_shm_rec *r =
+				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
+				if (r != NULL)
+					apiprof_ring_commit(r, pos);
+			}
 		}
 	}
 }

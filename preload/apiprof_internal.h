@@ -64,14 +64,21 @@ APIPROF_HIDDEN void apiprof_api_publish(struct apiprof_api *api, uint32_t id);
 APIPROF_HIDDEN void apiprof_api_after_fork(void);
 
 /* --- statistics tables (apiprof_tab.c) --------------------------------- */
-/* Tables of n rows (struct apiprof_tab, apiprof_shim.h). */
-APIPROF_HIDDEN struct apiprof_tab *apiprof_tab_alloc(uint32_t n);
+/* Tables of n rows (struct apiprof_tab, apiprof_shim.h): a table of
+ * api's rows, with acct areas for those with APIPROF_FUNC_ACCT flags. */
+APIPROF_HIDDEN struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api);
 APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n);
 APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab,
                                      uint32_t i);
 /* Row i of a table into a ring record's statistics (calls .. hist). */
 APIPROF_HIDDEN void apiprof_tab_read_rec(struct apiprof_shm_rec *dst, struct apiprof_tab *tab,
                                          uint32_t i);
+/* Row i's bytes and failures (dst->acct false when it has none), and the
+ * same into a ring slot (only for a row that has them). */
+APIPROF_HIDDEN void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab,
+                                          uint32_t i);
+APIPROF_HIDDEN void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab,
+                                          uint32_t i);
 /* Adds row i of src into row i of dst. */
 APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i);
 

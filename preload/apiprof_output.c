@@ -153,6 +153,7 @@ static void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn
 
 		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++) {
 			apiprof_tab_read(s, tabs[id], i);
+			apiprof_tab_read_acct(s, tabs[id], i);
 			if (s->calls != 0)
 				fn(o, api, i, s, &n);
 		}
@@ -185,6 +186,57 @@ static void json_hist(struct out *o, const struct apiprof_fstat *s)
 	out_printf(o, "]");
 }
 
+/* The sizes' histogram: the non-empty buckets, by the power of two at
+ * their bottom ("4096": calls of 4096 to 8191 bytes; "0": of 0 or 1). */
+static void json_size_hist(struct out *o, const uint64_t *hist)
+{
+	const char *sep = "";
+
+	out_printf(o, ", \"bytes_hist\": {");
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		if (hist[b] == 0)
+			continue;
+		out_printf(o, "%s\"%llu\": %llu", sep, b ? 1ull << b : 0ull,
+		           (unsigned long long)hist[b]);
+		sep = ", ";
+	}
+	out_printf(o, "}");
+}
+
+/* What the spec declares of row i: its bytes, failures and errno values. */
+static void json_acct(struct out *o, struct apiprof_api *api, uint32_t i,
+                      const struct apiprof_fstat *s)
+{
+	uint32_t fl = api->flags[i];
+	const char *sep = "";
+	char num[16];
+
+	if (fl & APIPROF_FUNC_BYTES)
+		out_printf(o, ", \"bytes\": %llu, \"bytes_p50\": %llu, \"bytes_p99\": %llu",
+		           (unsigned long long)s->bytes,
+		           (unsigned long long)apiprof_stat_size_quantile(
+		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5),
+		           (unsigned long long)apiprof_stat_size_quantile(
+		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.99));
+	if (fl & APIPROF_FUNC_BYTES)
+		json_size_hist(o, s->size_hist);
+	if (fl & APIPROF_FUNC_FAILS)
+		out_printf(o, ", \"failures\": %llu", (unsigned long long)s->failures);
+	if (!(fl & APIPROF_FUNC_ERRNO))
+		return;
+	out_printf(o, ", \"errno\": {");
+	for (int k = 1; k <= APIPROF_ERRNO_SLOTS; k++) {
+		int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
+
+		if (s->errnos[slot] == 0)
+			continue;
+		out_printf(o, "%s\"%s\": %llu", sep, apiprof_stat_errno_name(slot, num, sizeof num),
+		           (unsigned long long)s->errnos[slot]);
+		sep = ", ";
+	}
+	out_printf(o, "}");
+}
+
 static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
                       const struct apiprof_fstat *s, int *n)
 {
@@ -196,7 +248,8 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 	out_printf(o, ", \"name\": ");
 	out_jstr(o, api->display[i], APIPROF_NAME_MAX);
 	out_printf(o,
-	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": %s, "
+	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": "
+	           "%s, "
 	           "\"min_ns\": %llu, \"max_ns\": %llu",
 	           (unsigned long long)s->calls, (unsigned long long)s->timed,
 	           (unsigned long long)ns(total_ticks(s)), est ? "true" : "false",
@@ -204,6 +257,8 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 	json_quantile(o, "p50_ns", s, 0.50);
 	json_quantile(o, "p99_ns", s, 0.99);
 	json_hist(o, s);
+	if (s->acct)
+		json_acct(o, api, i, s);
 	out_printf(o, "}");
 }
 
@@ -384,6 +439,33 @@ void apiprof_output_json(const char *pattern, bool before_exec)
 
 /* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat.c) -------- */
 
+/* Under a row that declares them: "bytes 1048576 (p50 4096)",
+ * "failures 20 (ENOENT 17, EACCES 3)". */
+static void sum_acct(struct out *o, uint32_t fl, const struct apiprof_fstat *s)
+{
+	char num[16];
+	bool open = false;
+
+	out_printf(o, "%*s", 17, "");
+	if (fl & APIPROF_FUNC_BYTES)
+		out_printf(o, "  bytes %llu (p50 %llu)", (unsigned long long)s->bytes,
+		           (unsigned long long)apiprof_stat_size_quantile(
+		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5));
+	if (fl & APIPROF_FUNC_FAILS)
+		out_printf(o, "  failures %llu", (unsigned long long)s->failures);
+	for (int k = 1; (fl & APIPROF_FUNC_ERRNO) && k <= APIPROF_ERRNO_SLOTS; k++) {
+		int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
+
+		if (s->errnos[slot] == 0)
+			continue;
+		out_printf(o, "%s%s %llu", open ? ", " : " (",
+		           apiprof_stat_errno_name(slot, num, sizeof num),
+		           (unsigned long long)s->errnos[slot]);
+		open = true;
+	}
+	out_printf(o, "%s\n", open ? ")" : "");
+}
+
 static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
                     const struct apiprof_fstat *s, int *n)
 {
@@ -401,6 +483,8 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 
 	(void)n;
 	out_took(o, apiprof_stat_row_line(o->buf + o->len, cap, &r));
+	if (s->acct)
+		sum_acct(o, api->flags[i], s);
 }
 
 static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_api *api,

@@ -24,7 +24,10 @@
  *	}
  *
  * where slow_fn, a static function of the shim, does the same with
- * apiprof_enter_slow and apiprof_leave_other.  The timed path and sampled
+ * apiprof_enter_slow and apiprof_leave_other.  A function whose spec
+ * declares "bytes" or "fails" also calls apiprof_acct_bytes or
+ * apiprof_acct_fail after each apiprof_leave* of a call that counted;
+ * the others' wrappers are exactly as above.  The timed path and sampled
  * mode's untimed calls are inline here and touch only the calling thread's
  * own memory: no lock, no syscall, no allocation, no atomic
  * read-modify-write.  Nothing the wrapper works out on the way in is kept
@@ -45,6 +48,7 @@
 #define APIPROF_SHIM_H
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <x86intrin.h>
@@ -88,6 +92,12 @@ struct apiprof_fstat {
 	uint64_t max_ticks;
 	uint64_t timed; /* the sum of hist */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
+	/* A row with APIPROF_FUNC_ACCT flags (acct true): bytes and failures. */
+	_Bool acct;
+	uint64_t bytes;
+	uint64_t failures;
+	uint64_t size_hist[APIPROF_HIST_BUCKETS];
+	uint64_t errnos[APIPROF_ERRNO_SLOTS];
 };
 
 /* Every statistics table (a thread's for one api, or an api's folded
@@ -115,12 +125,25 @@ struct apiprof_tab {
 	uint64_t calls[];
 };
 
-/* 9 cache lines: the times in the first, the histogram in the other 8. */
+/* The sizes and errno values of a row that declares "bytes", "fails" or
+ * "errno" (APIPROF_FUNC_ACCT): allocated with the table, after its counts,
+ * for those rows only, so the others are no bigger (apiprof_tab.c). */
+struct apiprof_acct {
+	uint64_t size_hist[APIPROF_HIST_BUCKETS]; /* log2 buckets, as hist */
+	uint64_t errnos[APIPROF_ERRNO_SLOTS];     /* failed calls by errno slot */
+};
+
+/* 9 cache lines: the times in the first, the histogram in the other 8.
+ * bytes and failures share the times' line, which a timed call writes
+ * anyway; acct is NULL unless the row declares them. */
 struct apiprof_cold {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	uint64_t pad[4];
+	uint64_t bytes;            /* sizes of the calls that did not fail */
+	uint64_t failures;         /* calls that failed */
+	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
+	uint64_t pad[1];
 	/* The first timestamp of the row's latest timed call, stored as it
 	 * starts (apiprof_start) and read back by its way out: a nested
 	 * call never stores it (it goes out of line), and only this thread
@@ -229,7 +252,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 12u
+#define APIPROF_SHIM_ABI 13u /* 13: struct apiprof_cold's bytes, failures and acct */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -583,6 +606,140 @@ APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
 	(void)c;
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
+}
+
+/* A parameter named by "bytes": an integer (a pointer does not convert
+ * without a cast, so the compiler refuses a spec that names one). */
+APIPROF_INLINE uint64_t apiprof_size_arg(uint64_t n)
+{
+	return n;
+}
+
+/* Whether the type of x is signed, as a constant. */
+#define APIPROF_SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
+
+/* "bytes": "return": whether n, the return value converted to uint64_t,
+ * is a size (a negative value of a signed type is none). */
+APIPROF_INLINE _Bool apiprof_ret_sized(uint64_t n, _Bool is_signed)
+{
+	return !is_signed || (int64_t)n >= 0;
+}
+
+/* The slot of errno value e (apiprof_errno_values), 0 for the others. */
+APIPROF_INLINE unsigned apiprof_errno_slot(int e)
+{
+	switch (e) {
+	case EPERM:
+		return 1;
+	case ENOENT:
+		return 2;
+	case EINTR:
+		return 3;
+	case EIO:
+		return 4;
+	case EBADF:
+		return 5;
+	case EAGAIN:
+		return 6;
+	case ENOMEM:
+		return 7;
+	case EACCES:
+		return 8;
+	case EEXIST:
+		return 9;
+	case ENOTDIR:
+		return 10;
+	case EISDIR:
+		return 11;
+	case EINVAL:
+		return 12;
+	case EMFILE:
+		return 13;
+	case ENOSPC:
+		return 14;
+	case ESPIPE:
+		return 15;
+	case EPIPE:
+		return 16;
+	case ENOSYS:
+		return 17;
+	case EADDRINUSE:
+		return 18;
+	case ECONNRESET:
+		return 19;
+	case ENOTCONN:
+		return 20;
+	case ETIMEDOUT:
+		return 21;
+	case ECONNREFUSED:
+		return 22;
+	case EINPROGRESS:
+		return 23;
+	default:
+		return 0;
+	}
+}
+
+/* The bytes and failures of a call (issue 24) into its row s: a failed
+ * call, with errno as the real function left it when the function
+ * declares "errno" (`err`), or one of n bytes when `sized`.  Only the
+ * wrappers of functions that declare them call this, after a call that
+ * counted (never a forwarded one), and after the clock; errno is read
+ * only when the call failed, and only read. */
+APIPROF_INLINE void apiprof_acct_add(struct apiprof_cold *s, _Bool failed, _Bool err, uint64_t n,
+                                     _Bool sized)
+{
+	if (apiprof_unlikely(failed)) {
+		apiprof_add(&s->failures, 1);
+		if (err)
+			apiprof_add(&s->acct->errnos[apiprof_errno_slot(errno)], 1);
+	} else if (sized) {
+		apiprof_add(&s->bytes, n);
+		apiprof_add(&s->acct->size_hist[apiprof_hist_bucket(n)], 1);
+	}
+}
+
+/* apiprof_leave of a function that declares bytes or failures: the same,
+ * and apiprof_acct_add on the row it has at hand. */
+APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const struct apiprof_call *c,
+                                       uint32_t idx, _Bool failed, _Bool err, uint64_t n,
+                                       _Bool sized)
+{
+	uint64_t t1 = __rdtsc();
+	uintptr_t slot = apiprof_slot_of(api);
+	struct apiprof_tab *tab = apiprof_tab_at(slot);
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	uint64_t d = t1 - s->t0; /* as apiprof_leave */
+
+	(void)c;
+	apiprof_hist_defer(tab, idx, d);
+	apiprof_record_time(s, d);
+	apiprof_add(&tab->calls[idx], 1);
+	apiprof_frame_leave(slot);
+	/* Last: nothing is left to keep across the errno lookup of a failure. */
+	apiprof_acct_add(s, failed, err, n, sized);
+}
+
+/* apiprof_leave_counted of a function that declares them. */
+APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
+                                               const struct apiprof_call *c, uint32_t idx,
+                                               _Bool failed, _Bool err, uint64_t n, _Bool sized)
+{
+	uintptr_t slot = apiprof_slot_of(api);
+	struct apiprof_tab *tab = apiprof_tab_at(slot);
+
+	(void)c;
+	apiprof_add(&tab->calls[idx], 1);
+	apiprof_frame_leave(slot);
+	apiprof_acct_add(apiprof_tab_cold(tab, idx), failed, err, n, sized);
+}
+
+/* The same after any other call that counted (out of line, dynamic mode). */
+APIPROF_INLINE void apiprof_acct_after(const struct apiprof_api *api, uint32_t idx, _Bool failed,
+                                       _Bool err, uint64_t n, _Bool sized)
+{
+	apiprof_acct_add(apiprof_tab_cold(apiprof_tab_at(apiprof_slot_of(api)), idx), failed, err,
+	                 n, sized);
 }
 
 /* Ends any other call of row idx of api. */

@@ -18,7 +18,9 @@
  * flusher may be reading it (and will discard what it read, seeing the
  * generation change).  A row's start (t0) is kept: a fork child resets
  * its thread's tables while a call of that thread may be in progress
- * (fork itself, profiled), whose way out reads it. */
+ * (fork itself, profiled), whose way out reads it.  So is its acct
+ * pointer, never written again (the flusher may be reading it): the area
+ * stays where the table was made with it. */
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 {
 	apiprof_store(&tab->sink, 0);
@@ -26,27 +28,46 @@ void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
 		uint64_t *w = (uint64_t *)c;
+		struct apiprof_acct *a = c->acct;
 
 		apiprof_store(&tab->calls[i], 0);
 		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
-			if (k != offsetof(struct apiprof_cold, t0) / sizeof(uint64_t))
+			if (k != offsetof(struct apiprof_cold, t0) / sizeof(uint64_t) &&
+			    k != offsetof(struct apiprof_cold, acct) / sizeof(uint64_t))
 				apiprof_store(&w[k], 0);
 		apiprof_store(&c->min_ticks, UINT64_MAX);
+		for (size_t k = 0; a != NULL && k < sizeof *a / sizeof(uint64_t); k++)
+			apiprof_store((uint64_t *)a + k, 0);
 	}
 }
 
-/* The cold rows, then the head and the counts.  The arena's blocks are
- * 64-byte aligned and a cold row is 9 lines, so the head starts a line. */
-struct apiprof_tab *apiprof_tab_alloc(uint32_t n)
+static uint32_t acct_rows(const struct apiprof_api *api)
 {
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < api->nfuncs; i++)
+		k += (api->flags[i] & APIPROF_FUNC_ACCT) != 0;
+	return k;
+}
+
+/* The cold rows, then the head and the counts, then an acct area for each
+ * row that declares bytes or failures.  The arena's blocks are 64-byte
+ * aligned and a cold row is 9 lines, so the head starts a line. */
+struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
+{
+	uint32_t n = api->nfuncs;
 	size_t cold = (size_t)n * sizeof(struct apiprof_cold);
-	char *p = apiprof_arena_alloc(cold + sizeof(struct apiprof_tab) +
-	                              (size_t)n * sizeof(uint64_t));
+	size_t head =
+	        (sizeof(struct apiprof_tab) + (size_t)n * sizeof(uint64_t) + 63) & ~(size_t)63;
+	char *p = apiprof_arena_alloc(cold + head + acct_rows(api) * sizeof(struct apiprof_acct));
 	struct apiprof_tab *tab = (struct apiprof_tab *)(p + cold);
 
 	_Static_assert(sizeof(struct apiprof_cold) % 64 == 0, "cold rows keep the head aligned");
 	if (p == NULL)
 		return NULL;
+	struct apiprof_acct *a = (struct apiprof_acct *)(p + cold + head);
+	for (uint32_t i = 0; i < n; i++)
+		apiprof_tab_cold(tab, i)->acct = api->flags[i] & APIPROF_FUNC_ACCT ? a++ : NULL;
 	apiprof_tab_init(tab, n);
 	return tab;
 }
@@ -62,6 +83,41 @@ static int due_bucket(struct apiprof_tab *tab, uint32_t i)
 	if (w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS)
 		return (int)(w - (int64_t)APIPROF_HIST_WORD0);
 	return -1;
+}
+
+/* The bytes and failures of row i, where the row has them. */
+void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32_t i)
+{
+	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+
+	dst->acct = c->acct != NULL;
+	if (!dst->acct)
+		return;
+	dst->bytes = apiprof_load(&c->bytes);
+	dst->failures = apiprof_load(&c->failures);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		dst->size_hist[b] = apiprof_load(&c->acct->size_hist[b]);
+	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
+		dst->errnos[k] = apiprof_load(&c->acct->errnos[k]);
+}
+
+/* The same into a ring slot, sizes beyond the record's last bucket in it. */
+void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab, uint32_t i)
+{
+	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	const struct apiprof_acct *a = c->acct;
+
+	dst->calls = apiprof_load(&tab->calls[i]);
+	dst->bytes = apiprof_load(&c->bytes);
+	dst->failures = apiprof_load(&c->failures);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		int to = b < APIPROF_SIZE_BUCKETS ? b : APIPROF_SIZE_BUCKETS - 1;
+		uint64_t n = a ? apiprof_load(&a->size_hist[b]) : 0;
+
+		dst->size_hist[to] = to == b ? n : dst->size_hist[to] + n;
+	}
+	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
+		dst->errnos[k] = a ? apiprof_load(&a->errnos[k]) : 0;
 }
 
 /* Where row_read puts a row: the fields of a struct apiprof_fstat or of a
@@ -145,4 +201,13 @@ void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t
 	atomic_max(&d->max_ticks, apiprof_load(&s->max_ticks));
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
 		apiprof_fetch_add_relaxed(&d->hist[b], apiprof_load(&s->hist[b]) + (b == due));
+	if (s->acct == NULL || d->acct == NULL)
+		return;
+	apiprof_fetch_add_relaxed(&d->bytes, apiprof_load(&s->bytes));
+	apiprof_fetch_add_relaxed(&d->failures, apiprof_load(&s->failures));
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		apiprof_fetch_add_relaxed(&d->acct->size_hist[b],
+		                          apiprof_load(&s->acct->size_hist[b]));
+	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
+		apiprof_fetch_add_relaxed(&d->acct->errnos[k], apiprof_load(&s->acct->errnos[k]));
 }

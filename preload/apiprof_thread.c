@@ -318,12 +318,14 @@ static struct apiprof_thread *thread_self(void)
 	return th;
 }
 
-static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id, uint32_t n)
+static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
+                                        const struct apiprof_api *api)
 {
 	struct apiprof_tab *tab = th->tab[id];
+	uint32_t n = api->nfuncs;
 
 	if (tab == NULL) {
-		tab = apiprof_tab_alloc(n);
+		tab = apiprof_tab_alloc(api);
 		th->shadow[id] = apiprof_arena_alloc((size_t)n * sizeof(uint64_t));
 		th->busy[id] = apiprof_arena_alloc(sizeof(struct apiprof_busy));
 		if (tab == NULL || th->shadow[id] == NULL || th->busy[id] == NULL)
@@ -345,7 +347,7 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 		apiprof_register(api);
 	uint32_t id = apiprof_load_acquire(&api->id);
 	if (id != 0 && (th = thread_self()) != NULL)
-		tab = thread_table(th, id, api->nfuncs);
+		tab = thread_table(th, id, api);
 	if (tab != NULL) {
 		struct apiprof_tls *t = apiprof_tls_self();
 

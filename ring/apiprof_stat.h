@@ -20,6 +20,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apiprof_abi.h"
 
 #include "apiprof_abi.h" /* APIPROF_HIST_BUCKETS */
 
@@ -39,6 +43,38 @@ static inline uint64_t apiprof_stat_total_ticks(bool sampled, uint64_t ticks, ui
 		return ticks;
 	unsigned __int128 t = (unsigned __int128)ticks * calls / timed;
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+/* The q-quantile (0 < q <= 1) of the sizes counted in a log2 histogram
+ * of nb buckets (bucket b: floor(log2(size|1)) == b): the power of two
+ * at the bottom of the bucket it falls in (0 for bucket 0, which holds
+ * the sizes 0 and 1), so that sizes that are powers of two are exact.
+ * 0 when the histogram is empty. */
+static inline uint64_t apiprof_stat_size_quantile(const uint64_t *hist, int nb, double q)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (int b = 0; b < nb; b++)
+		total += hist[b];
+	for (int b = 0; b < nb && total; b++) {
+		seen += hist[b];
+		if ((double)seen >= q * (double)total)
+			return b ? (uint64_t)1 << b : 0;
+	}
+	return 0;
+}
+
+/* The name of errno slot `slot` (apiprof_abi.h) as glibc spells it
+ * ("ENOENT"), "other" for slot 0, or the number (written into num) for a
+ * value this libc does not name. */
+static inline const char *apiprof_stat_errno_name(int slot, char *num, size_t cap)
+{
+	const char *name = slot ? strerrorname_np(apiprof_errno_values[slot]) : "other";
+
+	if (name != NULL)
+		return name;
+	snprintf(num, cap, "%d", apiprof_errno_values[slot]);
+	return num;
 }
 
 /* --- quantiles -----------------------------------------------------------

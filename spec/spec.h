@@ -32,6 +32,38 @@ enum spec_symver {
 	SPEC_SYMVER_OLD,     /* SYMBOL@VERSION: only objects bound to that version */
 };
 
+/* Where a call's work is counted, in bytes ("bytes"). */
+enum spec_bytes {
+	SPEC_BYTES_NONE,
+	SPEC_BYTES_RETURN,  /* the return value, when the call did not fail and it is >= 0 */
+	SPEC_BYTES_PARAM,   /* a parameter's value */
+	SPEC_BYTES_PRODUCT, /* the product of two parameters' values */
+};
+
+/* When a call failed, judged on its return value ("fails"). */
+enum spec_fails {
+	SPEC_FAILS_NONE,
+	SPEC_FAILS_NEGATIVE,
+	SPEC_FAILS_NONPOSITIVE,
+	SPEC_FAILS_MINUS_ONE,
+	SPEC_FAILS_NULL,
+	SPEC_FAILS_NONZERO,
+	SPEC_FAILS_ZERO,
+	SPEC_FAILS_NOT, /* every value but those of `ok` */
+};
+
+/* What a function declares about its calls' work and failures (issue 24);
+ * an alias has its row's. */
+struct spec_acct {
+	enum spec_bytes bytes;
+	const char *bname[2]; /* the parameters named by "bytes" */
+	size_t bparam[2];     /* their indices in the function's (or alias's) params */
+	enum spec_fails fails;
+	long long *ok; /* SPEC_FAILS_NOT: the values that are not failures (the row's) */
+	size_t nok;
+	bool err_no; /* "errno": true */
+};
+
 /* A function (a statistics row) or an alias entry point of one. */
 struct spec_func {
 	const char *name;    /* display name (an alias: its row's), C name of the wrapper */
@@ -56,7 +88,8 @@ struct spec_func {
 	bool borrowed_ret;    /* an alias without its own "returns": ret is the row's */
 	bool borrowed_params; /* ... without its own "params": params and extra are */
 	struct spec_pos pos;  /* of the function's object in the spec */
-	char cbuf[32];        /* cname of an alias */
+	struct spec_acct acct;
+	char cbuf[32]; /* cname of an alias */
 };
 
 /* A member of a "types" entry: the layout of a struct or union passed by

@@ -440,6 +440,8 @@ static void spec_fill_facts(struct spec_ctype *t, const struct spec_tspecs *sp,
 	t->kind = d->kind;
 	t->is_void = spec_is_void(sp, d);
 	t->is_signed_int = d->kind == SPEC_CT_BASE && spec_signed_int(sp);
+	t->may_be_int = d->kind == SPEC_CT_BASE && !c[SPEC_S_VOID] && !c[SPEC_S_FLOAT] &&
+	                !c[SPEC_S_DOUBLE] && !c[SPEC_S_COMPLEX] && !c[SPEC_S_TAG];
 	t->promotes =
 	        d->kind == SPEC_CT_BASE && (c[SPEC_S_CHAR] || c[SPEC_S_SHORT] || c[SPEC_S_BOOL] ||
 	                                    (c[SPEC_S_FLOAT] && !c[SPEC_S_COMPLEX]));

@@ -51,9 +51,12 @@ struct spec_ctype {
 	enum spec_ckind kind;
 	bool is_void;       /* exactly (qualified) void */
 	bool is_signed_int; /* a signed integer: a missing function returns -1 */
-	bool promotes;      /* char, short, _Bool or float: va_arg cannot read it */
-	bool simple;        /* no parentheses or brackets */
-	bool uses_bool;     /* spells `bool`, which needs <stdbool.h> */
+	/* May be an integer: no pointer, array, function, void, floating
+	 * type, struct, union or enum (a typedef may; the compiler checks it). */
+	bool may_be_int;
+	bool promotes;  /* char, short, _Bool or float: va_arg cannot read it */
+	bool simple;    /* no parentheses or brackets */
+	bool uses_bool; /* spells `bool`, which needs <stdbool.h> */
 };
 
 struct spec_ctype_err {

@@ -25,6 +25,13 @@ int spec_load_symver(struct spec_ctx *c, json_t *fj, const char *owner, struct s
 int spec_load_allowlisted(struct spec_ctx *c, json_t *fj, const char *key, const char *owner,
                           enum spec_name_err (*check)(const char *), const char **out);
 
+/* "bytes", "fails" and "errno" of a function (spec_load_acct.c), and
+ * their check against f's prototype, located at the keys (or, with NULL
+ * keys, at ctx->at: an alias that restates its prototype). */
+int spec_load_acct(struct spec_ctx *c, json_t *fj, const char *owner, struct spec_func *f);
+int spec_acct_check(struct spec_ctx *c, struct spec_func *f, const char *bytes_key,
+                    const char *fails_key);
+
 /* "aliases" of function s->funcs[row], appended to s->aliases
  * (spec_load_alias.c); ctx->at is at the function. */
 int spec_load_aliases(struct spec_ctx *c, json_t *fj, struct spec *s, size_t row);

@@ -44,6 +44,7 @@ static struct spec_func *spec_alias_new(struct spec_ctx *c, struct spec *s, size
 	a->nextra = f->nextra;
 	a->variadic = f->variadic;
 	a->vtwin = f->vtwin;
+	a->acct = f->acct;
 	a->borrowed_ret = a->borrowed_params = true;
 	return a;
 }
@@ -105,8 +106,9 @@ static int spec_alias_object(struct spec_ctx *c, json_t *aj, struct spec_func *a
 	if (spec_alias_params(c, aj, a, owner) < 0 ||
 	    spec_load_allowlisted(c, aj, "version", owner, spec_check_version, &a->version) < 0)
 		return -1;
-	int rc = spec_load_symver(c, aj, owner, a);
-	return rc < 0 ? -1 : 0;
+	if (spec_load_symver(c, aj, owner, a) < 0)
+		return -1;
+	return a->borrowed_ret && a->borrowed_params ? 0 : spec_acct_check(c, a, NULL, NULL);
 }
 
 static int spec_load_alias(struct spec_ctx *c, json_t *aj, struct spec *s, size_t row)

@@ -11,8 +11,8 @@
 #include "spec_load.h"
 
 static const char *const spec_func_keys[] = {
-        "name",   "returns", "params",     "noreturn", "variadic", "version",
-        "symbol", "symver",  "deprecated", "aliases",  NULL,
+        "name",   "returns",    "params",  "noreturn", "variadic", "version", "symbol",
+        "symver", "deprecated", "aliases", "bytes",    "fails",    "errno",   NULL,
 };
 /* What an "unsupported" entry may say besides why: what the importer
  * knew about it, for people reading the spec. */
@@ -221,7 +221,9 @@ static int spec_load_options(struct spec_ctx *c, json_t *fj, const char *owner, 
 		f->symbol = f->name;
 	if (!f->vtwin)
 		f->lookup = f->symbol;
-	return spec_load_symver(c, fj, owner, f);
+	if (spec_load_symver(c, fj, owner, f) < 0)
+		return -1;
+	return spec_load_acct(c, fj, owner, f);
 }
 
 int spec_load_func(struct spec_ctx *c, json_t *fj, size_t idx, struct spec_func *f)
@@ -271,6 +273,8 @@ int spec_load_unsupported(struct spec_ctx *c, json_t *fj, size_t idx)
 
 void spec_func_free(struct spec_func *f)
 {
+	if (!f->alias)
+		free(f->acct.ok);
 	if (!f->borrowed_ret)
 		spec_ctype_free(f->ret);
 	if (f->borrowed_params)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apiprof_stat.h"
 #include "top_batch.h"
 #include "top_cols.h"
 #include "top_ptree.h"
@@ -63,10 +64,11 @@ static void text_rows(FILE *out, const struct top_proc *p, const struct top_view
 	size_t n = top_rows_build(p, v, &rows);
 	char line[512];
 
-	top_cols_header(line, sizeof(line), v->sort, v->reverse);
+	bool acct = top_cols_acct(rows, n);
+	top_cols_header(line, sizeof(line), v->sort, v->reverse, acct);
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		top_cols_line(&rows[i], line, sizeof(line));
+		top_cols_line(&rows[i], line, sizeof(line), acct);
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);
@@ -158,7 +160,33 @@ static json_t *u64_json(uint64_t v)
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-static json_t *func_json(const struct top_row *r)
+/* What the function declares: "bytes", "bytes_p50", "bytes_p99",
+ * "failures", "errno" (cumulative counts by name), as the exit JSON. */
+static void acct_json(json_t *o, const struct top_row *r)
+{
+	char num[16];
+
+	if (r->fflags & APIPROF_FUNC_BYTES) {
+		json_object_set_new(o, "bytes", u64_json(r->bytes));
+		json_object_set_new(o, "bytes_p50", ns_json(r->bytes_p50));
+		json_object_set_new(o, "bytes_p99", ns_json(r->bytes_p99));
+		json_object_set_new(o, "bytes_per_s", json_real(r->bytes_rate));
+	}
+	if (r->fflags & APIPROF_FUNC_FAILS) {
+		json_object_set_new(o, "failures", u64_json(r->failures));
+		json_object_set_new(o, "failures_per_s", json_real(r->fail_rate));
+	}
+	if (!(r->fflags & APIPROF_FUNC_ERRNO))
+		return;
+	json_t *e = json_object();
+	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
+		if (r->errnos[k])
+			json_object_set_new(e, apiprof_stat_errno_name(k, num, sizeof num),
+			                    u64_json(r->errnos[k]));
+	json_object_set_new(o, "errno", e);
+}
+
+static json_t *func_time_json(const struct top_row *r)
 {
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:b}",
 	                 "api", r->api, "name", r->func, "calls", u64_json(r->calls),
@@ -167,6 +195,15 @@ static json_t *func_json(const struct top_row *r)
 	                 "avg_ns", ns_json(r->avg_ns), "p50_ns", ns_json(r->p50_ns), "p99_ns",
 	                 ns_json(r->p99_ns), "max_ns", ns_json(r->max_ns), "min_ns",
 	                 ns_json(r->min_ns), "estimated", r->estimated);
+}
+
+static json_t *func_json(const struct top_row *r)
+{
+	json_t *o = func_time_json(r);
+
+	if (o != NULL && (r->fflags & APIPROF_FUNC_ACCT))
+		acct_json(o, r);
+	return o;
 }
 
 /* A call in progress: {"api", "name", "for_ns", "exact"}; "exact" is

@@ -69,6 +69,35 @@ static double v_inside(const struct top_row *r)
 	return r->busy_ns;
 }
 
+/* Bytes and failures: -1 (sorted last, shown as -) for a function that
+ * does not declare them. */
+static double v_bytes_rate(const struct top_row *r)
+{
+	return r->fflags & APIPROF_FUNC_BYTES ? r->bytes_rate : -1;
+}
+
+static double v_bytes_p50(const struct top_row *r)
+{
+	return r->fflags & APIPROF_FUNC_BYTES ? r->bytes_p50 : -1;
+}
+
+static double v_fail_rate(const struct top_row *r)
+{
+	return r->fflags & APIPROF_FUNC_FAILS ? r->fail_rate : -1;
+}
+
+/* The commonest errno's name, "" when none. */
+static const char *t_errno(const struct top_row *r)
+{
+	const char *name = NULL;
+
+	if ((r->fflags & APIPROF_FUNC_ERRNO) && r->top_errno > 0)
+		name = strerrorname_np(apiprof_errno_values[r->top_errno]);
+	else if ((r->fflags & APIPROF_FUNC_ERRNO) && r->top_errno == 0)
+		name = "other";
+	return name ? name : "";
+}
+
 static const char *t_thread(const struct top_row *r)
 {
 	return r->thread;
@@ -157,6 +186,33 @@ static void c_inside(const struct top_column *c, const struct top_row *r, char *
 	snprintf(buf, cap, "%s%s", r->busy_bound ? ">=" : "", t);
 }
 
+/* A size in bytes: "4096B", "1.23MB" (decimal units, as top_fmt_count). */
+static void c_bytes(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	char n[TOP_FMT_LEN];
+	double v = c->num(r);
+
+	if (v < 0)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%sB", top_fmt_count(n, sizeof(n), (uint64_t)(v + 0.5)));
+}
+
+static void c_fail_rate(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	if (c->num(r) < 0)
+		snprintf(buf, cap, "-");
+	else
+		top_fmt_rate(buf, cap, c->num(r));
+}
+
+/* The commonest errno of the failures (of the interval, else since the
+ * reset), by name: ENOENT. */
+static void c_errno(const struct top_column *c, const struct top_row *r, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", *c->text(r) ? c->text(r) : "-");
+}
+
 /* --- the table ------------------------------------------------------------------ */
 
 /* CALLS/S and % order the rows as CALLS/IV and TIME/IV do (one interval
@@ -192,7 +248,25 @@ const struct top_column top_columns[TOP_COL_COUNT] = {
         [TOP_COL_INSIDE] = {"INSIDE", "inside",
                             "the thread is inside this call now, for so long (>=: at least)", 9,
                             true, true, v_inside, NULL, c_inside},
+        [TOP_COL_BYTES_RATE] = {"BYTES/S", "bytes",
+                                "bytes per second in the last interval (spec \"bytes\")", 8, true,
+                                true, v_bytes_rate, NULL, c_bytes, true},
+        [TOP_COL_BYTES_P50] = {"B/CALL", "size", "median bytes of a call, from the size histogram",
+                               8, true, true, v_bytes_p50, NULL, c_bytes, true},
+        [TOP_COL_FAIL_RATE] = {"FAIL/S", "fails",
+                               "failed calls per second in the last interval (spec \"fails\")", 8,
+                               true, true, v_fail_rate, NULL, c_fail_rate, true},
+        [TOP_COL_ERRNO] = {"ERRNO", NULL, "commonest errno of the failed calls (spec \"errno\")",
+                           12, false, false, NULL, t_errno, c_errno, true},
 };
+
+bool top_cols_acct(const struct top_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].fflags & APIPROF_FUNC_ACCT)
+			return true;
+	return false;
+}
 
 int top_col_parse(const char *s, enum top_col *col)
 {
@@ -227,7 +301,7 @@ static void put_col(char *buf, size_t cap, size_t *len, int c, const char *s)
 		*len = cap - 1;
 }
 
-void top_cols_line(const struct top_row *r, char *buf, size_t cap)
+void top_cols_line(const struct top_row *r, char *buf, size_t cap, bool acct)
 {
 	size_t len = 0;
 
@@ -235,6 +309,8 @@ void top_cols_line(const struct top_row *r, char *buf, size_t cap)
 	for (int c = 0; c < TOP_COL_COUNT; c++) {
 		char cell[96];
 
+		if (top_columns[c].acct && !acct)
+			continue;
 		top_columns[c].cell(&top_columns[c], r, cell, sizeof(cell));
 		put_col(buf, cap, &len, c, cell);
 	}
@@ -242,7 +318,7 @@ void top_cols_line(const struct top_row *r, char *buf, size_t cap)
 
 /* Titles; the sort column is marked with v (descending) or ^ (ascending),
  * as a reminder of what `s` and `i` did. */
-void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse)
+void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse, bool acct)
 {
 	size_t len = 0;
 	bool desc = sort < TOP_COL_COUNT && top_columns[sort].desc != reverse;
@@ -251,6 +327,8 @@ void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse)
 	for (int c = 0; c < TOP_COL_COUNT; c++) {
 		char title[32];
 
+		if (top_columns[c].acct && !acct)
+			continue;
 		snprintf(title, sizeof(title), "%s%s", top_columns[c].title,
 		         c == (int)sort ? (desc ? "v" : "^") : "");
 		put_col(buf, cap, &len, c, title);

@@ -26,6 +26,7 @@ struct top_column {
 	const char *(*text)(const struct top_row *r);
 	/* The cell's text, unpadded. */
 	void (*cell)(const struct top_column *c, const struct top_row *r, char *buf, size_t cap);
+	bool acct; /* bytes and failures: shown only when a row of the view declares them */
 };
 
 extern const struct top_column top_columns[TOP_COL_COUNT];
@@ -35,7 +36,10 @@ int top_col_parse(const char *s, enum top_col *col);
 /* The sortable column `step` places after (before when < 0) c, cyclically. */
 enum top_col top_col_step(enum top_col c, int step);
 
-void top_cols_line(const struct top_row *r, char *buf, size_t cap);
-void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse);
+/* A row and the titles; `acct` shows the bytes and failures columns,
+ * which top_cols_acct says a view needs (a row declares them). */
+void top_cols_line(const struct top_row *r, char *buf, size_t cap, bool acct);
+void top_cols_header(char *buf, size_t cap, enum top_col sort, bool reverse, bool acct);
+bool top_cols_acct(const struct top_row *rows, size_t n);
 
 #endif /* TOP_COLS_H */

@@ -170,12 +170,21 @@ struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func)
 
 /* Records are cumulative, so of several snapshots of one (thread, function)
  * only the one taken last matters; the ring may hand them over in any order. */
+/* The tick of what s would replace in its cell: a record's times and an
+ * APIPROF_REC_ACCT record's bytes and failures are kept apart. */
+static uint64_t held_tick(const struct top_cell *c, const struct top_snap *s)
+{
+	if (c == NULL)
+		return 0;
+	return s->flags & APIPROF_REC_ACCT ? c->acct_tick : c->tick;
+}
+
 int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 {
 	struct top_cell *c = cell_find(p, s->tid, s->func);
 
 	if (c != NULL) {
-		if (s->tick <= c->tick)
+		if (s->tick <= held_tick(c, s))
 			return 0;
 	} else if (!(c = cell_insert(p, s->tid, s->func))) {
 		p->overflow++;
@@ -183,11 +192,18 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	}
 	c->tid = s->tid;
 	c->func = s->func;
-	c->flags = s->flags;
 	memcpy(c->comm, s->comm, sizeof(c->comm));
+	if (s->flags & APIPROF_REC_ACCT) {
+		c->acct_tick = s->tick;
+		c->cur.acct = s->st.acct;
+		return 0;
+	}
+	struct top_acct acct = c->cur.acct;
+	c->flags = s->flags;
 	c->tick = s->tick;
 	c->busy_since = s->busy_since;
 	c->cur = s->st;
+	c->cur.acct = acct;
 	return 0;
 }
 
@@ -196,7 +212,7 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
  * tick 0 (which no clock of the runtime gives) makes no cell. */
 int top_proc_offer(struct top_proc *p, const struct top_snap *s)
 {
-	if (top_proc_cell_tick(p, s->tid, s->func) >= s->tick)
+	if (held_tick(cell_find(p, s->tid, s->func), s) >= s->tick)
 		return 0;
 	return top_proc_snap(p, s) == 0 ? 1 : -1;
 }
@@ -210,9 +226,33 @@ static uint64_t sat_sub(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* min and max cannot be differenced: the result keeps a's (cumulative). */
-static void stat_sub(struct top_stat *d, const struct top_stat *a, const struct top_stat *b)
+static void acct_sub(struct top_acct *d, const struct top_acct *a, const struct top_acct *b)
 {
+	d->bytes = sat_sub(a->bytes, b->bytes);
+	d->failures = sat_sub(a->failures, b->failures);
+	for (int i = 0; i < APIPROF_SIZE_BUCKETS; i++)
+		d->size_hist[i] = sat_sub(a->size_hist[i], b->size_hist[i]);
+	for (int i = 0; i < APIPROF_ERRNO_SLOTS; i++)
+		d->errnos[i] = sat_sub(a->errnos[i], b->errnos[i]);
+}
+
+static void acct_add(struct top_acct *d, const struct top_acct *s)
+{
+	d->bytes += s->bytes;
+	d->failures += s->failures;
+	for (int i = 0; i < APIPROF_SIZE_BUCKETS; i++)
+		d->size_hist[i] += s->size_hist[i];
+	for (int i = 0; i < APIPROF_ERRNO_SLOTS; i++)
+		d->errnos[i] += s->errnos[i];
+}
+
+/* min and max cannot be differenced: the result keeps a's (cumulative).
+ * The bytes and failures only where the function has them. */
+static void stat_sub(struct top_stat *d, const struct top_stat *a, const struct top_stat *b,
+                     bool acct)
+{
+	if (acct)
+		acct_sub(&d->acct, &a->acct, &b->acct);
 	d->calls = sat_sub(a->calls, b->calls);
 	d->ticks = sat_sub(a->ticks, b->ticks);
 	d->timed = sat_sub(a->timed, b->timed);
@@ -229,8 +269,10 @@ static void stat_sub(struct top_stat *d, const struct top_stat *a, const struct 
 	}
 }
 
-static void stat_add(struct top_stat *d, const struct top_stat *s)
+static void stat_add(struct top_stat *d, const struct top_stat *s, bool acct)
 {
+	if (acct)
+		acct_add(&d->acct, &s->acct);
 	d->calls += s->calls;
 	d->ticks += s->ticks;
 	d->timed += s->timed;
@@ -258,7 +300,7 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 	for (size_t i = 0; i < p->ncells; i++) {
 		struct top_cell *c = &p->cells[i];
 
-		stat_sub(&c->iv, &c->cur, &c->last);
+		stat_sub(&c->iv, &c->cur, &c->last, c->acct_tick != 0);
 		c->last = c->cur;
 		top_busy_refresh(p, c, mono_ns);
 	}
@@ -342,10 +384,12 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 {
 	struct top_stat since;
 
-	stat_sub(&since, &c->cur, &c->base);
-	stat_add(&a->sum[0], &c->cur);
-	stat_add(&a->sum[1], &c->iv);
-	stat_add(&a->sum[2], &since);
+	bool acct = c->acct_tick != 0;
+
+	stat_sub(&since, &c->cur, &c->base, acct);
+	stat_add(&a->sum[0], &c->cur, acct);
+	stat_add(&a->sum[1], &c->iv, acct);
+	stat_add(&a->sum[2], &since, acct);
 	a->busy_iv_ns += c->busy_iv_ns;
 	if (c->busy_ns > a->busy_ns) {
 		a->busy_ns = c->busy_ns;
@@ -388,6 +432,49 @@ static void row_timing(struct top_row *r, const struct top_proc *p, const struct
 	                    : -1;
 }
 
+/* The calls whose size a counted. */
+static uint64_t sizes(const struct top_acct *a)
+{
+	uint64_t n = 0;
+
+	for (int b = 0; b < APIPROF_SIZE_BUCKETS; b++)
+		n += a->size_hist[b];
+	return n;
+}
+
+/* The errno slot seen most often in a (-1: none). */
+static int top_slot(const struct top_acct *a)
+{
+	int best = -1;
+
+	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
+		if (a->errnos[k] != 0 && (best < 0 || a->errnos[k] > a->errnos[best]))
+			best = k;
+	return best;
+}
+
+/* Bytes and failures: rates over the interval, sizes and the commonest
+ * errno from the interval when it has some, else since the reset. */
+static void row_acct(struct top_row *r, double wall_s, const struct top_acct *cur,
+                     const struct top_acct *iv, const struct top_acct *base)
+{
+	const struct top_acct *s = sizes(iv) ? iv : base;
+
+	r->bytes = cur->bytes;
+	r->failures = cur->failures;
+	r->bytes_rate = wall_s > 0 ? (double)iv->bytes / wall_s : 0;
+	r->fail_rate = wall_s > 0 ? (double)iv->failures / wall_s : 0;
+	r->bytes_p50 = r->bytes_p99 = -1;
+	if (sizes(s)) {
+		r->bytes_p50 =
+		        (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_SIZE_BUCKETS, 0.5);
+		r->bytes_p99 = (double)apiprof_stat_size_quantile(s->size_hist,
+		                                                  APIPROF_SIZE_BUCKETS, 0.99);
+	}
+	r->top_errno = top_slot(iv->failures ? iv : base);
+	memcpy(r->errnos, cur->errnos, sizeof(r->errnos));
+}
+
 static void row_fill(struct top_row *r, const struct top_proc *p, const struct acc *a,
                      const struct top_stat *cur, const struct top_stat *iv,
                      const struct top_stat *base)
@@ -411,6 +498,8 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
 	r->estimated = p->sample > 1;
 	row_timing(r, p, cur, iv, base);
+	if (r->fflags & APIPROF_FUNC_ACCT)
+		row_acct(r, wall_s, &cur->acct, &iv->acct, &base->acct);
 }
 
 /* The calls in progress of a row: how long the longest has run, and
@@ -439,13 +528,14 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
 		return;
 	}
+	memset(&since.acct, 0, sizeof(since.acct));
 	since.calls = sat_sub(c->cur.calls, c->base.calls);
 	since.ticks = sat_sub(c->cur.ticks, c->base.ticks);
 	since.timed = sat_sub(c->cur.timed, c->base.timed);
 	since.min = c->cur.min;
 	since.max = c->cur.max;
-	if (c->iv.timed == 0)
-		stat_sub(&since, &c->cur, &c->base);
+	if (c->iv.timed == 0 || c->acct_tick != 0)
+		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
 	row_fill(r, p, a, &c->cur, &c->iv, &since);
 	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
 }

@@ -26,6 +26,7 @@ struct top_cell {
 	uint32_t flags;
 	char comm[TOP_COMM_LEN];
 	uint64_t tick;
+	uint64_t acct_tick;   /* of the latest APIPROF_REC_ACCT record, in cur.acct */
 	struct top_stat cur;  /* latest snapshot */
 	struct top_stat last; /* cur at the previous refresh */
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
@@ -93,6 +94,11 @@ enum top_col {
 	TOP_COL_MAX,
 	TOP_COL_CALLS,
 	TOP_COL_INSIDE,
+	/* Shown only when a row of the view declares bytes or failures. */
+	TOP_COL_BYTES_RATE,
+	TOP_COL_BYTES_P50,
+	TOP_COL_FAIL_RATE,
+	TOP_COL_ERRNO,
 	TOP_COL_COUNT
 };
 
@@ -133,6 +139,16 @@ struct top_row {
 	 * only a lower bound (the call's start is not known). */
 	double busy_ns;
 	bool busy_bound;
+	/* What the function declares (fflags & APIPROF_FUNC_ACCT), else 0. */
+	uint64_t bytes;    /* cumulative */
+	double bytes_rate; /* bytes per second in the interval */
+	double bytes_p50;  /* call sizes, in the interval (else since the reset); -1: none */
+	double bytes_p99;
+	uint64_t failures; /* cumulative */
+	double fail_rate;  /* failed calls per second in the interval */
+	int top_errno; /* the commonest errno slot in the interval (else since the reset), -1: none
+	                */
+	uint64_t errnos[APIPROF_ERRNO_SLOTS]; /* cumulative, by slot */
 };
 
 void top_proc_init(struct top_proc *p, int pid, uint64_t starttime);

@@ -362,6 +362,26 @@ static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 	d->st.min = r->min_ticks;
 	d->st.max = r->max_ticks;
 	memcpy(d->st.hist, r->hist, sizeof(d->st.hist));
+	memset(&d->st.acct, 0, sizeof(d->st.acct));
+}
+
+/* An APIPROF_REC_ACCT record: the same header, then bytes and failures. */
+static void xrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+{
+	struct apiprof_shm_xrec x;
+
+	memcpy(&x, r, sizeof(x));
+	memset(d, 0, sizeof(*d));
+	d->tid = x.tid;
+	d->func = x.func;
+	d->flags = x.flags;
+	top_shm_sanitize(d->comm, x.comm, sizeof(x.comm));
+	d->tick = x.tick;
+	d->st.calls = x.calls;
+	d->st.acct.bytes = x.bytes;
+	d->st.acct.failures = x.failures;
+	memcpy(d->st.acct.size_hist, x.size_hist, sizeof(x.size_hist));
+	memcpy(d->st.acct.errnos, x.errnos, sizeof(x.errnos));
 }
 
 /* The ring as this pass's header (validated) places it in the mapping. */
@@ -406,7 +426,10 @@ static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, 
 		return -1;
 	if (r.func + 1ull > *func_end)
 		*func_end = r.func + 1ull;
-	rec_to_snap(&snap, &r);
+	if (r.flags & APIPROF_REC_ACCT)
+		xrec_to_snap(&snap, &r);
+	else
+		rec_to_snap(&snap, &r);
 	k->snap(k->ctx, &snap);
 	return 1;
 }

@@ -16,6 +16,15 @@
 #define TOP_API_LEN  (APIPROF_API_NAME_MAX + 1)
 #define TOP_NAME_LEN (APIPROF_NAME_MAX + 1)
 
+/* Bytes and failures of a function that declares them (an
+ * APIPROF_REC_ACCT record), cumulative like the rest. */
+struct top_acct {
+	uint64_t bytes;
+	uint64_t failures;
+	uint64_t size_hist[APIPROF_SIZE_BUCKETS];
+	uint64_t errnos[APIPROF_ERRNO_SLOTS];
+};
+
 /* Cumulative statistics of one (thread, function), as in a ring record. */
 struct top_stat {
 	uint64_t calls;
@@ -24,9 +33,11 @@ struct top_stat {
 	uint64_t min; /* UINT64_MAX: no timed call yet */
 	uint64_t max;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
+	struct top_acct acct; /* zero unless the function declares them */
 };
 
-/* One record copied out of the ring, already validated. */
+/* One record copied out of the ring, already validated: its times, or
+ * with APIPROF_REC_ACCT in flags only st.acct. */
 struct top_snap {
 	uint32_t tid;
 	uint32_t func;

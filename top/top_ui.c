@@ -58,6 +58,7 @@ struct vline {
 	const struct top_row *row;
 	const struct top_pnode *node;   /* V_PROC */
 	const struct top_pgroup *group; /* V_GROUP */
+	bool acct;                      /* its table shows bytes and failures (top_cols_acct) */
 };
 
 struct ui {
@@ -183,7 +184,7 @@ static struct vline *push_line(struct ui *u, size_t *cap, enum vkind k, const st
 		u->lines = nl;
 		*cap = nc;
 	}
-	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL};
+	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL, false};
 	return &u->lines[u->nlines - 1];
 }
 
@@ -199,9 +200,10 @@ static struct vline *push_table(struct ui *u, size_t *cap, enum vkind k, const s
 		push_line(u, cap, V_BLANK, NULL, NULL);
 	size_t title = u->nlines;
 	push_line(u, cap, k, p, NULL);
-	push_line(u, cap, V_COLS, p, NULL);
+	bool acct = top_cols_acct(rows, n);
+	push_line(u, cap, V_COLS, p, NULL)->acct = acct;
 	for (size_t j = 0; j < n; j++)
-		push_line(u, cap, V_ROW, p, &rows[j]);
+		push_line(u, cap, V_ROW, p, &rows[j])->acct = acct;
 	return &u->lines[title];
 }
 
@@ -371,13 +373,13 @@ static void draw_line(struct ui *u, const struct vline *l, int cols)
 		attroff(A_BOLD);
 		break;
 	case V_COLS:
-		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse);
+		top_cols_header(buf, sizeof(buf), u->view.sort, u->view.reverse, l->acct);
 		attron(COLOR_PAIR(PAIR_TITLE));
 		putf("%-*s", cols, buf);
 		attroff(COLOR_PAIR(PAIR_TITLE));
 		break;
 	case V_ROW:
-		top_cols_line(l->row, buf, sizeof(buf));
+		top_cols_line(l->row, buf, sizeof(buf), l->acct);
 		attron(row_attr(l->row));
 		put(buf);
 		attroff(row_attr(l->row));
@@ -434,6 +436,10 @@ static const char *const help_text[] = {
         "",
         "  red: >= 10% of the interval   yellow: >= 1%   dim: < 0.1%",
         "  ~: estimated from sampled timing",
+        "",
+        "  BYTES/S B/CALL FAIL/S ERRNO, shown when a function of the view declares",
+        "  them in its spec (\"bytes\", \"fails\", \"errno\"): bytes per second and",
+        "  the median bytes of a call, failed calls per second, the commonest errno",
 };
 
 static void draw_help(void)

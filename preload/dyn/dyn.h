@@ -72,6 +72,11 @@ struct dyn_fn {
 	unsigned nfixed;  /* vtwin: the fixed parameters */
 	ffi_cif twin_cif; /* vtwin: the twin's signature */
 	void *twin;       /* vtwin: the twin, found on first use */
+	/* dyn_acct.c: what the spec declares about its calls, and the types
+	 * of the values judged (the result, the parameters of "bytes"). */
+	struct spec_acct acct;
+	ffi_type *rtype;
+	ffi_type *btype[2];
 };
 
 /* dyn_fn.c: builds f for entry g of spec s; installs its closure in
@@ -83,6 +88,17 @@ DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct
  * every argument travels in a register; NULL when the signature has
  * anything else (stack arguments, structs, long double, variadic). */
 DYN_HIDDEN dyn_fwd dyn_fast_pick(struct dyn_fn *f);
+
+/* dyn_acct.c: f's declaration of bytes and failures, from entry g with
+ * its libffi types; and its record after a call that counted. */
+DYN_HIDDEN void dyn_acct_prep(struct dyn_fn *f, const struct spec_func *g, ffi_type *rtype,
+                              ffi_type **atypes);
+DYN_HIDDEN void dyn_acct_record(const struct dyn_fn *f, const void *ret, void **args);
+
+static inline bool dyn_acct_any(const struct dyn_fn *f)
+{
+	return f->acct.bytes != SPEC_BYTES_NONE || f->acct.fails != SPEC_FAILS_NONE;
+}
 
 /* dyn_vtwin.c: a vtwin function's cifs, its va_list, its twin. */
 DYN_HIDDEN bool dyn_vtwin_works(void);

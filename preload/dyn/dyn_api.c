@@ -17,6 +17,15 @@ static void fill_sym(struct apiprof_api *api, const struct spec_func *g, const c
 	(void)api;
 }
 
+/* As a generated shim's (gen_emit.c): noreturn, and what it declares. */
+static uint32_t dyn_api_flags(const struct spec_func *g)
+{
+	return (g->noreturn ? APIPROF_FUNC_NORETURN : 0) |
+	       (g->acct.bytes != SPEC_BYTES_NONE ? APIPROF_FUNC_BYTES : 0) |
+	       (g->acct.fails != SPEC_FAILS_NONE ? APIPROF_FUNC_FAILS : 0) |
+	       (g->acct.err_no ? APIPROF_FUNC_ERRNO : 0);
+}
+
 struct apiprof_api *dyn_api_new(const struct spec *s)
 {
 	struct apiprof_api *api = dyn_alloc(sizeof(*api));
@@ -29,7 +38,7 @@ struct apiprof_api *dyn_api_new(const struct spec *s)
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		fill_sym(api, &s->funcs[i], symbols, versions);
 		display[i] = s->funcs[i].name;
-		flags[i] = s->funcs[i].noreturn ? APIPROF_FUNC_NORETURN : 0;
+		flags[i] = dyn_api_flags(&s->funcs[i]);
 	}
 	for (size_t i = 0; i < s->naliases; i++)
 		fill_sym(api, &s->aliases[i], symbols, versions);

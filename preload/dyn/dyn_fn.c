@@ -45,10 +45,12 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 		apiprof_start(f->api, &c, f->row);
 		f->fwd(f, ret, args);
 		apiprof_leave(f->api, &c, f->row);
-		return;
+	} else {
+		f->fwd(f, ret, args);
+		apiprof_leave_other(f->api, &c, how, f->row);
 	}
-	f->fwd(f, ret, args);
-	apiprof_leave_other(f->api, &c, how, f->row);
+	if (apiprof_unlikely(dyn_acct_any(f)) && how != APIPROF_CALL_FORWARD)
+		dyn_acct_record(f, ret, args);
 }
 
 /* A vtwin: the twin gets the fixed arguments and a va_list of the rest. */
@@ -77,10 +79,12 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 		apiprof_start(f->api, &c, f->row);
 		ffi_call(&f->twin_cif, fn, ret, targs);
 		apiprof_leave(f->api, &c, f->row);
-		return;
+	} else {
+		ffi_call(&f->twin_cif, fn, ret, targs);
+		apiprof_leave_other(f->api, &c, how, f->row);
 	}
-	ffi_call(&f->twin_cif, fn, ret, targs);
-	apiprof_leave_other(f->api, &c, how, f->row);
+	if (apiprof_unlikely(dyn_acct_any(f)) && how != APIPROF_CALL_FORWARD)
+		dyn_acct_record(f, ret, args);
 }
 
 /* exit, longjmp: counted before, since they do not come back. */
@@ -176,6 +180,7 @@ int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct spec_func 
 		                : "libffi cannot prepare this signature");
 		return -1;
 	}
+	dyn_acct_prep(f, g, rtype, atypes);
 	f->slot = slot;
 	f->row = (uint32_t)g->row;
 	f->sym = (uint32_t)g->sym;

@@ -1,0 +1,32 @@
+#!/bin/sh
+# malloc_sizes.sh SHIM PROG - the shipped malloc spec's bytes (issue 24):
+# allocations of known sizes give the exact byte totals and size
+# histograms, per function, and no failures.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+shim=$1 prog=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+skip_if_sanitized "$shim"
+
+APIPROF_OUTPUT="$tmp/out.json" LD_PRELOAD="$(shim_preload "$shim")" "$prog"
+/usr/bin/python3 - "$tmp/out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {f["name"]: f for t in d["threads"] for f in t["functions"] if f["api"] == "malloc"}
+want = {
+    "malloc": {"calls": 1008, "bytes": 1000 * 100 + 3 * (1 << 20) + 5 * 16, "failures": 0,
+               "bytes_hist": {"16": 5, "64": 1000, str(1 << 20): 3}, "bytes_p50": 64, "bytes_p99": 64},
+    "calloc": {"calls": 10, "bytes": 100000, "failures": 0, "bytes_hist": {"8192": 10}},
+    "realloc": {"calls": 5, "bytes": 25000, "failures": 0, "bytes_hist": {"4096": 5}},
+    "free": {"calls": 1018},
+}
+bad = [f"{n}.{k}: got {rows.get(n, {}).get(k)!r}, want {v!r}"
+       for n, w in want.items() for k, v in w.items() if rows.get(n, {}).get(k) != v]
+if "bytes" in rows.get("free", {}):
+    bad.append("free declares no bytes")
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad))
+    sys.exit(1)
+PY
+echo "ok: malloc, calloc and realloc bytes and size histograms exact"
