@@ -197,6 +197,10 @@ static void acc_add_cell(struct top_prom_acc *a, const struct top_proc *p, const
 		if (le_of[b] < TOP_PROM_LE)
 			a->le[le_of[b]] += s->hist[b];
 	}
+	a->bytes += s->acct.bytes;
+	a->failures += s->acct.failures;
+	for (int e = 0; e < APIPROF_ERRNO_SLOTS; e++)
+		a->errnos[e] += s->acct.errnos[e];
 }
 
 static void cell_labels(const struct top_prom *x, const struct top_proc *p,
@@ -255,6 +259,7 @@ static int add_proc(struct top_prom *x, const struct top_proc *p, bool retire)
 			continue;
 		s->gen = x->gen;
 		s->timed[p->sample > 1] = true;
+		s->fflags |= p->funcs[c->func].flags & APIPROF_FUNC_ACCT;
 		acc_add_cell(a, p, &c->cur, le_of);
 	}
 	return 0;
@@ -353,6 +358,13 @@ static void raise_shown(struct top_prom_series *s)
 		if (here)
 			s->used |= 1ull << k;
 		sh->le[k] = max_u64(sh->le[k], cum);
+	}
+	sh->bytes = max_u64(sh->bytes, l->bytes + (r ? r->bytes : 0));
+	sh->failures = max_u64(sh->failures, l->failures + (r ? r->failures : 0));
+	for (int e = 0; e < APIPROF_ERRNO_SLOTS; e++) {
+		sh->errnos[e] = max_u64(sh->errnos[e], l->errnos[e] + (r ? r->errnos[e] : 0));
+		if (sh->errnos[e])
+			s->errnos_used |= 1u << e;
 	}
 }
 

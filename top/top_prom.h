@@ -34,8 +34,11 @@ struct top_prom_acc {
 	uint64_t count;    /* timed calls: the histogram's */
 	double sum_ns;
 	uint64_t le[TOP_PROM_LE]; /* timed calls by le = 2^k ns, not cumulative */
-	                          /* Here the bytes-and-failures issue adds its counters (bytes, and
-	                           * failures by errno); top_prom_text.c adds their families. */
+	/* A function whose spec declares them (APIPROF_FUNC_ACCT): bytes
+	 * moved, failed calls, and those by errno slot (apiprof_abi.h). */
+	uint64_t bytes;
+	uint64_t failures;
+	uint64_t errnos[APIPROF_ERRNO_SLOTS];
 };
 
 /* A (command, api, function) series, or finer with --per-process/thread. */
@@ -46,6 +49,8 @@ struct top_prom_series {
 	struct top_prom_acc shown;    /* exported: le[] cumulative, each the max so far */
 	bool timed[2];                /* which time series it has had */
 	uint64_t used;                /* the le buckets it has exported */
+	uint32_t errnos_used;         /* the errno slots it has exported */
+	uint32_t fflags;              /* the function's APIPROF_FUNC_ACCT flags */
 	uint64_t gen;                 /* the update that last saw it */
 };
 

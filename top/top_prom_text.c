@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apiprof_stat.h"
 #include "top_prom_text.h"
 
 void top_prom_le_text(char *buf, size_t cap, int k)
@@ -67,6 +68,35 @@ static void hist_lines(const void *rec, void *ctx)
 	fprintf(f, "apiprof_latency_seconds_count{%s} %" PRIu64 "\n", s->labels, s->shown.count);
 }
 
+static void bytes_line(const void *rec, void *ctx)
+{
+	const struct top_prom_series *s = rec;
+
+	if (s->fflags & APIPROF_FUNC_BYTES)
+		fprintf(ctx, "apiprof_bytes_total{%s} %" PRIu64 "\n", s->labels, s->shown.bytes);
+}
+
+/* Without "errno" one series; with it one per errno seen, which add up to
+ * the failures (the runtime files every failed call under its errno). */
+static void failures_lines(const void *rec, void *ctx)
+{
+	const struct top_prom_series *s = rec;
+	char num[16];
+
+	if (!(s->fflags & APIPROF_FUNC_FAILS))
+		return;
+	if (!(s->fflags & APIPROF_FUNC_ERRNO)) {
+		fprintf(ctx, "apiprof_failures_total{%s} %" PRIu64 "\n", s->labels,
+		        s->shown.failures);
+		return;
+	}
+	for (int e = 0; e < APIPROF_ERRNO_SLOTS; e++)
+		if (s->errnos_used & (1u << e))
+			fprintf(ctx, "apiprof_failures_total{%s,errno=\"%s\"} %" PRIu64 "\n",
+			        s->labels, apiprof_stat_errno_name(e, num, sizeof(num)),
+			        s->shown.errnos[e]);
+}
+
 static void functions(FILE *f, const struct top_prom *x)
 {
 	family(f, "apiprof_calls_total", "counter", "Calls of an API function.");
@@ -78,8 +108,13 @@ static void functions(FILE *f, const struct top_prom *x)
 	family(f, "apiprof_latency_seconds", "histogram",
 	       "Latency of the timed calls of an API function, in log2 buckets.");
 	top_prom_each(x->series, hist_lines, f);
-	/* apiprof_bytes_total and apiprof_failures_total come here with the
-	 * bytes-and-failures issue. */
+	family(f, "apiprof_bytes_total", "counter",
+	       "Bytes moved by the calls of an API function whose spec declares \"bytes\".");
+	top_prom_each(x->series, bytes_line, f);
+	family(f, "apiprof_failures_total", "counter",
+	       "Failed calls of an API function whose spec declares \"fails\"; by errno "
+	       "where it declares \"errno\" (\"other\": a rarer one).");
+	top_prom_each(x->series, failures_lines, f);
 }
 
 /* --- per-command and per-process families --------------------------------- */

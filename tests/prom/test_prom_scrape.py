@@ -31,7 +31,8 @@ from promlib import (Exporter, Prog, check_histogram, fail, parse, poll,  # noqa
 N = 1234
 FAMILIES = ("apiprof_up", "apiprof_processes", "apiprof_process_info",
             "apiprof_dropped_records_total", "apiprof_calls_total",
-            "apiprof_time_seconds_total", "apiprof_latency_seconds")
+            "apiprof_time_seconds_total", "apiprof_latency_seconds", "apiprof_bytes_total",
+            "apiprof_failures_total")
 WORK = {"comm": "topprog", "function": "tt_work"}
 
 
@@ -129,8 +130,10 @@ def per_process(top, shim, prog):
 
 def whole(text):
     """A read of the textfile is whole: every family, a newline at the end."""
+    last = "# TYPE apiprof_failures_total counter\n"  # the last family
     return text.endswith("\n") and all("# TYPE %s " % f in text for f in FAMILIES) \
-        and text.rstrip("\n").split("\n")[-1].startswith("apiprof_latency_seconds_count{")
+        and last in text \
+        and all(l.startswith("apiprof_failures_total") for l in text.split(last)[1].split("\n")[:-1])
 
 
 def textfile(top, shim, prog):

@@ -6,6 +6,7 @@
  * with their process, counters that never go down when a TSC's rate
  * estimate moves, the le values, escaping, cumulative buckets.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,12 +251,85 @@ static void test_never_down(void)
 	fake_free(&f, &x);
 }
 
+/* The thread tid's cumulative bytes and failures of function func, as an
+ * APIPROF_REC_ACCT record brings them: failures by errno slot in errs. */
+static void acct(struct top_entry *e, uint32_t func, uint64_t tick, uint64_t bytes,
+                 const uint64_t *errs)
+{
+	struct top_snap s;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = 1;
+	s.func = func;
+	s.tick = tick;
+	s.flags = APIPROF_REC_ACCT;
+	s.st.acct.bytes = bytes;
+	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++) {
+		s.st.acct.errnos[k] = errs[k];
+		s.st.acct.failures += errs[k];
+	}
+	CHECK(top_proc_snap(&e->proc, &s) == 0);
+}
+
+/* apiprof_bytes_total and apiprof_failures_total: only for functions that
+ * declare them, by errno where the spec says "errno", summed per command
+ * and kept after the process ends. */
+static void test_bytes_failures(void)
+{
+	struct top_func fn[3] = {{"posix_io", "read", APIPROF_FUNC_ACCT},
+	                         {"posix_io", "open", APIPROF_FUNC_FAILS},
+	                         {"libc", "free", 0}};
+	uint64_t errs[APIPROF_ERRNO_SLOTS] = {0}, none[APIPROF_ERRNO_SLOTS] = {0};
+	int enoent = 0, eacces = 0;
+	struct fake f;
+	struct top_prom x;
+	char *t;
+
+	for (int k = 1; k < APIPROF_ERRNO_SLOTS; k++) {
+		enoent = apiprof_errno_values[k] == ENOENT ? k : enoent;
+		eacces = apiprof_errno_values[k] == EACCES ? k : eacces;
+	}
+	CHECK(enoent && eacces);
+	fake_init(&f);
+	for (int i = 0; i < 2; i++) {
+		struct top_entry *e = fake_add(&f, i ? "seg-b" : "seg-a", 100 + i, "cat", S);
+
+		CHECK(top_proc_set_funcs(&e->proc, fn, 3) == 0);
+		calls(e, 1, 1, 10, 6); /* func 0, read */
+		errs[enoent] = 17 * (uint64_t)(i + 1);
+		errs[eacces] = 3;
+		acct(e, 0, 1, 100000, errs);
+		acct(e, 1, 1, 0, none); /* open: declares fails only, none yet */
+	}
+	top_prom_init(&x, false, false);
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	end(f.e[1]);
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	fake_drop(&f, 1);
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t,
+	          "apiprof_bytes_total{comm=\"cat\",api=\"posix_io\",function=\"read\"} 200000"));
+	CHECK(has(t, "apiprof_failures_total{comm=\"cat\",api=\"posix_io\",function=\"read\","
+	             "errno=\"ENOENT\"} 51"));
+	CHECK(has(t, "apiprof_failures_total{comm=\"cat\",api=\"posix_io\",function=\"read\","
+	             "errno=\"EACCES\"} 6"));
+	CHECK(!strstr(t, "errno=\"other\"")); /* never seen: no series */
+	CHECK(!strstr(t, "apiprof_bytes_total{comm=\"cat\",api=\"posix_io\",function=\"open\""));
+	CHECK(has(t, "apiprof_failures_total{comm=\"cat\",api=\"posix_io\",function=\"open\"} 0"));
+	CHECK(!strstr(t,
+	              "apiprof_failures_total{comm=\"cat\",api=\"posix_io\",function=\"open\","));
+	free(t);
+	fake_free(&f, &x);
+}
+
 int main(void)
 {
 	test_le();
 	test_by_command();
 	test_per_process();
 	test_never_down();
+	test_bytes_failures();
 	printf("ok\n");
 	return 0;
 }
