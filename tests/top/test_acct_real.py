@@ -12,6 +12,7 @@ failures and errno counts.  Exit 77 = skipped.
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,9 +64,21 @@ def main():
                 continue
             last = {f["name"]: f for t in proc["threads"] for f in t["functions"]}
             if matches(last):
+                finish(v, p, tmp)
                 print("ok: apiprof-top --json shows exact bytes, sizes, failures and errno")
                 return
     fail("apiprof-top never showed the declared numbers; last: %r" % (last,))
+
+
+def finish(v, p, tmp):
+    """acctprog ends as a program does, so its runtime removes its segment
+    (a SIGKILL at exit would leave it in /dev/shm), and the scratch goes."""
+    v.kill()
+    v.wait()
+    p.stdin.close()
+    if p.wait() != 0:
+        fail("acctprog exited with %d" % p.returncode)
+    shutil.rmtree(tmp)
 
 
 main()
