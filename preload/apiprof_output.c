@@ -160,16 +160,24 @@ static void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn
 	}
 }
 
+/* A quantile of s's calls in ns, -1 without a timed call. */
+static double quantile_ns(const struct apiprof_fstat *s, double q)
+{
+	double t = s->timed ? apiprof_stat_quantile(s->hist, q, s->min_ticks, s->max_ticks) : -1;
+
+	return t < 0 ? -1 : apiprof_ticks_to_ns((uint64_t)(t + 0.5));
+}
+
 /* A quantile of s's calls in ns, as apiprof-top --json has it: null
  * without a timed call. */
 static void json_quantile(struct out *o, const char *key, const struct apiprof_fstat *s, double q)
 {
-	double t = s->timed ? apiprof_stat_quantile(s->hist, q, s->min_ticks, s->max_ticks) : -1;
+	double t = quantile_ns(s, q);
 
 	if (t < 0)
 		out_printf(o, ", \"%s\": null", key);
 	else
-		out_printf(o, ", \"%s\": %llu", key, (unsigned long long)ns((uint64_t)(t + 0.5)));
+		out_printf(o, ", \"%s\": %llu", key, (unsigned long long)(t + 0.5));
 }
 
 /* The log2 histogram in ticks, bucket b at index b, without the empty
@@ -437,34 +445,7 @@ void apiprof_output_json(const char *pattern, bool before_exec)
 	out_release();
 }
 
-/* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat.c) -------- */
-
-/* Under a row that declares them: "bytes 1048576 (p50 4096)",
- * "failures 20 (ENOENT 17, EACCES 3)". */
-static void sum_acct(struct out *o, uint32_t fl, const struct apiprof_fstat *s)
-{
-	char num[16];
-	bool open = false;
-
-	out_printf(o, "%*s", 17, "");
-	if (fl & APIPROF_FUNC_BYTES)
-		out_printf(o, "  bytes %llu (p50 %llu)", (unsigned long long)s->bytes,
-		           (unsigned long long)apiprof_stat_size_quantile(
-		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5));
-	if (fl & APIPROF_FUNC_FAILS)
-		out_printf(o, "  failures %llu", (unsigned long long)s->failures);
-	for (int k = 1; (fl & APIPROF_FUNC_ERRNO) && k <= APIPROF_ERRNO_SLOTS; k++) {
-		int slot = k % APIPROF_ERRNO_SLOTS; /* "other" last */
-
-		if (s->errnos[slot] == 0)
-			continue;
-		out_printf(o, "%s%s %llu", open ? ", " : " (",
-		           apiprof_stat_errno_name(slot, num, sizeof num),
-		           (unsigned long long)s->errnos[slot]);
-		open = true;
-	}
-	out_printf(o, "%s\n", open ? ")" : "");
-}
+/* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat_table.c) -- */
 
 static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
                     const struct apiprof_fstat *s, int *n)
@@ -478,13 +459,21 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : -1,
 	        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : -1,
 	        .max_ns = s->timed ? apiprof_ticks_to_ns(s->max_ticks) : -1,
+	        .p50_ns = quantile_ns(s, 0.50),
+	        .p99_ns = quantile_ns(s, 0.99),
+	        .flags = s->acct ? api->flags[i] : 0,
+	        .bytes = s->bytes,
+	        .bytes_p50 =
+	                (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_HIST_BUCKETS, 0.5),
+	        .failures = s->failures,
+	        .errnos = s->errnos,
 	};
 	size_t cap = out_room(o);
 
 	(void)n;
 	out_took(o, apiprof_stat_row_line(o->buf + o->len, cap, &r));
-	if (s->acct)
-		sum_acct(o, api->flags[i], s);
+	cap = out_room(o);
+	out_took(o, apiprof_stat_note_line(o->buf + o->len, cap, &r));
 }
 
 static void sum_api_line(struct out *o, struct apiprof_tab *tab, struct apiprof_api *api,

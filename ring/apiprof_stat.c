@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_stat.c - the figures the runtime and the viewer share
- * (apiprof_stat.h): the one format of a time, the per-thread text table
- * (Preshing's line per api, then ltrace -c-like rows) and the quantiles of
- * a histogram.  Plain snprintf into the caller's buffer: the runtime calls
+ * (apiprof_stat.h): the one format of a time and the quantiles of a
+ * histogram.  Plain snprintf into the caller's buffer: the runtime calls
  * it at exit, where nothing may allocate.
  */
 #include <stdio.h>
 
 #include "apiprof_stat.h"
-
-int apiprof_stat_thread_line(char *buf, size_t cap, uint32_t tid, const char *name)
-{
-	return snprintf(buf, cap, "TID %u (%.16s)\n", tid, name);
-}
 
 char *apiprof_stat_fmt3(char *buf, size_t cap, double v, const char *unit)
 {
@@ -39,37 +33,6 @@ char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro)
 	else
 		apiprof_stat_fmt3(buf, cap, ns / 1e9, "s");
 	return buf;
-}
-
-/* Preshing's "7/1001 ms 0.7% 6481x", each time in the one format. */
-int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double busy_ns, double wall_ns,
-                          uint64_t calls)
-{
-	char busy[16], wall[16];
-
-	return snprintf(buf, cap, "  time spent in \"%s\": %s/%s %.1f%% %llux\n", api,
-	                apiprof_stat_fmt_ns(busy, sizeof(busy), busy_ns, "us"),
-	                apiprof_stat_fmt_ns(wall, sizeof(wall), wall_ns, "us"),
-	                wall_ns > 0 ? 100.0 * busy_ns / wall_ns : 0.0, (unsigned long long)calls);
-}
-
-int apiprof_stat_header(char *buf, size_t cap)
-{
-	return snprintf(buf, cap, "  %12s %10s %10s %10s %10s  %s\n", "calls", "total", "avg",
-	                "min", "max", "function");
-}
-
-int apiprof_stat_row_line(char *buf, size_t cap, const struct apiprof_stat_row *r)
-{
-	char total[16], t[3][16];
-
-	snprintf(total, sizeof(total), "%s%s", r->estimated ? "~" : "",
-	         apiprof_stat_fmt_ns(t[0], sizeof(t[0]), r->total_ns, "us"));
-	return snprintf(buf, cap, "  %12llu %10s %10s %10s %10s  %s.%s\n",
-	                (unsigned long long)r->calls, total,
-	                apiprof_stat_fmt_ns(t[0], sizeof(t[0]), r->avg_ns, "us"),
-	                apiprof_stat_fmt_ns(t[1], sizeof(t[1]), r->min_ns, "us"),
-	                apiprof_stat_fmt_ns(t[2], sizeof(t[2]), r->max_ns, "us"), r->api, r->func);
 }
 
 /* --- quantiles (apiprof_stat.h) ------------------------------------------ */

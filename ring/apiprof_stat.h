@@ -2,9 +2,9 @@
 /*
  * apiprof_stat.h - one function's figures: the estimated time of a sampled
  * function and the quantiles of its histogram, which the runtime and the
- * viewer both show, and the per-thread text table of APIPROF_SUMMARY
- * (apiprof_stat.c).  (apiprof-top's table is another one, the live
- * screen's, of top/top_cols.c.)
+ * viewer both show, and the per-thread text table of APIPROF_SUMMARY and
+ * apiprof-top -b (apiprof_stat_table.c).  (apiprof-top's live screen has
+ * another one, of top/top_cols.c.)
  *
  * In sampled mode (APIPROF_SAMPLE=N > 1) every call is counted but only
  * some are timed: the time of all calls is estimated as calls x the mean
@@ -108,19 +108,28 @@ void apiprof_stat_bounds(uint64_t n, uint64_t sum, uint64_t *lo, uint64_t *hi);
 char *apiprof_stat_fmt3(char *buf, size_t cap, double v, const char *unit);
 char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro);
 
-/* --- the per-thread text table ------------------------------------------
+/* --- the per-thread text table (apiprof_stat_table.c) --------------------
  *
  *   TID 4243 (python3)
  *     time spent in "zlib": 61.2ms/403ms 15.2% 3200x
- *            calls      total        avg        min        max  function
- *              400     18.5ms       46ns       41ns      120ns  zlib.deflate
+ *            calls      total        avg        min        p50        p99        max  function
+ *              400     18.5ms       46ns       41ns       45ns      110ns      120ns  zlib.deflate
+ *                     bytes 1048576 (p50 4096)  failures 20 (ENOENT 17, EACCES 3)
  *
- * Times as apiprof_stat_fmt_ns writes them, an estimated total with a
- * leading '~'; counts exact.  Each function writes one line, '\n'
- * included, into buf (cap bytes, truncated as snprintf does) and returns
- * snprintf's result. */
+ * (the last line only for a function that declares bytes or failures, or
+ * with a call in progress in it: "inside 2.00s", apiprof-top only).
+ *
+ * The one table of a thread's functions: APIPROF_SUMMARY prints it at exit
+ * and apiprof-top -b at each refresh, both from apiprof_stat_cols[], so a
+ * column is defined once.  (apiprof-top's live screen has its own, with
+ * the interval's figures and sorting: top/top_cols.c.)  Times as
+ * apiprof_stat_fmt_ns writes them, an estimated total with a leading '~';
+ * counts exact.  Each function writes one line, '\n' included, into buf
+ * (cap bytes, truncated as snprintf does) and returns snprintf's result
+ * (the length the whole line needs). */
 
-/* One row: the figures in ns, -1 where there is no timed call. */
+/* One row: the figures since the start, times in ns, -1 where there is
+ * no timed call. */
 struct apiprof_stat_row {
 	const char *api;
 	const char *func;
@@ -130,12 +139,40 @@ struct apiprof_stat_row {
 	double avg_ns;   /* of the timed calls */
 	double min_ns;
 	double max_ns;
+	double p50_ns; /* apiprof_stat_quantile */
+	double p99_ns;
+	/* The note under the row (apiprof_stat_note_line): what the function
+	 * declares (flags & APIPROF_FUNC_ACCT), and a call in progress. */
+	uint32_t flags;
+	uint64_t bytes;
+	double bytes_p50; /* -1: no sized call */
+	uint64_t failures;
+	const uint64_t *errnos; /* APIPROF_ERRNO_SLOTS counts, with APIPROF_FUNC_ERRNO */
+	double busy_ns;         /* how long the call in progress has run; -1 (or 0): none */
+	bool busy_bound;        /* busy_ns is only a lower bound */
 };
+
+/* A column: its title, its width (0: the last, unpadded), its alignment
+ * and the text of its cell from a row (at most APIPROF_STAT_CELL bytes). */
+#define APIPROF_STAT_CELL (APIPROF_API_NAME_MAX + APIPROF_NAME_MAX + 8)
+struct apiprof_stat_col {
+	const char *title;
+	int width;
+	bool right;
+	void (*cell)(const struct apiprof_stat_row *r, char *buf, size_t cap);
+};
+
+#define APIPROF_STAT_NCOLS 8
+extern const struct apiprof_stat_col apiprof_stat_cols[APIPROF_STAT_NCOLS];
 
 int apiprof_stat_thread_line(char *buf, size_t cap, uint32_t tid, const char *name);
 int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double busy_ns, double wall_ns,
                           uint64_t calls);
 int apiprof_stat_header(char *buf, size_t cap);
 int apiprof_stat_row_line(char *buf, size_t cap, const struct apiprof_stat_row *r);
+/* The line under a row: "bytes 1048576 (p50 4096)", "failures 20 (ENOENT
+ * 17, EACCES 3)", "inside >=1.50s"; writes "" and returns 0 when the row
+ * has none of them. */
+int apiprof_stat_note_line(char *buf, size_t cap, const struct apiprof_stat_row *r);
 
 #endif

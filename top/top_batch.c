@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top_batch.c - one block of text, or one JSON object on one line, per
- * refresh, like top -b.
+ * refresh, like top -b.  The text is the runtime's APIPROF_SUMMARY table
+ * (ring/apiprof_stat.h), with the figures since the start.
  *
  * JSON keeps the cumulative fields ("calls", "total_ns") cumulative since
  * the process started whatever the viewer did.  The "*_interval" fields of
@@ -56,21 +57,87 @@ void top_tree_indent(char *buf, size_t cap, int depth)
 	snprintf(buf, cap, "%*s%s", 2 * d, "", d > 0 ? "`- " : "");
 }
 
-/* --- text ---------------------------------------------------------------- */
+/* --- text: the per-thread table of APIPROF_SUMMARY (apiprof_stat.h) ------ */
+
+static void text_row(FILE *out, const struct top_row *r)
+{
+	struct apiprof_stat_row s = {
+	        .api = r->api,
+	        .func = r->func,
+	        .calls = r->calls,
+	        .total_ns = r->total_ns,
+	        .estimated = r->estimated,
+	        .avg_ns = r->avg_ns,
+	        .min_ns = r->min_ns,
+	        .max_ns = r->max_ns,
+	        .p50_ns = r->p50_ns,
+	        .p99_ns = r->p99_ns,
+	        .flags = r->fflags,
+	        .bytes = r->bytes,
+	        .bytes_p50 = r->bytes_p50,
+	        .failures = r->failures,
+	        .errnos = r->errnos,
+	        .busy_ns = r->busy_ns,
+	        .busy_bound = r->busy_bound,
+	};
+	char line[512];
+
+	apiprof_stat_row_line(line, sizeof(line), &s);
+	fputs(line, out);
+	if (apiprof_stat_note_line(line, sizeof(line), &s) > 0)
+		fputs(line, out);
+}
+
+/* Rows of one thread together, by tid (the exited threads, tid 0, last),
+ * each thread's rows in the order of the view's sort. */
+static int by_thread(const void *a, const void *b, void *arg)
+{
+	const struct top_row *rows = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint32_t ti = rows[i].tid - 1, tj = rows[j].tid - 1; /* 0 wraps: last */
+	int c = ti != tj ? (ti < tj ? -1 : 1) : strcmp(rows[i].thread, rows[j].thread);
+
+	return c ? c : i < j ? -1 : i > j;
+}
+
+/* Summed rows (-a, groups): one table.  Else a table per thread, under
+ * its "TID 4243 (python3)" line. */
+static void text_table(FILE *out, const struct top_row *rows, size_t n, bool threads)
+{
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+	char line[256];
+
+	for (size_t i = 0; order && i < n; i++)
+		order[i] = i;
+	if (order && threads)
+		qsort_r(order, n, sizeof(*order), by_thread, (void *)rows);
+	for (size_t k = 0; order && k < n; k++) {
+		const struct top_row *r = &rows[order[k]], *prev = k ? &rows[order[k - 1]] : NULL;
+
+		if (!prev ||
+		    (threads && (prev->tid != r->tid || strcmp(prev->thread, r->thread)))) {
+			if (threads) {
+				apiprof_stat_thread_line(line, sizeof(line), r->tid, r->thread);
+				fputs(line, out);
+			}
+			apiprof_stat_header(line, sizeof(line));
+			fputs(line, out);
+		}
+		text_row(out, r);
+	}
+	if (!order)
+		fprintf(stderr, "apiprof-top: out of memory\n");
+	free(order);
+}
 
 static void text_rows(FILE *out, const struct top_proc *p, const struct top_view *v)
 {
+	struct top_view tv = *v;
 	struct top_row *rows;
-	size_t n = top_rows_build(p, v, &rows);
-	char line[512];
 
-	bool acct = top_cols_acct(rows, n);
-	top_cols_header(line, sizeof(line), v->sort, v->reverse, acct);
-	fprintf(out, "%s\n", line);
-	for (size_t i = 0; i < n; i++) {
-		top_cols_line(&rows[i], line, sizeof(line), acct);
-		fprintf(out, "%s\n", line);
-	}
+	tv.since_start = true;
+	size_t n = top_rows_build(p, &tv, &rows);
+	text_table(out, rows, n, !v->aggregate);
 	free(rows);
 }
 

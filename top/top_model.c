@@ -454,11 +454,12 @@ static int top_slot(const struct top_acct *a)
 }
 
 /* Bytes and failures: rates over the interval, sizes and the commonest
- * errno from the interval when it has some, else since the reset. */
+ * errno from the interval when it has some, else since the reset (since
+ * the start for a since_start view). */
 static void row_acct(struct top_row *r, double wall_s, const struct top_acct *cur,
-                     const struct top_acct *iv, const struct top_acct *base)
+                     const struct top_acct *iv, const struct top_acct *base, bool since_start)
 {
-	const struct top_acct *s = sizes(iv) ? iv : base;
+	const struct top_acct *s = since_start ? cur : sizes(iv) ? iv : base;
 
 	r->bytes = cur->bytes;
 	r->failures = cur->failures;
@@ -471,13 +472,13 @@ static void row_acct(struct top_row *r, double wall_s, const struct top_acct *cu
 		r->bytes_p99 = (double)apiprof_stat_size_quantile(s->size_hist,
 		                                                  APIPROF_SIZE_BUCKETS, 0.99);
 	}
-	r->top_errno = top_slot(iv->failures ? iv : base);
+	r->top_errno = top_slot(since_start ? cur : iv->failures ? iv : base);
 	memcpy(r->errnos, cur->errnos, sizeof(r->errnos));
 }
 
 static void row_fill(struct top_row *r, const struct top_proc *p, const struct acc *a,
                      const struct top_stat *cur, const struct top_stat *iv,
-                     const struct top_stat *base)
+                     const struct top_stat *base, bool since_start)
 {
 	double wall_s = (double)p->iv_wall_ns / 1e9;
 	const struct top_func *f = a->func < p->nfuncs ? &p->funcs[a->func] : NULL;
@@ -497,9 +498,9 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 	r->rate = wall_s > 0 ? (double)r->calls_iv / wall_s : 0;
 	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
 	r->estimated = p->sample > 1;
-	row_timing(r, p, cur, iv, base);
+	row_timing(r, p, cur, since_start ? cur : iv, since_start ? cur : base);
 	if (r->fflags & APIPROF_FUNC_ACCT)
-		row_acct(r, wall_s, &cur->acct, &iv->acct, &base->acct);
+		row_acct(r, wall_s, &cur->acct, &iv->acct, &base->acct, since_start);
 }
 
 /* The calls in progress of a row: how long the longest has run, and
@@ -518,13 +519,14 @@ static void row_busy(struct top_row *r, const struct top_proc *p, double iv_ns, 
 
 /* A per-thread row straight from its cell: the figures since the reset
  * need the histogram only when the interval has no timed call. */
-static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a)
+static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a,
+                       bool since_start)
 {
 	const struct top_cell *c = a->cell;
 	struct top_stat since;
 
 	if (a->sum != NULL) {
-		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2]);
+		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2], since_start);
 		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
 		return;
 	}
@@ -536,7 +538,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	since.max = c->cur.max;
 	if (c->iv.timed == 0 || c->acct_tick != 0)
 		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
-	row_fill(r, p, a, &c->cur, &c->iv, &since);
+	row_fill(r, p, a, &c->cur, &c->iv, &since, since_start);
 	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
 }
 
@@ -577,7 +579,7 @@ static size_t rows_from_accs(const struct top_proc *p, const struct top_view *v,
 	if (!rows)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		row_finish(&rows[i], p, &accs[i]);
+		row_finish(&rows[i], p, &accs[i], v->since_start);
 	top_rows_sort(rows, n, v->sort, v->reverse);
 	return n;
 }

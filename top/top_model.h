@@ -111,6 +111,9 @@ struct top_view {
 	enum top_col sort;
 	bool reverse;       /* invert the column's natural order */
 	const char *filter; /* substring of api, function or thread; NULL = all */
+	/* avg, p50, p99 and sizes since the start, not of the interval: the
+	 * text table of -b, as APIPROF_SUMMARY has them (apiprof_stat.h) */
+	bool since_start;
 };
 
 /* One displayed line.  Times in ns; negative means "not available". */

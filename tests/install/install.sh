@@ -129,7 +129,7 @@ wd "$prefix/bin/apiprof-top" -b -n 1 -p "$pid" --linger 3600 >"$tmp/top.txt" 2>&
 st=$?
 rm -f "$seg"
 [ $st -eq 0 ] || { cat "$tmp/top.txt"; fail "apiprof-top: status $st"; }
-grep -Eq "^PID $pid " "$tmp/top.txt" && grep -Eq "mylib +ml_add .* $calls( |\$)" "$tmp/top.txt" ||
+grep -Eq "^PID $pid " "$tmp/top.txt" && grep -Eq "^ +$calls .* mylib\.ml_add\$" "$tmp/top.txt" ||
 	{ cat "$tmp/top.txt"; fail "apiprof-top: no row of $calls ml_add calls for pid $pid"; }
 echo "ok: apiprof-top"
 

@@ -155,7 +155,7 @@ def main():
 
     text = subprocess.run([top, "-b", "-n", "1", "-p", str(p.pid)], stdout=subprocess.PIPE,
                           text=True, check=True).stdout
-    for s in ("tt_work", "tt_idle", "tworker-0", "CALLS/IV", "PID %d" % p.pid):
+    for s in ("toplib.tt_work", "toplib.tt_idle", "(tworker-0)", "function", "PID %d" % p.pid):
         if s not in text:
             fail("plain batch output lacks %r:\n%s" % (s, text))
 

@@ -106,18 +106,18 @@ def refreshes(v, pid, charged):
 
 
 def table_shows(top, pid, inside, what):
-    """Waits until the plain table's tt_wait row has an INSIDE (the last
-    column) for which inside(text) holds."""
+    """Waits until the plain table's tt_wait row has a note under it
+    ("inside TIME", its last words) for which inside(TIME) holds."""
     text = viewer(top, pid)
+    prev = []
     while True:
         line = text.stdout.readline()
         if not line:
             fail("the plain table never showed " + what)
         f = line.split()
-        if "INSIDE" in line and f[-1] != "INSIDE":
-            fail("INSIDE is not the last column: " + line)
-        if len(f) > 3 and f[3] == "tt_wait" and inside(f[-1]):
+        if prev[-1:] == ["toplib.tt_wait"] and f[-2:-1] == ["inside"] and inside(f[-1]):
             break
+        prev = f
     text.kill()
 
 

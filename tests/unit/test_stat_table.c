@@ -5,6 +5,7 @@
  * integers, the quantiles of a histogram inside the observed extremes, and
  * the per-thread text table, byte for byte as APIPROF_SUMMARY prints it.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,9 +125,26 @@ static void test_bounds(void)
 	CHECK(lo == UINT64_MAX / 2 && hi == UINT64_MAX / 2);
 }
 
+/* The slot of errno value e (apiprof_abi.h). */
+static int slot_of(int e)
+{
+	for (int k = 1; k < APIPROF_ERRNO_SLOTS; k++)
+		if (apiprof_errno_values[k] == e)
+			return k;
+	return 0;
+}
+
 static void test_table(void)
 {
-	struct apiprof_stat_row r = {"zlib", "deflate", 400, 18.5e6, false, 46.4, 41, 120.5};
+	struct apiprof_stat_row r = {.api = "zlib",
+	                             .func = "deflate",
+	                             .calls = 400,
+	                             .total_ns = 18.5e6,
+	                             .avg_ns = 46.4,
+	                             .min_ns = 41,
+	                             .max_ns = 120.5,
+	                             .p50_ns = 45,
+	                             .p99_ns = 110.2};
 	char buf[256];
 	int n;
 
@@ -146,23 +164,71 @@ static void test_table(void)
 	n = apiprof_stat_api_line(buf, sizeof(buf), "zlib", 0, 0, 7);
 	check_text(__LINE__, n, buf, "  time spent in \"zlib\": 0ns/0ns 0.0% 7x\n");
 	n = apiprof_stat_header(buf, sizeof(buf));
-	check_text(__LINE__, n, buf,
-	           "         calls      total        avg        min        max  function\n");
+	check_text(
+	        __LINE__, n, buf,
+	        "         calls      total        avg        min        p50        p99        max"
+	        "  function\n");
 	n = apiprof_stat_row_line(buf, sizeof(buf), &r);
-	check_text(__LINE__, n, buf,
-	           "           400     18.5ms       46ns       41ns      120ns  zlib.deflate\n");
+	check_text(
+	        __LINE__, n, buf,
+	        "           400     18.5ms       46ns       41ns       45ns      110ns      120ns"
+	        "  zlib.deflate\n");
 	r.estimated = true;
 	n = apiprof_stat_row_line(buf, sizeof(buf), &r);
-	check_text(__LINE__, n, buf,
-	           "           400    ~18.5ms       46ns       41ns      120ns  zlib.deflate\n");
+	check_text(
+	        __LINE__, n, buf,
+	        "           400    ~18.5ms       46ns       41ns       45ns      110ns      120ns"
+	        "  zlib.deflate\n");
+	/* Nothing declared, no call in progress: no note. */
+	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
+	check_text(__LINE__, n, buf, "");
 	/* No timed call (sampled, or never returned): "-", as apiprof-top. */
-	r = (struct apiprof_stat_row){"zlib", "deflate", 3, -1, false, -1, -1, -1};
+	r = (struct apiprof_stat_row){.api = "zlib",
+	                              .func = "deflate",
+	                              .calls = 3,
+	                              .total_ns = -1,
+	                              .avg_ns = -1,
+	                              .min_ns = -1,
+	                              .max_ns = -1,
+	                              .p50_ns = -1,
+	                              .p99_ns = -1};
 	n = apiprof_stat_row_line(buf, sizeof(buf), &r);
-	check_text(__LINE__, n, buf,
-	           "             3          -          -          -          -  zlib.deflate\n");
+	check_text(
+	        __LINE__, n, buf,
+	        "             3          -          -          -          -          -          -"
+	        "  zlib.deflate\n");
 	/* A short buffer: truncated, NUL-terminated, the full length returned. */
 	n = apiprof_stat_header(buf, 8);
-	CHECK(n == 69 && !strcmp(buf, "       "));
+	CHECK(n == 91 && !strcmp(buf, "       "));
+}
+
+static void test_note(void)
+{
+	uint64_t errnos[APIPROF_ERRNO_SLOTS] = {0};
+	struct apiprof_stat_row r = {.api = "posix_io", .func = "read", .calls = 20};
+	char buf[256];
+	int n;
+
+	errnos[slot_of(ENOENT)] = 17;
+	errnos[slot_of(EACCES)] = 3;
+	r.flags = APIPROF_FUNC_BYTES | APIPROF_FUNC_FAILS | APIPROF_FUNC_ERRNO;
+	r.bytes = 1048576;
+	r.bytes_p50 = 4096;
+	r.failures = 20;
+	r.errnos = errnos;
+	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
+	check_text(__LINE__, n, buf,
+	           "                   bytes 1048576 (p50 4096)  failures 20 (ENOENT 17, "
+	           "EACCES 3)\n");
+	/* No sized call; a call in progress (apiprof-top), known to have run
+	 * at least 1.5 s. */
+	r.flags = APIPROF_FUNC_BYTES;
+	r.bytes = 0;
+	r.bytes_p50 = -1;
+	r.busy_ns = 1.5e9;
+	r.busy_bound = true;
+	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
+	check_text(__LINE__, n, buf, "                   bytes 0 (p50 -)  inside >=1.50s\n");
 }
 
 int main(void)
@@ -172,6 +238,7 @@ int main(void)
 	test_quantile_two();
 	test_bounds();
 	test_table();
+	test_note();
 	if (failures)
 		return 1;
 	printf("ok: estimate in exact integers; quantiles inside the extremes; per-thread table "
