@@ -73,6 +73,18 @@ static struct top_cell *group_cell(struct top_proc *g, uint32_t func)
 	return c;
 }
 
+/* Bytes and failures (in bytes and counts: no rescaling), where the
+ * member's cell has them; the group's cell has them then too. */
+static void add_acct(struct top_cell *gc, const struct top_cell *c)
+{
+	if (c->acct_tick == 0)
+		return;
+	top_acct_add(&gc->cur.acct, &c->cur.acct);
+	top_acct_add(&gc->iv.acct, &c->iv.acct);
+	top_acct_add(&gc->base.acct, &c->base.acct);
+	gc->acct_tick = 1;
+}
+
 /* Member m's cells into g; map[f] caches m's function f in g's table. */
 static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *map)
 {
@@ -97,6 +109,7 @@ static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *ma
 		stat_add_scaled(&gc->cur, &c->cur, &r);
 		stat_add_scaled(&gc->iv, &c->iv, &r);
 		stat_add_scaled(&gc->base, &c->base, &r);
+		add_acct(gc, c);
 	}
 	return 0;
 }

@@ -17,7 +17,9 @@
  * m[0]'s pid, comm, title and clock; its interval is the longest of
  * theirs.  Times are in m[0]'s ticks: a member whose tick_hz differs is
  * rescaled, its histogram at the histogram's own resolution (a power of
- * two).  0, or -1 when out of memory or TOP_MAX_CELLS is reached. */
+ * two).  Bytes, failures, sizes and errno counts of functions that declare
+ * them are summed as they are.  0, or -1 when out of memory or
+ * TOP_MAX_CELLS is reached. */
 int top_group_build(struct top_proc *g, const struct top_proc *const *m, size_t n);
 
 #endif /* TOP_GROUP_H */

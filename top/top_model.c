@@ -236,7 +236,7 @@ static void acct_sub(struct top_acct *d, const struct top_acct *a, const struct 
 		d->errnos[i] = sat_sub(a->errnos[i], b->errnos[i]);
 }
 
-static void acct_add(struct top_acct *d, const struct top_acct *s)
+void top_acct_add(struct top_acct *d, const struct top_acct *s)
 {
 	d->bytes += s->bytes;
 	d->failures += s->failures;
@@ -272,7 +272,7 @@ static void stat_sub(struct top_stat *d, const struct top_stat *a, const struct 
 static void stat_add(struct top_stat *d, const struct top_stat *s, bool acct)
 {
 	if (acct)
-		acct_add(&d->acct, &s->acct);
+		top_acct_add(&d->acct, &s->acct);
 	d->calls += s->calls;
 	d->ticks += s->ticks;
 	d->timed += s->timed;

@@ -191,6 +191,9 @@ void top_unloaded_note(const struct top_proc *p, char *buf, size_t cap);
 /* The cell of (tid, func), made (all zero) when p has none; NULL when
  * TOP_MAX_CELLS is reached or out of memory.  For top_group_build. */
 struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func);
+/* d += s: bytes, failures, the size histogram and errno counts (a cell
+ * has them when its acct_tick is not 0).  For top_group_build too. */
+void top_acct_add(struct top_acct *d, const struct top_acct *s);
 
 double top_ticks_ns(double ticks, uint64_t hz);
 /* In top_busy.c: the calls in progress of a cell at a refresh (viewer
