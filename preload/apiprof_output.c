@@ -168,6 +168,23 @@ static double quantile_ns(const struct apiprof_fstat *s, double q)
 	return t < 0 ? -1 : apiprof_ticks_to_ns((uint64_t)(t + 0.5));
 }
 
+/* A quantile of the sizes of s's calls, -1 without a sized call. */
+static double size_quantile(const struct apiprof_fstat *s, double q)
+{
+	uint64_t lo, hi;
+
+	apiprof_stat_size_bounds(s->size_hist, APIPROF_HIST_BUCKETS, s->bytes, &lo, &hi);
+	return apiprof_stat_quantile_n(s->size_hist, APIPROF_HIST_BUCKETS, q, lo, hi);
+}
+
+/* In bytes, rounded; 0 without a sized call. */
+static unsigned long long size_json(const struct apiprof_fstat *s, double q)
+{
+	double v = size_quantile(s, q);
+
+	return v < 0 ? 0 : (unsigned long long)(v + 0.5);
+}
+
 /* A quantile of s's calls in ns, as apiprof-top --json has it: null
  * without a timed call. */
 static void json_quantile(struct out *o, const char *key, const struct apiprof_fstat *s, double q)
@@ -221,11 +238,7 @@ static void json_acct(struct out *o, struct apiprof_api *api, uint32_t i,
 
 	if (fl & APIPROF_FUNC_BYTES)
 		out_printf(o, ", \"bytes\": %llu, \"bytes_p50\": %llu, \"bytes_p99\": %llu",
-		           (unsigned long long)s->bytes,
-		           (unsigned long long)apiprof_stat_size_quantile(
-		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.5),
-		           (unsigned long long)apiprof_stat_size_quantile(
-		                   s->size_hist, APIPROF_HIST_BUCKETS, 0.99));
+		           (unsigned long long)s->bytes, size_json(s, 0.5), size_json(s, 0.99));
 	if (fl & APIPROF_FUNC_BYTES)
 		json_size_hist(o, s->size_hist);
 	if (fl & APIPROF_FUNC_FAILS)
@@ -463,8 +476,7 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	        .p99_ns = quantile_ns(s, 0.99),
 	        .flags = s->acct ? api->flags[i] : 0,
 	        .bytes = s->bytes,
-	        .bytes_p50 =
-	                (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_HIST_BUCKETS, 0.5),
+	        .bytes_p50 = size_quantile(s, 0.5),
 	        .failures = s->failures,
 	        .errnos = s->errnos,
 	};

@@ -37,29 +37,29 @@ char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro)
 
 /* --- quantiles (apiprof_stat.h) ------------------------------------------ */
 
-static uint64_t hist_total(const uint64_t *hist)
+static uint64_t hist_total(const uint64_t *hist, int nb)
 {
 	uint64_t n = 0;
 
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+	for (int b = 0; b < nb; b++)
 		n += hist[b];
 	return n;
 }
 
-double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64_t hi)
+double apiprof_stat_quantile_n(const uint64_t *hist, int nb, double q, uint64_t lo, uint64_t hi)
 {
-	uint64_t total = hist_total(hist), below = 0;
+	uint64_t total = hist_total(hist, nb), below = 0;
 	double rank = q * (double)total;
 	int b = 0;
 
 	if (total == 0)
 		return -1;
-	while (b < APIPROF_HIST_BUCKETS - 1 && (hist[b] == 0 || rank > (double)(below + hist[b])))
+	while (b < nb - 1 && (hist[b] == 0 || rank > (double)(below + hist[b])))
 		below += hist[b++];
-	/* The bucket's range, cut to the observed extremes where they overlap
-	 * it (they may not: counters read while the thread ran). */
-	double from = b ? (double)(1ull << b) : 0, to = (double)(1ull << (b + 1));
-	if (lo <= hi && (double)lo < to && (double)hi >= from) {
+	/* The bucket's range, cut to the extremes where they overlap it (they
+	 * may not: counters read while the thread ran). */
+	double from = b ? (double)(1ull << b) : 0, to = 2 * (double)(1ull << b) - 1;
+	if (lo <= hi && (double)lo <= to && (double)hi >= from) {
 		from = (double)lo > from ? (double)lo : from;
 		to = (double)hi < to ? (double)hi : to;
 	}
@@ -68,6 +68,36 @@ double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64
 	if (lo <= hi)
 		v = v < (double)lo ? (double)lo : v > (double)hi ? (double)hi : v;
 	return v;
+}
+
+double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64_t hi)
+{
+	return apiprof_stat_quantile_n(hist, APIPROF_HIST_BUCKETS, q, lo, hi);
+}
+
+void apiprof_stat_size_bounds(const uint64_t *hist, int nb, uint64_t bytes, uint64_t *lo,
+                              uint64_t *hi)
+{
+	int first = -1, last = -1;
+	uint64_t n = 0;
+
+	for (int b = 0; b < nb; b++)
+		if (hist[b]) {
+			first = first < 0 ? b : first;
+			last = b;
+			n += hist[b];
+		}
+	*lo = UINT64_MAX;
+	*hi = 0;
+	if (n == 0)
+		return;
+	*lo = first ? 1ull << first : 0;
+	*hi = 2 * (1ull << last) - 1; /* 2^64 - 1 for the last of 64 */
+	*hi = *hi < bytes ? *hi : bytes;
+	*lo = *lo < *hi ? *lo : *hi;
+	double mean = (double)bytes / (double)n;
+	if (first == last && mean >= (double)*lo && mean <= (double)*hi && mean < 1.8e19)
+		*lo = *hi = (uint64_t)(mean + 0.5);
 }
 
 void apiprof_stat_bounds(uint64_t n, uint64_t sum, uint64_t *lo, uint64_t *hi)

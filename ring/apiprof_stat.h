@@ -45,25 +45,6 @@ static inline uint64_t apiprof_stat_total_ticks(bool sampled, uint64_t ticks, ui
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }
 
-/* The q-quantile (0 < q <= 1) of the sizes counted in a log2 histogram
- * of nb buckets (bucket b: floor(log2(size|1)) == b): the power of two
- * at the bottom of the bucket it falls in (0 for bucket 0, which holds
- * the sizes 0 and 1), so that sizes that are powers of two are exact.
- * 0 when the histogram is empty. */
-static inline uint64_t apiprof_stat_size_quantile(const uint64_t *hist, int nb, double q)
-{
-	uint64_t total = 0, seen = 0;
-
-	for (int b = 0; b < nb; b++)
-		total += hist[b];
-	for (int b = 0; b < nb && total; b++) {
-		seen += hist[b];
-		if ((double)seen >= q * (double)total)
-			return b ? (uint64_t)1 << b : 0;
-	}
-	return 0;
-}
-
 /* The name of errno slot `slot` (apiprof_abi.h) as glibc spells it
  * ("ENOENT"), "other" for slot 0, or the number (written into num) for a
  * value this libc does not name. */
@@ -79,16 +60,21 @@ static inline const char *apiprof_stat_errno_name(int slot, char *num, size_t ca
 
 /* --- quantiles -----------------------------------------------------------
  *
- * Bucket b of a log2 histogram (APIPROF_HIST_BUCKETS of them) holds the
- * durations d with floor(log2(d|1)) == b: [2^b, 2^(b+1)), and [0, 2) for
- * b == 0.  Quantile q (0..1) is found as rank q x n among the n durations:
- * the bucket holding that rank is found on integers, and inside it the
- * durations are taken as spread evenly over the part of the bucket that
- * lies within the observed extremes [lo, hi].  So a quantile never leaves
- * [lo, hi], and where lo == hi (one call) it is that call's duration,
- * whatever the bucket's width.  lo > hi says the extremes are unknown. */
+ * Bucket b of a log2 histogram (APIPROF_HIST_BUCKETS of them for times)
+ * holds the integers v (durations in ticks, or sizes in bytes) with
+ * floor(log2(v|1)) == b: [2^b, 2^(b+1) - 1], and [0, 1] for b == 0.
+ * Quantile q (0..1) is found as rank q x n among the n values: the bucket
+ * holding that rank is found on integers, and inside it the values are
+ * taken as spread evenly over the part of the bucket that lies within the
+ * extremes [lo, hi].  So a quantile never leaves [lo, hi], and where
+ * lo == hi (one call) it is that call's value, whatever the bucket's
+ * width.  lo > hi says the extremes are unknown.  Times and sizes both
+ * take their quantiles from here: times within the observed min and max
+ * (apiprof_stat_bounds), sizes within apiprof_stat_size_bounds. */
 
-/* Quantile q of hist, in ticks, or -1 when hist is empty. */
+/* Quantile q of hist (nb buckets), or -1 when hist is empty. */
+double apiprof_stat_quantile_n(const uint64_t *hist, int nb, double q, uint64_t lo, uint64_t hi);
+/* The same of a histogram of times (APIPROF_HIST_BUCKETS), in ticks. */
 double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64_t hi);
 
 /* Narrows [*lo, *hi], the extremes of a function's calls since the start,
@@ -97,6 +83,15 @@ double apiprof_stat_quantile(const uint64_t *hist, double q, uint64_t lo, uint64
  * sum, so one call took exactly sum.  Left as they are when the figures
  * disagree (counters read while the thread ran) or n is 0. */
 void apiprof_stat_bounds(uint64_t n, uint64_t sum, uint64_t *lo, uint64_t *hi);
+
+/* The extremes of the sizes in hist (nb buckets), whose sum is bytes (no
+ * call's own size is recorded): the bottom of the lowest bucket used and
+ * the top (2^(b+1) - 1) of the highest, at most bytes; and where only one
+ * bucket is used and the mean size bytes / n lies in it (all calls of one
+ * size, as a program's fixed-size reads), the mean, which the quantiles
+ * then are.  Unknown (lo > hi) when hist is empty. */
+void apiprof_stat_size_bounds(const uint64_t *hist, int nb, uint64_t bytes, uint64_t *lo,
+                              uint64_t *hi);
 
 /* --- numbers for people ------------------------------------------------
  *

@@ -467,10 +467,13 @@ static void row_acct(struct top_row *r, double wall_s, const struct top_acct *cu
 	r->fail_rate = wall_s > 0 ? (double)iv->failures / wall_s : 0;
 	r->bytes_p50 = r->bytes_p99 = -1;
 	if (sizes(s)) {
+		uint64_t lo, hi;
+
+		apiprof_stat_size_bounds(s->size_hist, APIPROF_SIZE_BUCKETS, s->bytes, &lo, &hi);
 		r->bytes_p50 =
-		        (double)apiprof_stat_size_quantile(s->size_hist, APIPROF_SIZE_BUCKETS, 0.5);
-		r->bytes_p99 = (double)apiprof_stat_size_quantile(s->size_hist,
-		                                                  APIPROF_SIZE_BUCKETS, 0.99);
+		        apiprof_stat_quantile_n(s->size_hist, APIPROF_SIZE_BUCKETS, 0.5, lo, hi);
+		r->bytes_p99 =
+		        apiprof_stat_quantile_n(s->size_hist, APIPROF_SIZE_BUCKETS, 0.99, lo, hi);
 	}
 	r->top_errno = top_slot(since_start ? cur : iv->failures ? iv : base);
 	memcpy(r->errnos, cur->errnos, sizeof(r->errnos));

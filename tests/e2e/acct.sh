@@ -23,13 +23,17 @@ grep -qx 'read 100000 plain 10 errors 0' "$tmp/bare.txt" || { echo "FAIL: bare r
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = {f["name"]: f for t in doc["threads"] for f in t["functions"] if f["api"] == "acct"}
+# Size quantiles as ring/apiprof_stat.h has them: acct_read's 0, 1696 and
+# 24 x 4096 put p50 at rank 13 of 26, 11/24 into [4096, 8191] (5973), p99
+# 23.74/24 into it (8147); acct_alloc's 10 x 32 (or so), 4 x 1000 and 65536
+# put p50 3/4 into [32, 63] (55), p99 0.85 into [65536, 69856] (the bytes).
 want = {
-    "acct_read": {"calls": 27, "bytes": 100000, "bytes_p50": 4096, "bytes_p99": 4096,
+    "acct_read": {"calls": 27, "bytes": 100000, "bytes_p50": 5973, "bytes_p99": 8147,
                   "bytes_hist": {"0": 1, "1024": 1, "4096": 24},
                   "failures": 1, "errno": {"EBADF": 1}},
     "acct_open": {"calls": 18, "failures": 17, "errno": {"ENOENT": 17}},
     "acct_check": {"calls": 8, "failures": 3, "errno": {"EACCES": 3}},
-    "acct_alloc": {"calls": 15, "bytes": 69856, "bytes_p50": 32, "bytes_p99": 65536,
+    "acct_alloc": {"calls": 15, "bytes": 69856, "bytes_p50": 55, "bytes_p99": 69208,
                    "bytes_hist": {"32": 10, "512": 4, "65536": 1}, "failures": 0},
     "acct_status": {"calls": 6, "failures": 2},
     "acct_plain": {"calls": 10},

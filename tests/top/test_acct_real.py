@@ -19,12 +19,14 @@ import tempfile
 
 from test_batch_real import fail, preload
 
+# Size quantiles as in tests/e2e/acct.sh (ring/apiprof_stat.h).
 WANT = {
-    "acct_read": {"calls": 27, "bytes": 100000, "bytes_p50": 4096, "bytes_p99": 4096,
+    "acct_read": {"calls": 27, "bytes": 100000, "bytes_p50": 5973, "bytes_p99": 8147,
                   "failures": 1, "errno": {"EBADF": 1}},
     "acct_open": {"calls": 18, "failures": 17, "errno": {"ENOENT": 17}},
     "acct_check": {"calls": 8, "failures": 3, "errno": {"EACCES": 3}},
-    "acct_alloc": {"calls": 15, "bytes": 69856, "bytes_p50": 32, "failures": 0},
+    "acct_alloc": {"calls": 15, "bytes": 69856, "bytes_p50": 55, "bytes_p99": 69208,
+                   "failures": 0},
     "acct_status": {"calls": 6, "failures": 2},
     "acct_plain": {"calls": 10},
 }

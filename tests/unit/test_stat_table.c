@@ -60,8 +60,8 @@ static void test_quantile_empty_and_one(void)
 	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 1500, 1500), 1500));
 	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, 1500, 1500), 1500));
 	CHECK(NEAR(apiprof_stat_quantile(h, 1.0, 1500, 1500), 1500));
-	/* Extremes unknown: the middle of the bucket, as before. */
-	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, NONE), 1536));
+	/* Extremes unknown: the middle of the bucket's integers, 1024..2047. */
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, NONE), 1535.5));
 }
 
 static void test_quantile_two(void)
@@ -77,20 +77,68 @@ static void test_quantile_two(void)
 	 * at the max. */
 	h[10] = 1;
 	h[11] = 1;
-	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 1100, 3000), 2048));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 1100, 3000), 2047));
 	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, 1100, 3000), 2048 + 952 * 0.98));
 	/* Extremes that miss the bucket (counters read at different moments):
 	 * still inside them. */
 	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, 5000, 6000), 5000));
-	/* Buckets 0 and 4, unknown extremes: as the plain interpolation. */
+	/* Buckets 0 ([0, 1]) and 4 ([16, 31]), unknown extremes: the plain
+	 * interpolation. */
 	memset(h, 0, sizeof(h));
 	h[0] = 50;
 	h[4] = 50;
-	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, NONE), 2));
-	CHECK(NEAR(apiprof_stat_quantile(h, 0.25, NONE), 1));
-	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, NONE), 31.68));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.5, NONE), 1));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.25, NONE), 0.5));
+	CHECK(NEAR(apiprof_stat_quantile(h, 0.99, NONE), 16 + 15 * 0.98));
 	h[47] = 1;
 	CHECK(apiprof_stat_quantile(h, 1.0, NONE) <= (double)(1ull << 48));
+}
+
+/* q of sizes: hist (nb buckets) summing to bytes, as the runtime and
+ * apiprof-top take it. */
+static double size_q(const uint64_t *hist, int nb, uint64_t bytes, double q)
+{
+	uint64_t lo, hi;
+
+	apiprof_stat_size_bounds(hist, nb, bytes, &lo, &hi);
+	return apiprof_stat_quantile_n(hist, nb, q, lo, hi);
+}
+
+static void test_size_quantile(void)
+{
+	uint64_t h[APIPROF_SIZE_BUCKETS] = {0};
+
+	CHECK(size_q(h, APIPROF_SIZE_BUCKETS, 0, 0.5) == -1);
+	/* 24 reads of 4096 bytes: one bucket, the mean in it: exact. */
+	h[12] = 24;
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 24 * 4096, 0.5), 4096));
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 24 * 4096, 0.99), 4096));
+	/* 10 of 100 bytes: exactly 100, not the bucket's floor 64. */
+	memset(h, 0, sizeof(h));
+	h[6] = 10;
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 1000, 0.5), 100));
+	/* Bucket 0 holds 0 and 1: three calls of 1 byte. */
+	memset(h, 0, sizeof(h));
+	h[0] = 3;
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 3, 0.99), 1));
+	/* acct_read's sizes (tests/e2e/acct.sh): one of 0, one of 1696, 24 of
+	 * 4096, 100000 bytes: rank 13 of 26 is 11/24 into [4096, 8191]. */
+	memset(h, 0, sizeof(h));
+	h[0] = 1;
+	h[10] = 1;
+	h[12] = 24;
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 100000, 0.5), 4096 + 4095 * 11.0 / 24));
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 100000, 0.99), 4096 + 4095 * 23.74 / 24));
+	/* Never above the bytes in all: one call of 5 bytes, one of 9. */
+	memset(h, 0, sizeof(h));
+	h[2] = 1;
+	h[3] = 1;
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 14, 1.0), 14));
+	CHECK(NEAR(size_q(h, APIPROF_SIZE_BUCKETS, 14, 0.5), 7));
+	/* The last of 64 buckets: its top is 2^64 - 1, no overflow. */
+	uint64_t big[APIPROF_HIST_BUCKETS] = {0};
+	big[63] = 2;
+	CHECK(size_q(big, APIPROF_HIST_BUCKETS, UINT64_MAX, 0.5) >= 9.2e18);
 }
 
 static void test_bounds(void)
@@ -237,6 +285,7 @@ int main(void)
 	test_quantile_empty_and_one();
 	test_quantile_two();
 	test_bounds();
+	test_size_quantile();
 	test_table();
 	test_note();
 	if (failures)
