@@ -23,6 +23,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_batch_real import fail, preload  # noqa: E402
 from test_fork_group import json_until, text_until  # noqa: E402
+from test_summary_table import need_dev_shm  # noqa: E402
 
 WORKERS, SIZE = 3, 100000
 PROG = r"""
@@ -140,9 +141,7 @@ def check(o, pids, kind):
 
 def main():
     top, shim = sys.argv[1:3]
-    if not os.access("/dev/shm", os.W_OK):
-        print("skip: /dev/shm not writable")
-        sys.exit(77)
+    need_dev_shm()
     with tempfile.TemporaryDirectory(prefix="apiprof-groupacct-") as tmp:
         path = os.path.join(tmp, "data")
         with open(path, "wb") as f:

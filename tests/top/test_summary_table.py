@@ -73,11 +73,15 @@ def watch(top, pid):
          (N, "\n".join(last)))
 
 
-def main():
-    top, shim = sys.argv[1:3]
+def need_dev_shm():
     if not os.access("/dev/shm", os.W_OK):
         print("skip: /dev/shm not writable")
         sys.exit(77)
+
+
+def main():
+    top, shim = sys.argv[1:3]
+    need_dev_shm()
     with tempfile.TemporaryDirectory(prefix="apiprof-sumtab-") as tmp:
         with open(os.path.join(tmp, "err"), "w") as err:
             p = start(shim, err)
