@@ -66,7 +66,7 @@ static void touch_all(void)
 {
 	for (uint32_t i = 0; i < NFUNCS; i++) {
 		struct apiprof_call c;
-		unsigned how = apiprof_enter_any(&api, &c, i);
+		unsigned how = apiprof_enter_any(&api, &c, i, 0);
 
 		if (how == APIPROF_CALL_TIMED) {
 			apiprof_start(&api, &c, i);

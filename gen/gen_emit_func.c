@@ -8,7 +8,7 @@
  *	apiprof_self.real_NAME                      its pointer, resolved lazily, once
  *	apiprof_missing_NAME()                      stands in when it does not exist
  *	apiprof_get_NAME()                          resolves on first use
- *	apiprof_slow_NAME(ARGS, sp)                 the calls the fast path leaves
+ *	apiprof_slow_NAME(ARGS, sp, ret)            the calls the fast path leaves
  *	RET NAME(PARAMS)                            the exported wrapper
  *
  * The wrapper keeps only the fast path (a call timed in full, or counted in
@@ -68,7 +68,8 @@ static void gen_fn_slow_params(struct gen_fn *e)
 		spec_ctype_format(f->extra[i], spec_buf_str(&d), &e->slow);
 		spec_buf_free(&d);
 	}
-	spec_buf_printf(&e->slow, "%suintptr_t apiprof_sp", f->nparams ? ", " : "");
+	spec_buf_printf(&e->slow, "%suintptr_t apiprof_sp, uintptr_t apiprof_ret",
+	                f->nparams ? ", " : "");
 }
 
 static void gen_fn_lists(struct gen_fn *e)
@@ -293,7 +294,7 @@ static void gen_emit_symver(const struct gen_fn *e)
 }
 
 /* `[RET apiprof_r = ]apiprof_f(ARGS);`, or with `slow`,
- * `[RET apiprof_r = ]apiprof_slow_NAME(ARGS, apiprof_sp());` */
+ * `[RET apiprof_r = ]apiprof_slow_NAME(ARGS, apiprof_sp(), apiprof_caller());` */
 static void gen_emit_call(const struct gen_fn *e, const char *indent, bool slow)
 {
 	struct spec_buf b;
@@ -302,8 +303,8 @@ static void gen_emit_call(const struct gen_fn *e, const char *indent, bool slow)
 	if (e->returns)
 		gen_fn_decl(e, "apiprof_r = ", &b);
 	if (slow)
-		gen_out_printf(e->o, "%s%sapiprof_slow_%s(%s%sapiprof_sp());\n", indent,
-		               spec_buf_str(&b), e->f->cname, spec_buf_str(&e->args),
+		gen_out_printf(e->o, "%s%sapiprof_slow_%s(%s%sapiprof_sp(), apiprof_caller());\n",
+		               indent, spec_buf_str(&b), e->f->cname, spec_buf_str(&e->args),
 		               e->args.len ? ", " : "");
 	else
 		gen_out_printf(e->o, "%s%sapiprof_f(%s);\n", indent, spec_buf_str(&b),
@@ -505,7 +506,7 @@ static void gen_emit_slow(const struct gen_fn *e)
 	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
 	               "\tstruct apiprof_call apiprof_c;\n"
 	               "\tunsigned apiprof_how = apiprof_enter_out(&apiprof_self.api, &apiprof_c, "
-	               "apiprof_sp, %zu);\n\n",
+	               "apiprof_sp, %zu, apiprof_ret);\n\n",
 	               n, n, e->f->row);
 	gen_emit_timed(e, false);
 	gen_emit_call(e, "\t", false);
@@ -531,11 +532,17 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		gen_emit_noreturn_body(e);
 		return;
 	}
-	gen_out_puts(e->o, "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
-	                   "\t\t\t      ? apiprof_enter(&apiprof_self.api, &apiprof_c)\n"
-	                   "\t\t\t      : APIPROF_CALL_OUT;\n");
+	gen_out_printf(e->o,
+	               "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
+	               "\t\t\t      ? apiprof_enter(&apiprof_self.api, &apiprof_c, %zu, "
+	               "apiprof_caller())\n"
+	               "\t\t\t      : APIPROF_CALL_OUT;\n",
+	               e->f->row);
 	gen_emit_timed(e, true);
-	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
+	gen_out_printf(e->o,
+	               "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n"
+	               "\t\tapiprof_start_counted(&apiprof_self.api, &apiprof_c, %zu);\n",
+	               e->f->row);
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_leave(e, "\t\t", "apiprof_leave_counted");
 	gen_emit_return(e, true, true);

@@ -84,6 +84,13 @@
  * reader tells the two apart by that flag alone; either may be lost on
  * its own, and the next snapshot carries both again.
  *
+ * Every function's record is also followed by one with APIPROF_REC_SITES
+ * in flags (issue 23): a struct apiprof_shm_srec with the same header,
+ * carrying the thread's calls of the function by call site and by the
+ * profiled call they were made in (the call tree).  It too may be lost on
+ * its own, or not written for a snapshot (its owner was busy updating it):
+ * the next one carries everything.
+ *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
  * every function index against func_count/func_cap, and never trust a
@@ -95,7 +102,7 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 5u /* 5: APIPROF_REC_ACCT records; 4: pidns and nonce */
+#define APIPROF_SHM_VERSION 6u /* 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT; 4: pidns, nonce */
 #define APIPROF_SHM_PREFIX  "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -192,6 +199,31 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
  * right after the record of the same snapshot of a function that has
  * APIPROF_FUNC_ACCT flags. */
 #define APIPROF_REC_ACCT 0x20u
+/* Not a struct apiprof_shm_rec but a struct apiprof_shm_srec: the call
+ * sites of the same snapshot of a function. */
+#define APIPROF_REC_SITES 0x40u
+
+/* Call sites (issue 23).  A thread's calls of a function are kept by
+ * site, the first APIPROF_SITES different ones it sees, and every other
+ * in one more entry, "(other callers)", so that the sites' calls add up
+ * to the function's.  A site is a key: the return address of the call
+ * (where the caller resumes: the address after its call instruction, in
+ * the process's address space) and the parent, the profiled call of
+ * another api that was in progress on the thread when the call was made
+ * (zlib's deflate for the malloc it calls), which makes the call tree:
+ *
+ *	key = return address << 16 | parent
+ *
+ * parent is 1 + the parent's index in the function table, or one of the
+ * two values below.  A key is never 0, which marks an unused entry.
+ * Return addresses are below 2^47 on x86-64 (below 2^48 the key keeps
+ * them whole); 0 is a call whose site is not known (dynamic mode). */
+#define APIPROF_SITES            16
+#define APIPROF_PARENT_NONE      0xffffu /* no profiled call in progress: a root */
+#define APIPROF_PARENT_UNKNOWN   0xfffeu /* several (the "(other callers)" entry) */
+#define APIPROF_PARENT_MAX       0xfffdu /* the last 1 + index a parent can have */
+#define APIPROF_SITE_ADDR(key)   ((uint64_t)(key) >> 16)
+#define APIPROF_SITE_PARENT(key) ((uint32_t)((key)&0xffffu))
 
 struct apiprof_shm_header {
 	uint64_t magic;       /* APIPROF_SHM_MAGIC */
@@ -292,5 +324,39 @@ struct apiprof_shm_xrec {
 
 _Static_assert(sizeof(struct apiprof_shm_xrec) <= sizeof(struct apiprof_shm_rec),
                "an xrec fits a ring slot");
+
+/* One call site's share of a function's calls.  timed of the calls were
+ * timed and took ticks; when sampling (timed < calls) the site's calls
+ * are an estimate: the calls made between two timed calls are counted at
+ * the site of the first, which is unbiased since the timed calls are
+ * drawn at random.  Without sampling they are exact. */
+struct apiprof_shm_site {
+	uint64_t key; /* see APIPROF_SITES; 0: an unused entry */
+	uint64_t calls;
+	uint64_t ticks;
+	uint64_t timed;
+};
+
+/* The call sites of one thread's calls of one function, in a ring slot
+ * (flags has APIPROF_REC_SITES): the same header as a struct
+ * apiprof_shm_rec and the same snapshot as the record with the same tid,
+ * func and thread_seq.  site[APIPROF_SITES] is "(other callers)": its key
+ * has address 0 and the parent of all of its calls, or
+ * APIPROF_PARENT_UNKNOWN.  The entries' calls add up to `calls`. */
+struct apiprof_shm_srec {
+	uint64_t seq;
+	uint32_t tid;
+	uint32_t func;
+	uint32_t flags; /* APIPROF_REC_SITES | the record's flags */
+	uint32_t thread_seq;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t tick;
+	uint64_t calls; /* as in the record */
+	uint64_t reserved;
+	struct apiprof_shm_site site[APIPROF_SITES + 1];
+};
+
+_Static_assert(sizeof(struct apiprof_shm_srec) <= sizeof(struct apiprof_shm_rec),
+               "an srec fits a ring slot");
 
 #endif /* APIPROF_ABI_H */

@@ -116,6 +116,8 @@ void apiprof_register(struct apiprof_api *api)
 	}
 	uint64_t busy = apiprof_busy_enter();
 	uint32_t id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
+	/* first: the table's rows know their place in it (row_self) */
+	api->func_base = apiprof_func_reserve(api->nfuncs);
 	struct apiprof_tab *fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api) : NULL;
 	if (fold == NULL) {
 		if (!apiprof_xchg_relaxed(&api_state.too_many_warned, 1))
@@ -124,7 +126,6 @@ void apiprof_register(struct apiprof_api *api)
 		apiprof_busy_leave(busy);
 		return;
 	}
-	api->func_base = apiprof_func_reserve(api->nfuncs);
 	api_state.folded[id] = fold;
 	if (apiprof_cas_acq_rel(&api->id, &zero, id)) {
 		apiprof_api_publish(api, id);
@@ -216,7 +217,12 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 {
 	struct apiprof_call c;
 
-	if (idx >= api->nfuncs || apiprof_enter_any(api, &c, idx) == APIPROF_CALL_FORWARD)
+	if (idx >= api->nfuncs)
 		return;
+	unsigned how = apiprof_enter_any(api, &c, idx, 0);
+	if (how == APIPROF_CALL_FORWARD)
+		return;
+	if (how == APIPROF_CALL_TIMED) /* made the innermost call by apiprof_start, not here */
+		apiprof_start_counted(api, &c, idx);
 	apiprof_leave_counted(api, &c, idx);
 }

@@ -40,32 +40,54 @@ struct snap_head {
 	char comm[APIPROF_COMM_MAX];
 };
 
+/* The records of one snapshot of a row: its times (a struct
+ * apiprof_shm_rec), its bytes and failures (a struct apiprof_shm_xrec,
+ * for a row that declares them) and its call sites (a struct
+ * apiprof_shm_srec). */
+enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_KINDS };
+
+/* The payload of a record of kind k; false when there is none this time
+ * (the row's owner was changing its sites). */
+static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i,
+                     enum rec_kind k, bool folded)
+{
+	if (k == REC_ACCT)
+		apiprof_tab_read_xrec((struct apiprof_shm_xrec *)r, tab, i);
+	else if (k == REC_SITES)
+		return apiprof_tab_read_srec((struct apiprof_shm_srec *)r, tab, i,
+		                             apiprof_mode & APIPROF_MODE_SAMPLE, folded);
+	else
+		apiprof_tab_read_rec(r, tab, i);
+	return true;
+}
+
 /* Reserves a ring slot and fills it with row i of tab as function func,
- * marked with the call in progress in that row if any (b, else NULL), in
- * place: a record is 608 bytes, too much for the stack of a thread on
- * its way out (see the README's stack bound).  With `acct`, the row's
- * bytes and failures (a struct apiprof_shm_xrec) instead of its times.
- * The caller commits or abandons the slot; NULL when the ring dropped the
- * record. */
+ * a record of kind k, marked with the call in progress in that row if any
+ * (b, else NULL), in place: a record is 608 bytes, too much for the stack
+ * of a thread on its way out (see the README's stack bound).  The caller
+ * commits or abandons the slot; NULL when the ring dropped the record or
+ * it had no payload. */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       const struct apiprof_busy *b, bool acct, uint64_t *pos)
+                                       const struct apiprof_busy *b, enum rec_kind k, uint64_t *pos)
 {
+	static const uint32_t kind_flags[REC_KINDS] = {0, APIPROF_REC_ACCT, APIPROF_REC_SITES};
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
 
 	if (r == NULL)
 		return NULL;
 	r->tid = sh->tid;
 	r->func = func;
-	r->flags = sh->flags | (acct ? APIPROF_REC_ACCT : b ? APIPROF_REC_BUSY | b->bound : 0);
-	r->busy_since = b && !acct ? b->since : 0;
+	r->flags =
+	        sh->flags | kind_flags[k] | (k == REC_TIMES && b ? APIPROF_REC_BUSY | b->bound : 0);
+	r->busy_since = b && k == REC_TIMES ? b->since : 0;
 	r->thread_seq = sh->thread_seq;
 	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
 	r->tick = sh->tick;
-	if (acct)
-		apiprof_tab_read_xrec((struct apiprof_shm_xrec *)r, tab, i);
-	else
-		apiprof_tab_read_rec(r, tab, i);
+	if (!rec_fill(r, tab, i, k, sh->flags & APIPROF_REC_FOLDED)) {
+		apiprof_ring_abandon(h, r, *pos);
+		return NULL;
+	}
 	return r;
 }
 
@@ -80,12 +102,12 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 	return apiprof_load_acquire(&th->gen) == gen;
 }
 
-/* Row i of th's table as a record (with `acct`, its bytes and failures).
- * False when the entry was reset under us (a new thread took it): the
- * copy is dropped, and so is the rest. */
+/* Row i of th's table as a record of kind k.  False when the entry was
+ * reset under us (a new thread took it): the copy is dropped, and so is
+ * the rest. */
 static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b, bool acct)
+                      uint32_t i, const struct apiprof_busy *b, enum rec_kind k)
 {
 	uint64_t pos;
 
@@ -93,7 +115,7 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		return false;
 	if (func >= h->func_cap)
 		return true;
-	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, acct, &pos);
+	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, k, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
 		apiprof_ring_abandon(h, r, pos);
 		return false;
@@ -104,13 +126,14 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 }
 
 /* Row i's record, then for a row that declares bytes or failures its
- * APIPROF_REC_ACCT record. */
+ * APIPROF_REC_ACCT record, then its call sites. */
 static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
                       uint32_t i, const struct apiprof_busy *b)
 {
-	return flush_rec(h, th, gen, sh, func, tab, i, b, false) &&
-	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, NULL, true));
+	return flush_rec(h, th, gen, sh, func, tab, i, b, REC_TIMES) &&
+	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_ACCT)) &&
+	       flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES);
 }
 
 /* The call in progress of api id on th that the flusher's scan found (b:
@@ -201,7 +224,9 @@ void apiprof_flush_folded(void)
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
-			for (int k = 0; k <= row_acct(tab, i); k++) {
+			for (enum rec_kind k = REC_TIMES; k < REC_KINDS; k++) {
+				if (k == REC_ACCT && !row_acct(tab, i))
+					continue;
 				struct apiprof_shm_rec *r =
 				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
 				if (r != NULL)

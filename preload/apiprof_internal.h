@@ -79,8 +79,27 @@ APIPROF_HIDDEN void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apip
                                           uint32_t i);
 APIPROF_HIDDEN void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab,
                                           uint32_t i);
-/* Adds row i of src into row i of dst. */
-APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i);
+/* Adds row i of src into row i of dst (sampled: the process samples). */
+APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
+                                     bool sampled);
+/* Row i's timed calls: its histogram's count. */
+APIPROF_HIDDEN uint64_t apiprof_tab_timed(struct apiprof_tab *tab, uint32_t i);
+
+/* --- call sites and the call tree (apiprof_sites.c) -------------------- */
+/* Row i's calls by site into a ring slot's entries and calls, with the
+ * run in progress (not for an api's folded totals, which have none);
+ * false when its owner kept changing it. */
+APIPROF_HIDDEN bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab,
+                                          uint32_t i, bool sampled, bool folded);
+/* A run of calls from one site (key) that its entry does not have yet. */
+struct apiprof_srec_run {
+	uint64_t key, calls, ticks, timed;
+};
+APIPROF_HIDDEN void apiprof_srec_add_run(struct apiprof_shm_srec *dst,
+                                         const struct apiprof_srec_run *run);
+APIPROF_HIDDEN void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
+                                       bool sampled);
+APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
@@ -298,8 +317,11 @@ static inline struct apiprof_tls *apiprof_tls_self(void)
 APIPROF_HIDDEN void apiprof_sample_draw(struct apiprof_tls *t);
 /* Ends the call in progress of api id on this thread, which a jump has
  * abandoned: counted in row `row` with no time (not counted when the row
- * is UINT32_MAX, or not the api's), the frame word idle again. */
-APIPROF_HIDDEN void apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row);
+ * is UINT32_MAX, or not the api's), the frame word idle again.  Returns
+ * the call it was made in (what the thread's `cur` goes back to when it
+ * was the outermost call abandoned), 0 when the row is not known. */
+APIPROF_HIDDEN uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row);
+APIPROF_HIDDEN void apiprof_cur_after_abandon(struct apiprof_tls *t, uint64_t parent);
 /* The row of the call in progress of api id, when it was entered out of
  * line, else UINT32_MAX. */
 APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);

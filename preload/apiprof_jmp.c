@@ -143,7 +143,9 @@ static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uint
 	return api != NULL ? inline_row(api, frame, low) : UINT32_MAX;
 }
 
-/* Ends the calls of this thread that the jump to env abandons. */
+/* Ends the calls of this thread that the jump to env abandons.  The
+ * thread's innermost call becomes the one the outermost of them (the
+ * highest frame: stacks grow down) was made in, when its row is known. */
 static void jump(const void *env)
 {
 	uintptr_t cur = apiprof_sp();
@@ -156,12 +158,21 @@ static void jump(const void *env)
 	struct apiprof_tls *t = apiprof_tls_self();
 	uintptr_t tgt = jmp_target(env);
 	uint64_t busy = apiprof_busy_enter();
+	uintptr_t top = 0;
+	uint64_t parent = 0;
 	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
 		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
-		if (t->api[id].frame > APIPROF_FRAME_IDLE && unwound(frame, cur, tgt))
-			apiprof_abandon(t, id, row_of(t, id, frame, frame > cur ? cur : 0));
+		if (t->api[id].frame <= APIPROF_FRAME_IDLE || !unwound(frame, cur, tgt))
+			continue;
+		uint64_t p = apiprof_abandon(t, id, row_of(t, id, frame, frame > cur ? cur : 0));
+		if (frame > top) {
+			top = frame;
+			parent = p;
+		}
 	}
+	if (top != 0)
+		apiprof_cur_after_abandon(t, parent);
 	apiprof_busy_leave(busy);
 }
 

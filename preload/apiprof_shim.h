@@ -122,6 +122,7 @@ struct apiprof_fstat {
 struct apiprof_tab {
 	uint64_t sink;
 	int64_t due;
+	struct apiprof_sites *sites; /* row i's call sites: sites[i] (out of line) */
 	uint64_t calls[];
 };
 
@@ -129,21 +130,41 @@ struct apiprof_tab {
  * "errno" (APIPROF_FUNC_ACCT): allocated with the table, after its counts,
  * for those rows only, so the others are no bigger (apiprof_tab.c). */
 struct apiprof_acct {
+	uint64_t bytes;                           /* sizes of the calls that did not fail */
+	uint64_t failures;                        /* calls that failed */
 	uint64_t size_hist[APIPROF_HIST_BUCKETS]; /* log2 buckets, as hist */
 	uint64_t errnos[APIPROF_ERRNO_SLOTS];     /* failed calls by errno slot */
 };
 
+/* A row's calls by call site (see APIPROF_SITES in apiprof_abi.h), kept
+ * run by run: the inline way out only compares the site of a call with
+ * the row's `last`, the site of the run of calls in progress, and comes
+ * out of line (apiprof_site_switch) when it differs, to add the run that
+ * ends to its entry.  A run's figures are the row's since the run began
+ * (the marks), so a call of the same site as the one before adds nothing.
+ * Only the owner writes it; a reader copies it between two equal even
+ * values of gen (apiprof_sites.c has both halves). */
+struct apiprof_sites {
+	uint64_t gen;                                    /* odd while the owner writes */
+	uint64_t mark_calls, mark_ticks, mark_timed;     /* the row's when the run began */
+	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
+};
+
 /* 9 cache lines: the times in the first, the histogram in the other 8.
- * bytes and failures share the times' line, which a timed call writes
- * anyway; acct is NULL unless the row declares them. */
+ * What a call's way in keeps for its way out shares the times' line,
+ * which a timed call writes anyway; acct is NULL unless the row declares
+ * bytes or failures. */
 struct apiprof_cold {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	uint64_t bytes;            /* sizes of the calls that did not fail */
-	uint64_t failures;         /* calls that failed */
+	/* The call tree: the thread's innermost outermost call (struct
+	 * apiprof_tls's `cur`) as this row's call found it, put back by its
+	 * way out; only this thread writes it. */
+	uint64_t parent;
+	uint64_t last;             /* the site key of the run in progress, 0: none yet */
 	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
-	uint64_t pad[1];
+	uint64_t self;             /* what `cur` says while this row's call runs: 1 + func */
 	/* The first timestamp of the row's latest timed call, stored as it
 	 * starts (apiprof_start) and read back by its way out: a nested
 	 * call never stores it (it goes out of line), and only this thread
@@ -162,6 +183,12 @@ static inline struct apiprof_cold *apiprof_tab_cold(struct apiprof_tab *tab, uin
 {
 	return (struct apiprof_cold *)tab - (i + 1);
 }
+
+/* A thread's slot for one api (struct apiprof_tls says how it is used). */
+struct apiprof_tls_api {
+	struct apiprof_tab *tab; /* this thread's table */
+	uintptr_t frame;         /* 0, APIPROF_FRAME_IDLE or a stack address (| SLOW) */
+};
 
 /* The per-thread hot state: at a fixed offset from the thread pointer in
  * every thread (static TLS), so one %fs-relative access reaches it.  The
@@ -192,10 +219,15 @@ struct apiprof_tls {
 	 * which takes its place (apiprof_slow.c).  So one compare with IDLE
 	 * tells both "has a table" and "not nested", and entering and
 	 * leaving are one store each. */
-	struct apiprof_tls_api {
-		struct apiprof_tab *tab; /* this thread's table; api[0].tab stays NULL */
-		uintptr_t frame;         /* 0, APIPROF_FRAME_IDLE or a stack address (| SLOW) */
-	} api[APIPROF_MAX_APIS];
+	/* api[0], which no api has, is the innermost call in progress of
+	 * any api on the thread (a parent, APIPROF_SITES): the row's `self`
+	 * while its outermost call runs, APIPROF_PARENT_NONE when none does,
+	 * and 0 before the thread's first table.  On the first line, which
+	 * every call reads. */
+	union {
+		struct apiprof_tls_api api[APIPROF_MAX_APIS];
+		uint64_t cur;
+	};
 	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
 	uint32_t reserved;
 };
@@ -252,7 +284,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 13u /* 13: struct apiprof_cold's bytes, failures and acct */
+#define APIPROF_SHIM_ABI 14u /* 14: call sites and the call tree; 13: bytes and failures */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -281,6 +313,13 @@ struct apiprof_call {
 	 * apiprof_start, which then need not load it again: set by
 	 * apiprof_enter and apiprof_enter_out, never by the runtime. */
 	uintptr_t slot;
+	/* The thread's innermost call when this one is made (its parent),
+	 * from the way in to apiprof_start, which makes this call the
+	 * innermost; where the thread's struct apiprof_tls is
+	 * (apiprof_tls_of) and its table for the api: set with slot. */
+	uint64_t parent;
+	uintptr_t tls;
+	struct apiprof_tab *tab;
 };
 
 /* Runtime entry points (exported by libapiprof.so). */
@@ -343,6 +382,11 @@ APIPROF_INLINE void apiprof_add(uint64_t *p, uint64_t v)
 	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v));
 }
 
+/* Where the wrapper returns to: its caller's address right after the
+ * call (the PLT stub jumps, so it is the caller's own), a call site.
+ * Read where it is used, from the stack, not kept across the real call. */
+#define apiprof_caller() ((uintptr_t)__builtin_return_address(0))
+
 /* The stack pointer, to tell a nested call (deeper) from one that an
  * unwinding left behind; one instruction, and it keeps the call state out
  * of memory, which taking an address would not. */
@@ -366,8 +410,28 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
  * apiprof_how, for a call of row idx from stack address sp (the
  * wrapper's); apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
 APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
-                                           uintptr_t sp, uint32_t idx);
+                                           uintptr_t sp, uint32_t idx, uintptr_t ret);
 APIPROF_EXPORT void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx);
+/* A timed call of row idx of tab about to start from another site than
+ * the run in progress (apiprof_site): the run ends, and one of key begins
+ * with this call.  apiprof_sites.c. */
+APIPROF_EXPORT void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key);
+
+/* The call site of a timed call of row idx about to start, made from
+ * return address ret while `parent` was in progress: nothing when it is
+ * the site of the run in progress (its figures are the row's since the
+ * run began), else out of line, where the run that ends is added to its
+ * entry.  On the way in, before the clock: the way out then has nothing
+ * to call, and keeps no register across a call. */
+static inline __attribute__((always_inline)) void
+apiprof_site(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint64_t parent)
+{
+	uint64_t key = ret << 16 | parent;
+
+	if (__builtin_expect(
+	            key != __atomic_load_n(&apiprof_tab_cold(tab, idx)->last, __ATOMIC_RELAXED), 0))
+		apiprof_site_switch(tab, idx, key);
+}
 
 /* Loads, stores and compares of the calling thread's state, at an offset
  * from %fs.  Inline asm rather than GCC's __seg_fs: the sanitizers would
@@ -457,6 +521,41 @@ APIPROF_INLINE struct apiprof_tab *apiprof_tab_at(uintptr_t slot)
 	return (struct apiprof_tab *)apiprof_fs_load(slot + APIPROF_SLOT_TAB);
 }
 
+#define APIPROF_TLS_CUR offsetof(struct apiprof_tls, cur)
+
+/* The thread's innermost call (t: its struct apiprof_tls), and setting it. */
+APIPROF_INLINE uint64_t apiprof_cur(uintptr_t t)
+{
+	uint64_t v;
+
+	__asm__ volatile("movq %%fs:%c2(%1), %0" : "=r"(v) : "r"(t), "i"(APIPROF_TLS_CUR));
+	return v;
+}
+
+APIPROF_INLINE void apiprof_cur_set(uintptr_t t, uint64_t v)
+{
+	__asm__ volatile("movq %1, %%fs:%c2(%0)"
+	                 :
+	                 : "r"(t), "r"(v), "i"(APIPROF_TLS_CUR)
+	                 : "memory");
+}
+
+/* Makes the call of row s the thread's innermost call in progress (a
+ * parent of the calls made inside it), keeping `parent`, the one it was
+ * made in, for the way out: two stores, one to the row's first line,
+ * which the way out reads anyway, and one to the thread's first line. */
+APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_cold *s, uint64_t parent)
+{
+	apiprof_store(&s->parent, parent);
+	apiprof_cur_set(t, apiprof_load(&s->self));
+}
+
+/* Puts back the call the call of row s was made in. */
+APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_cold *s)
+{
+	apiprof_cur_set(apiprof_tls_of(api), apiprof_load(&s->parent));
+}
+
 /* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
  * *neg tell whether the result is 0 or, taken as signed, negative: the
  * flags of the one instruction, so nothing is loaded or compared again. */
@@ -468,21 +567,45 @@ APIPROF_INLINE void apiprof_countdown_dec(uintptr_t t, _Bool *zero, _Bool *neg)
 	                 : "memory");
 }
 
-/* Decides what this call is (enum apiprof_how) as far as the inline fast
- * path can.  The common case, a thread in the default mode with its table
- * and not already inside the api, costs two compares: the guard word
- * with 0 and the api's frame word with IDLE.  Sampled mode's untimed
+/* Sampled mode: a timed call that goes out of line after all (its site
+ * changed) is timed there: the countdown it took to 0 is put back to 1,
+ * which the out-of-line way in takes down to 0 again. */
+APIPROF_INLINE void apiprof_countdown_undo(uintptr_t t)
+{
+	__asm__ volatile("movl $1, %%fs:%c1(%0)" : : "r"(t), "i"(APIPROF_TLS_COUNTDOWN) : "memory");
+}
+
+/* Whether a timed call of row idx from return address ret continues the
+ * run of calls in progress (apiprof_site): the inline way in times only
+ * those, and leaves the others out of line, where the switch to a new
+ * run keeps no register of the wrapper's (its arguments are live).  The
+ * parent, the thread's innermost call, is kept in c for apiprof_start. */
+APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
+{
+	c->tab = apiprof_tab_at(c->slot);
+	c->parent = apiprof_cur(c->tls);
+	return ((uint64_t)ret << 16 | c->parent) ==
+	       apiprof_load(&apiprof_tab_cold(c->tab, idx)->last);
+}
+
+/* Decides what a call of row idx from return address ret is (enum
+ * apiprof_how) as far as the inline fast path can.  The common case, a
+ * thread in the default mode with its table and not already inside the
+ * api, costs three compares: the guard word with 0, the api's frame word
+ * with IDLE and the call's site with the run's.  Sampled mode's untimed
  * calls, and the timed call its countdown comes down to, stay inline as
  * well.  Anything else is APIPROF_CALL_OUT, for apiprof_enter_slow.  *c is
  * the caller's to fill in (apiprof_start). */
-APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c)
+APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c, uint32_t idx,
+                                      uintptr_t ret)
 {
 	uintptr_t t = apiprof_tls_of(api);
 	uintptr_t slot = apiprof_slot_of(api);
 
 	c->slot = slot;
+	c->tls = t;
 	if (apiprof_likely(apiprof_guard_is(t, 0))) {
-		if (apiprof_unlikely(!apiprof_frame_idle(slot)))
+		if (apiprof_unlikely(!apiprof_frame_idle(slot) || !apiprof_same_site(c, idx, ret)))
 			return APIPROF_CALL_OUT;
 		apiprof_frame_enter(slot);
 		return APIPROF_CALL_TIMED;
@@ -492,6 +615,10 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 
 		/* Countdowns are at most 2N-2 < 2^31: only 0 comes out negative */
 		apiprof_countdown_dec(t, &timed, &draw);
+		if (apiprof_unlikely(timed) && !apiprof_same_site(c, idx, ret)) {
+			apiprof_countdown_undo(t);
+			return APIPROF_CALL_OUT;
+		}
 		if (apiprof_likely(!draw)) {
 			apiprof_frame_enter(slot);
 			return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
@@ -504,17 +631,37 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
  * caller with a single body (dynamic mode's handlers).  The slow path fills
  * in a copy of the call state: were the address of the caller's own passed
  * out of line, the compiler would keep it in memory. */
+APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct apiprof_call *c,
+                                          uint32_t idx);
+
+/* The call state after the out-of-line way in (how), which may have
+ * given the thread its table just now, and has made a counted call the
+ * innermost already (the parent is then in its row). */
+APIPROF_INLINE void apiprof_call_fill(const struct apiprof_api *api, struct apiprof_call *c,
+                                      unsigned how, uint32_t idx)
+{
+	c->slot = apiprof_slot_of(api);
+	c->tls = apiprof_tls_of(api);
+	c->tab = apiprof_tab_at(c->slot);
+	if (how == APIPROF_CALL_COUNTED)
+		c->parent = apiprof_load(&apiprof_tab_cold(c->tab, idx)->parent);
+	else if (how != APIPROF_CALL_FORWARD)
+		c->parent = apiprof_cur(c->tls);
+}
+
 APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apiprof_call *c,
-                                          uint32_t idx)
+                                          uint32_t idx, uintptr_t ret)
 {
 	struct apiprof_call tmp;
-	unsigned how = apiprof_enter(api, c);
+	unsigned how = apiprof_enter(api, c, idx, ret);
 
+	if (apiprof_likely(how == APIPROF_CALL_COUNTED))
+		apiprof_start_counted(api, c, idx); /* out of line, how_of does it */
 	if (apiprof_likely(how != APIPROF_CALL_OUT))
 		return how;
-	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx);
+	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
 	c->t0 = tmp.t0;
-	c->slot = apiprof_slot_of(api);
+	apiprof_call_fill(api, c, how, idx);
 	return how;
 }
 
@@ -522,11 +669,11 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
  * sp: fills in the slot as apiprof_enter does (the api may have got it
  * just now, with the thread's first call). */
 APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apiprof_call *c,
-                                          uintptr_t sp, uint32_t idx)
+                                          uintptr_t sp, uint32_t idx, uintptr_t ret)
 {
-	unsigned how = apiprof_enter_slow(api, c, sp, idx);
+	unsigned how = apiprof_enter_slow(api, c, sp, idx, ret);
 
-	c->slot = apiprof_slot_of(api);
+	apiprof_call_fill(api, c, how, idx);
 	return how;
 }
 
@@ -540,11 +687,22 @@ APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apipro
 APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_call *c,
                                   uint32_t idx)
 {
-	struct apiprof_tab *tab = apiprof_tab_at(c->slot);
+	struct apiprof_cold *s = apiprof_tab_cold(c->tab, idx);
 
 	(void)api;
+	apiprof_push(c->tls, s, c->parent);
 	c->t0 = __rdtsc();
-	apiprof_store(&apiprof_tab_cold(tab, idx)->t0, c->t0);
+	apiprof_store(&s->t0, c->t0);
+}
+
+/* The way in of an APIPROF_CALL_COUNTED call of row idx (sampled mode,
+ * between two timed calls): the call is a parent too. */
+APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct apiprof_call *c,
+                                          uint32_t idx)
+{
+	(void)api;
+	c->parent = apiprof_cur(c->tls);
+	apiprof_push(c->tls, apiprof_tab_cold(apiprof_tab_at(c->slot), idx), c->parent);
 }
 
 /* Counts a duration in its histogram bucket.  The increment of a bucket
@@ -576,34 +734,43 @@ APIPROF_INLINE void apiprof_record_time(struct apiprof_cold *s, uint64_t d)
 }
 
 /* Ends an APIPROF_CALL_TIMED call of row idx of api.  `calls` is added
- * last (the adds are volatile asm, so they stay in order, and x86 keeps
- * stores in order): the runtime reads calls first, so a snapshot never has
- * more calls than timed ones. */
+ * after the times (the adds are volatile
+ * asm, so they stay in order, and x86 keeps stores in order): the runtime
+ * reads calls first, so a snapshot never has more calls than timed ones.
+ * The parent is put back before the frame is idle: a signal handler's
+ * call in between is nested in this one or made in its parent. */
 APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct apiprof_call *c,
                                   uint32_t idx)
 {
 	uint64_t t1 = __rdtsc();
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 	/* a plain load, which the subtraction takes as its operand: only
 	 * this thread writes the word */
-	uint64_t d = t1 - apiprof_tab_cold(tab, idx)->t0;
+	uint64_t d = t1 - s->t0;
 
 	(void)c;
-
+	apiprof_pop(api, s);
 	apiprof_hist_defer(tab, idx, d);
-	apiprof_record_time(apiprof_tab_cold(tab, idx), d);
+	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 }
 
-/* Ends an APIPROF_CALL_COUNTED call of row idx of api. */
+/* Ends an APIPROF_CALL_COUNTED call of row idx of api.  Its site is not
+ * looked at: sampled mode counts the calls between two timed ones at the
+ * site of the first (struct apiprof_shm_site says why that is fair).  The
+ * parent comes back from c, in a register across the real call, not from
+ * the row: loaded from the row, where the way in has just stored it, it
+ * would make every call wait for the one before through two stores and
+ * their loads (cur, then the row), which an untimed call would notice. */
 APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
                                           const struct apiprof_call *c, uint32_t idx)
 {
 	uintptr_t slot = apiprof_slot_of(api);
 
-	(void)c;
+	apiprof_cur_set(apiprof_tls_of(api), c->parent);
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
 }
@@ -689,13 +856,15 @@ APIPROF_INLINE unsigned apiprof_errno_slot(int e)
 APIPROF_INLINE void apiprof_acct_add(struct apiprof_cold *s, _Bool failed, _Bool err, uint64_t n,
                                      _Bool sized)
 {
+	struct apiprof_acct *a = s->acct;
+
 	if (apiprof_unlikely(failed)) {
-		apiprof_add(&s->failures, 1);
+		apiprof_add(&a->failures, 1);
 		if (err)
-			apiprof_add(&s->acct->errnos[apiprof_errno_slot(errno)], 1);
+			apiprof_add(&a->errnos[apiprof_errno_slot(errno)], 1);
 	} else if (sized) {
-		apiprof_add(&s->bytes, n);
-		apiprof_add(&s->acct->size_hist[apiprof_hist_bucket(n)], 1);
+		apiprof_add(&a->bytes, n);
+		apiprof_add(&a->size_hist[apiprof_hist_bucket(n)], 1);
 	}
 }
 
@@ -712,6 +881,7 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
 	(void)c;
+	apiprof_pop(api, s);
 	apiprof_hist_defer(tab, idx, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
@@ -728,7 +898,7 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 
-	(void)c;
+	apiprof_cur_set(apiprof_tls_of(api), c->parent); /* as apiprof_leave_counted */
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 	apiprof_acct_add(apiprof_tab_cold(tab, idx), failed, err, n, sized);

@@ -96,14 +96,33 @@ uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id)
 	return self_of(t)->slow_row[id];
 }
 
-void apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
+/* The thread's innermost call after calls were abandoned, the outermost
+ * of which was made in `parent` (0: not known, its row was not): none
+ * when no call is in progress any more, else one the call tree cannot
+ * name until that call ends and puts its own parent back. */
+void apiprof_cur_after_abandon(struct apiprof_tls *t, uint64_t parent)
+{
+	bool any = false;
+
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++)
+		any |= t->api[id].frame > APIPROF_FRAME_IDLE;
+	if (parent == 0)
+		parent = any ? APIPROF_PARENT_UNKNOWN : APIPROF_PARENT_NONE;
+	t->cur = parent;
+}
+
+uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 {
 	const struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tls_api *s = &t->api[id];
+	uint64_t parent = 0;
 
-	if (api != NULL && row < api->nfuncs && s->tab != NULL)
+	if (api != NULL && row < api->nfuncs && s->tab != NULL) {
 		apiprof_add(&s->tab->calls[row], 1);
+		parent = apiprof_load(&apiprof_tab_cold(s->tab, row)->parent);
+	}
 	s->frame = APIPROF_FRAME_IDLE;
+	return parent;
 }
 
 /* A call of api id from stack address sp while the thread's frame word
@@ -111,7 +130,9 @@ void apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
  * nested in it; one at or above it finds a frame that an unwinding the
  * longjmp hooks did not see (a C++ exception) left behind (stacks grow
  * down; a frame at the same address cannot be nested in itself): that
- * call is ended, counted if its row is known, and this one takes its
+ * call is ended, not counted (its row is known only when it came out of
+ * line, which a change of call site also does: counting those would make
+ * the count depend on where the calls came from), and this one takes its
  * place.  A signal handler's call on the alternate stack is nested in the
  * call it interrupted wherever that stack lies, as it is on the thread's
  * own stack (below the interrupted call).  Out of the way of sampled
@@ -122,7 +143,12 @@ static __attribute__((noinline, cold)) bool nested(struct apiprof_tls *t, uint32
 
 	if (sp < frame || handler_off_frame(frame))
 		return true;
-	apiprof_abandon(t, id, apiprof_slow_row(t, id));
+	uint32_t row = apiprof_slow_row(t, id);
+	uint64_t parent = row != UINT32_MAX
+	                          ? apiprof_load(&apiprof_tab_cold(t->api[id].tab, row)->parent)
+	                          : 0;
+	apiprof_abandon(t, id, UINT32_MAX);
+	apiprof_cur_after_abandon(t, parent);
 	return false;
 }
 
@@ -141,25 +167,46 @@ static void frame_enter(struct apiprof_tls *t, uint32_t id, uintptr_t sp, uint32
 	t->api[id].frame = sp | APIPROF_FRAME_SLOW;
 }
 
+/* Makes the call of row s the thread's innermost, as apiprof_push does
+ * inline for the calls that apiprof_start starts. */
+static void push(struct apiprof_tls *t, struct apiprof_cold *s)
+{
+	apiprof_store(&s->parent, t->cur);
+	t->cur = apiprof_load(&s->self);
+}
+
 /* What a call of row idx of api id that passed the guards is, by the
  * thread's mode.  A call timed here keeps its start in the row, as
- * apiprof_start does inline. */
-static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx)
+ * apiprof_start does inline; one the wrapper's apiprof_start does not
+ * start is made the innermost call here. */
+static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
+                       uintptr_t ret)
 {
 	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
+	struct apiprof_tab *tab = t->api[id].tab;
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 
-	if (!(t->guard & APIPROF_GUARD_SLOW))
+	if (!(t->guard & APIPROF_GUARD_SLOW)) {
+		if (timed) /* its site, which may be why it came here */
+			apiprof_site(tab, idx, ret, t->cur);
+		else
+			push(t, s);
 		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
+	}
+	uint64_t parent = t->cur;
+	push(t, s);
+	if (timed) /* as apiprof_start does inline */
+		apiprof_site(tab, idx, ret, parent);
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
 	if (timed)
-		apiprof_store(&apiprof_tab_cold(t->api[id].tab, idx)->t0, c->t0);
+		apiprof_store(&s->t0, c->t0);
 	return APIPROF_CALL_SLOW;
 }
 
 /* Every case of a call that left the inline path: not started, runtime
  * busy, first call, a frame in progress. */
 static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, struct apiprof_call *c,
-                                                    uintptr_t sp, uint32_t idx)
+                                                    uintptr_t sp, uint32_t idx, uintptr_t ret)
 {
 	uint32_t id = apiprof_load_acquire(&api->id);
 
@@ -178,7 +225,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 		return APIPROF_CALL_FORWARD;
 	}
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c, id, idx);
+	return how_of(t, c, id, idx, ret);
 }
 
 /* The common case first, with no call on its way, so that it saves no
@@ -186,31 +233,33 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
  * clock's calls, on a started runtime, by a thread with its table and no
  * call of the api in progress.  Everything else is enter_any's. */
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
-                            uint32_t idx)
+                            uint32_t idx, uintptr_t ret)
 {
 	uint32_t id = apiprof_load_acquire(&api->id);
 
 	if (!apiprof_started() || !apiprof_tls_ok())
-		return enter_any(api, c, sp, idx);
+		return enter_any(api, c, sp, idx, ret);
 	struct apiprof_tls *t = apiprof_tls_self();
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
-		return enter_any(api, c, sp, idx);
+		return enter_any(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c, id, idx);
+	return how_of(t, c, id, idx, ret);
 }
 
 void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx)
 {
 	struct apiprof_tls *t = apiprof_tls_self();
 	struct apiprof_tls_api *s = &t->api[apiprof_load_acquire(&api->id)];
+	struct apiprof_cold *row = apiprof_tab_cold(s->tab, idx);
 
 	if (t0 != 0) {
 		uint64_t d = tick(t) - t0;
 
 		apiprof_hist_defer(s->tab, idx, d);
-		apiprof_record_time(apiprof_tab_cold(s->tab, idx), d);
+		apiprof_record_time(row, d);
 	}
+	t->cur = apiprof_load(&row->parent);
 	apiprof_add(&s->tab->calls[idx], 1);
 	s->frame = APIPROF_FRAME_IDLE;
 }

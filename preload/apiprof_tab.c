@@ -16,11 +16,20 @@
 /* A table of n rows (see struct apiprof_tab), zeroed word by word with
  * relaxed stores, not memset: when an entry is reset for a new thread the
  * flusher may be reading it (and will discard what it read, seeing the
- * generation change).  A row's start (t0) is kept: a fork child resets
- * its thread's tables while a call of that thread may be in progress
- * (fork itself, profiled), whose way out reads it.  So is its acct
- * pointer, never written again (the flusher may be reading it): the area
- * stays where the table was made with it. */
+ * generation change).  A row's start (t0) and parent are kept: a fork
+ * child resets its thread's tables while a call of that thread may be in
+ * progress (fork itself, profiled), whose way out reads them.  So are its
+ * acct pointer and self, never written again (the flusher may be reading
+ * them): the area stays where the table was made with it. */
+static bool cold_kept(size_t word)
+{
+	size_t k = word * sizeof(uint64_t);
+
+	return k == offsetof(struct apiprof_cold, t0) || k == offsetof(struct apiprof_cold, acct) ||
+	       k == offsetof(struct apiprof_cold, parent) ||
+	       k == offsetof(struct apiprof_cold, self);
+}
+
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 {
 	apiprof_store(&tab->sink, 0);
@@ -32,12 +41,12 @@ void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 
 		apiprof_store(&tab->calls[i], 0);
 		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
-			if (k != offsetof(struct apiprof_cold, t0) / sizeof(uint64_t) &&
-			    k != offsetof(struct apiprof_cold, acct) / sizeof(uint64_t))
+			if (!cold_kept(k))
 				apiprof_store(&w[k], 0);
 		apiprof_store(&c->min_ticks, UINT64_MAX);
 		for (size_t k = 0; a != NULL && k < sizeof *a / sizeof(uint64_t); k++)
 			apiprof_store((uint64_t *)a + k, 0);
+		apiprof_sites_init(tab, i);
 	}
 }
 
@@ -50,24 +59,42 @@ static uint32_t acct_rows(const struct apiprof_api *api)
 	return k;
 }
 
-/* The cold rows, then the head and the counts, then an acct area for each
- * row that declares bytes or failures.  The arena's blocks are 64-byte
- * aligned and a cold row is 9 lines, so the head starts a line. */
+/* What the thread's innermost call says while a call of row i of api
+ * runs: 1 + its index in the function table (APIPROF_SITES). */
+static uint64_t row_self(const struct apiprof_api *api, uint32_t i)
+{
+	uint64_t func = (uint64_t)api->func_base + i;
+
+	return func < APIPROF_PARENT_MAX ? func + 1 : APIPROF_PARENT_UNKNOWN;
+}
+
+/* The cold rows, then the head and the counts, then the rows' call sites,
+ * then an acct area for each row that declares bytes or failures.  The
+ * arena's blocks are 64-byte aligned and a cold row is 9 lines, so the
+ * head starts a line; so do the sites. */
 struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 {
 	uint32_t n = api->nfuncs;
 	size_t cold = (size_t)n * sizeof(struct apiprof_cold);
 	size_t head =
 	        (sizeof(struct apiprof_tab) + (size_t)n * sizeof(uint64_t) + 63) & ~(size_t)63;
-	char *p = apiprof_arena_alloc(cold + head + acct_rows(api) * sizeof(struct apiprof_acct));
+	size_t sites = (size_t)n * sizeof(struct apiprof_sites);
+	char *p = apiprof_arena_alloc(cold + head + sites +
+	                              acct_rows(api) * sizeof(struct apiprof_acct));
 	struct apiprof_tab *tab = (struct apiprof_tab *)(p + cold);
 
 	_Static_assert(sizeof(struct apiprof_cold) % 64 == 0, "cold rows keep the head aligned");
 	if (p == NULL)
 		return NULL;
-	struct apiprof_acct *a = (struct apiprof_acct *)(p + cold + head);
-	for (uint32_t i = 0; i < n; i++)
-		apiprof_tab_cold(tab, i)->acct = api->flags[i] & APIPROF_FUNC_ACCT ? a++ : NULL;
+	tab->sites = (struct apiprof_sites *)(p + cold + head);
+	struct apiprof_acct *a = (struct apiprof_acct *)(p + cold + head + sites);
+	for (uint32_t i = 0; i < n; i++) {
+		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+
+		c->acct = api->flags[i] & APIPROF_FUNC_ACCT ? a++ : NULL;
+		c->self = row_self(api, i);
+		c->parent = APIPROF_PARENT_NONE;
+	}
 	apiprof_tab_init(tab, n);
 	return tab;
 }
@@ -93,8 +120,8 @@ void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab, u
 	dst->acct = c->acct != NULL;
 	if (!dst->acct)
 		return;
-	dst->bytes = apiprof_load(&c->bytes);
-	dst->failures = apiprof_load(&c->failures);
+	dst->bytes = apiprof_load(&c->acct->bytes);
+	dst->failures = apiprof_load(&c->acct->failures);
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
 		dst->size_hist[b] = apiprof_load(&c->acct->size_hist[b]);
 	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
@@ -108,8 +135,8 @@ void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab
 	const struct apiprof_acct *a = c->acct;
 
 	dst->calls = apiprof_load(&tab->calls[i]);
-	dst->bytes = apiprof_load(&c->bytes);
-	dst->failures = apiprof_load(&c->failures);
+	dst->bytes = a ? apiprof_load(&a->bytes) : 0;
+	dst->failures = a ? apiprof_load(&a->failures) : 0;
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
 		int to = b < APIPROF_SIZE_BUCKETS ? b : APIPROF_SIZE_BUCKETS - 1;
 		uint64_t n = a ? apiprof_load(&a->size_hist[b]) : 0;
@@ -118,6 +145,17 @@ void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab
 	}
 	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
 		dst->errnos[k] = a ? apiprof_load(&a->errnos[k]) : 0;
+}
+
+uint64_t apiprof_tab_timed(struct apiprof_tab *tab, uint32_t i)
+{
+	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	int due = due_bucket(tab, i);
+	uint64_t timed = 0;
+
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		timed += apiprof_load(&c->hist[b]) + (b == due);
+	return timed;
 }
 
 /* Where row_read puts a row: the fields of a struct apiprof_fstat or of a
@@ -186,7 +224,7 @@ static void atomic_max(uint64_t *p, uint64_t v)
 /* Adds row i of src (a table nobody writes any more: an exited thread's)
  * into row i of dst, field by field, without a copy of the row on the
  * stack; several exiting threads may fold into dst at once. */
-void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i)
+void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i, bool sampled)
 {
 	const struct apiprof_cold *s = apiprof_tab_cold(src, i);
 	struct apiprof_cold *d = apiprof_tab_cold(dst, i);
@@ -201,10 +239,11 @@ void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t
 	atomic_max(&d->max_ticks, apiprof_load(&s->max_ticks));
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
 		apiprof_fetch_add_relaxed(&d->hist[b], apiprof_load(&s->hist[b]) + (b == due));
+	apiprof_sites_fold(dst, src, i, sampled);
 	if (s->acct == NULL || d->acct == NULL)
 		return;
-	apiprof_fetch_add_relaxed(&d->bytes, apiprof_load(&s->bytes));
-	apiprof_fetch_add_relaxed(&d->failures, apiprof_load(&s->failures));
+	apiprof_fetch_add_relaxed(&d->acct->bytes, apiprof_load(&s->acct->bytes));
+	apiprof_fetch_add_relaxed(&d->acct->failures, apiprof_load(&s->acct->failures));
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
 		apiprof_fetch_add_relaxed(&d->acct->size_hist[b],
 		                          apiprof_load(&s->acct->size_hist[b]));

@@ -222,7 +222,7 @@ static void entry_fold(struct apiprof_thread *th)
 		if (api == NULL || dst == NULL || th->tab[id] == NULL)
 			continue;
 		for (uint32_t i = 0; i < api->nfuncs; i++)
-			apiprof_tab_fold(dst, th->tab[id], i);
+			apiprof_tab_fold(dst, th->tab[id], i, apiprof_mode & APIPROF_MODE_SAMPLE);
 	}
 }
 
@@ -359,6 +359,8 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 			apiprof_sample_draw(t);
 			t->guard |= APIPROF_GUARD_SAMPLE;
 		}
+		if (t->cur == 0) /* the thread's first table: no call in progress */
+			t->cur = APIPROF_PARENT_NONE;
 		t->api[id].tab = tab;
 		t->api[id].frame = APIPROF_FRAME_IDLE;
 	}

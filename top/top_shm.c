@@ -426,6 +426,8 @@ static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, 
 		return -1;
 	if (r.func + 1ull > *func_end)
 		*func_end = r.func + 1ull;
+	if (r.flags & APIPROF_REC_SITES)
+		return 1; /* call sites: not read yet */
 	if (r.flags & APIPROF_REC_ACCT)
 		xrec_to_snap(&snap, &r);
 	else

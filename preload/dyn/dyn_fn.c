@@ -40,7 +40,7 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	struct apiprof_call c;
 
 	(void)cif;
-	unsigned how = apiprof_enter_any(f->api, &c, f->row);
+	unsigned how = apiprof_enter_any(f->api, &c, f->row, 0); /* site: not known */
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(f->api, &c, f->row);
 		f->fwd(f, ret, args);
@@ -74,7 +74,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	unsigned how = apiprof_enter_any(f->api, &c, f->row);
+	unsigned how = apiprof_enter_any(f->api, &c, f->row, 0); /* site: not known */
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(f->api, &c, f->row);
 		ffi_call(&f->twin_cif, fn, ret, targs);

@@ -140,7 +140,9 @@ static int check_hists(const struct top_seg *s, uint64_t n)
 	for (uint64_t pos = h->head > cap ? h->head - cap : 0; pos < h->head; pos++) {
 		struct apiprof_shm_rec r;
 
-		if (!apiprof_ring_read(&v, pos, &r) || r.calls != n || r.timed == 0)
+		if (!apiprof_ring_read(&v, pos, &r) ||
+		    (r.flags & (APIPROF_REC_ACCT | APIPROF_REC_SITES)) || r.calls != n ||
+		    r.timed == 0)
 			continue;
 		checked++;
 		bad |= hist_fits(&r);

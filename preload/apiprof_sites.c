@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_sites.c - a row's calls by call site and parent (issue 23):
+ * both halves of struct apiprof_sites' protocol, the owner's switch from
+ * one run of calls to the next and a reader's copy, side by side, and the
+ * folding of an exited thread's sites into its api's totals.
+ *
+ * The inline way out (apiprof_shim.h apiprof_site) does nothing while
+ * the calls of a row keep coming from the site of the run in progress:
+ * the run's figures are the row's own since it began.  A call from
+ * another site comes here.  The owner is the only writer; a reader
+ * copies an entry table between two equal even values of gen (a seqlock,
+ * as the ring's slots are), and adds the run in progress itself.
+ */
+#include "apiprof_internal.h"
+
+static struct apiprof_sites *sites_of(struct apiprof_tab *tab, uint32_t i)
+{
+	return &tab->sites[i];
+}
+
+/* The row's timed calls: the histogram's count, with the bucket noted but
+ * not yet counted (apiprof_tab.c), or its calls when every call is timed. */
+static uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
+{
+	return sampled ? apiprof_tab_timed(tab, i) : apiprof_load(&tab->calls[i]);
+}
+
+/* The entry of key among the first APIPROF_SITES, a free one given to it
+ * (claim), or the "(other callers)" entry, whose key then keeps the
+ * parent of its calls if they have one, else APIPROF_PARENT_UNKNOWN.
+ * Several threads may claim at once in an api's folded totals: a free
+ * entry is taken with a compare-and-swap. */
+static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key, bool claim)
+{
+	for (int k = 0; k < APIPROF_SITES; k++) {
+		uint64_t have = apiprof_read_once(&s->site[k].key);
+
+		if (have == key)
+			return &s->site[k];
+		if (have == 0 && claim &&
+		    (apiprof_cas_relaxed(&s->site[k].key, &have, key) || have == key))
+			return &s->site[k];
+		if (have == 0 && !claim)
+			break;
+	}
+	struct apiprof_shm_site *o = &s->site[APIPROF_SITES];
+	uint64_t parent = APIPROF_SITE_PARENT(key), want = parent, have = 0;
+	while (!apiprof_cas_relaxed(&o->key, &have, want)) {
+		if (have == want || have == APIPROF_PARENT_UNKNOWN)
+			break;
+		want = APIPROF_PARENT_UNKNOWN;
+	}
+	return o;
+}
+
+static void site_add(struct apiprof_shm_site *e, uint64_t calls, uint64_t ticks, uint64_t timed)
+{
+	apiprof_fetch_add_relaxed(&e->calls, calls);
+	apiprof_fetch_add_relaxed(&e->ticks, ticks);
+	apiprof_fetch_add_relaxed(&e->timed, timed);
+}
+
+/* Ends the run in progress of row idx at the row's figures calls,
+ * ticks and timed: what the row has had since the marks goes to the
+ * run's entry (a run with no site yet, last 0, which sampled mode has
+ * before its first timed call, to "(other callers)"), and the marks move
+ * there.  Only the owner writes; gen is odd meanwhile. */
+static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint64_t ticks,
+                    uint64_t timed, uint64_t next)
+{
+	struct apiprof_sites *s = sites_of(tab, idx);
+	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
+	uint64_t gen = apiprof_read_once(&s->gen);
+	uint64_t last = apiprof_read_once(&c->last);
+
+	apiprof_write_once(&s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
+	apiprof_fence_release();
+	if (calls != s->mark_calls)
+		site_add(site_find(s, last ? last : APIPROF_PARENT_UNKNOWN, last != 0),
+		         calls - s->mark_calls, ticks - s->mark_ticks, timed - s->mark_timed);
+	apiprof_write_once(&s->mark_calls, calls);
+	apiprof_write_once(&s->mark_ticks, ticks);
+	apiprof_write_once(&s->mark_timed, timed);
+	if (next != last) {
+		site_find(s, next, true); /* the new run's entry, for a reader to find */
+		apiprof_write_once(&c->last, next);
+	}
+	apiprof_store_release(&s->gen, gen + 2);
+}
+
+/* The owner's half, as a call of key is about to start: the run that ends
+ * is the row's figures since the marks. */
+void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
+{
+	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+
+	run_end(tab, idx, apiprof_load(&tab->calls[idx]),
+	        apiprof_load(&apiprof_tab_cold(tab, idx)->ticks), row_timed(tab, idx, sampled),
+	        key);
+}
+
+/* A reader's half: row i's entries into dst, with the run in progress
+ * added to its entry (an api's folded totals have none), from a copy taken while the owner was not
+ * switching (a few tries; false when it always was: the next snapshot
+ * has it).  Written straight into dst, which may be a ring slot. */
+bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab, uint32_t i,
+                           bool sampled, bool folded)
+{
+	struct apiprof_sites *s = sites_of(tab, i);
+	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+
+	for (int tries = 0; tries < 16; tries++) {
+		uint64_t gen = apiprof_load_acquire(&s->gen); /* pairs with the switch's release */
+		if (gen & 1)
+			continue;
+		for (int k = 0; k <= APIPROF_SITES; k++) {
+			dst->site[k].key = apiprof_read_once(&s->site[k].key);
+			dst->site[k].calls = apiprof_read_once(&s->site[k].calls);
+			dst->site[k].ticks = apiprof_read_once(&s->site[k].ticks);
+			dst->site[k].timed = apiprof_read_once(&s->site[k].timed);
+		}
+		uint64_t last = apiprof_read_once(&c->last);
+		uint64_t mc = apiprof_read_once(&s->mark_calls);
+		uint64_t mt = apiprof_read_once(&s->mark_ticks);
+		uint64_t mtd = apiprof_read_once(&s->mark_timed);
+		uint64_t calls = apiprof_load(&tab->calls[i]);
+		uint64_t ticks = apiprof_load(&c->ticks);
+		uint64_t timed = row_timed(tab, i, sampled);
+		apiprof_fence_acquire(); /* pairs with the switch's fence_release */
+		if (apiprof_read_once(&s->gen) != gen)
+			continue;
+		struct apiprof_srec_run run = {last, calls - mc, ticks - mt, timed - mtd};
+		if (!folded)
+			apiprof_srec_add_run(dst, &run);
+		dst->calls = calls;
+		return true;
+	}
+	return false;
+}
+
+/* The run in progress of a copy: added to its key's entry, or to the
+ * "(other callers)" entry when the key has none (all were taken). */
+void apiprof_srec_add_run(struct apiprof_shm_srec *dst, const struct apiprof_srec_run *run)
+{
+	struct apiprof_shm_site *e = &dst->site[APIPROF_SITES];
+
+	if (run->calls == 0 || run->calls > (uint64_t)1 << 62)
+		return; /* none, or figures read one call apart */
+	for (int k = 0; k < APIPROF_SITES && run->key != 0; k++)
+		if (dst->site[k].key == run->key)
+			e = &dst->site[k];
+	if (e == &dst->site[APIPROF_SITES] && e->key == 0)
+		e->key = run->key ? APIPROF_SITE_PARENT(run->key) : APIPROF_PARENT_UNKNOWN;
+	e->calls += run->calls;
+	e->ticks += run->ticks;
+	e->timed += run->timed;
+}
+
+/* Ends the run in progress of row i of a table whose owner is done with
+ * it (a thread on its way out): the entries then have every call. */
+static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
+{
+	run_end(tab, i, apiprof_load(&tab->calls[i]),
+	        apiprof_load(&apiprof_tab_cold(tab, i)->ticks), row_timed(tab, i, sampled),
+	        apiprof_read_once(&apiprof_tab_cold(tab, i)->last));
+}
+
+/* Adds row i's sites of src (an exited thread's table, whose run is ended
+ * here) into dst (its api's totals), which other exiting threads may be
+ * folding into at once; the folded table never has a run of its own. */
+void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i, bool sampled)
+{
+	struct apiprof_sites *from = sites_of(src, i);
+
+	sites_close(src, i, sampled);
+	for (int k = 0; k <= APIPROF_SITES; k++) {
+		const struct apiprof_shm_site *e = &from->site[k];
+		uint64_t key = apiprof_read_once(&e->key);
+
+		if (apiprof_read_once(&e->calls) == 0)
+			continue;
+		struct apiprof_shm_site *to = k < APIPROF_SITES
+		                                      ? site_find(sites_of(dst, i), key, true)
+		                                      : site_find(sites_of(dst, i), key, false);
+		site_add(to, e->calls, e->ticks, e->timed);
+	}
+}
+
+/* Zeroes row i's sites, word by word (a reader may be copying them). */
+void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
+{
+	uint64_t *w = (uint64_t *)sites_of(tab, i);
+
+	for (size_t k = 0; k < sizeof(struct apiprof_sites) / sizeof(uint64_t); k++)
+		apiprof_write_once(&w[k], 0);
+	apiprof_write_once(&apiprof_tab_cold(tab, i)->last, 0);
+}
