@@ -107,9 +107,9 @@ char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro);
  *
  *   TID 4243 (python3)
  *     time spent in "zlib": 61.2ms/403ms 15.2% 3200x
- *            calls      total        avg        min        p50        p99        max  function
- *              400     18.5ms       46ns       41ns       45ns      110ns      120ns  zlib.deflate
- *                     bytes 1048576 (p50 4096)  failures 20 (ENOENT 17, EACCES 3)
+ *            calls      total       self        avg        min        p50        p99        max
+ * function 400     18.5ms     18.1ms       46ns       41ns       45ns      110ns      120ns
+ * zlib.deflate bytes 1048576 (p50 4096)  failures 20 (ENOENT 17, EACCES 3)
  *
  * (the last line only for a function that declares bytes or failures, or
  * with a call in progress in it: "inside 2.00s", apiprof-top only).
@@ -131,6 +131,7 @@ struct apiprof_stat_row {
 	uint64_t calls;
 	double total_ns; /* from apiprof_stat_total_ticks */
 	bool estimated;  /* from apiprof_stat_estimated: total marked '~' */
+	double self_ns;  /* total_ns minus its profiled children's (issue 23); -1: unknown */
 	double avg_ns;   /* of the timed calls */
 	double min_ns;
 	double max_ns;
@@ -157,7 +158,7 @@ struct apiprof_stat_col {
 	void (*cell)(const struct apiprof_stat_row *r, char *buf, size_t cap);
 };
 
-#define APIPROF_STAT_NCOLS 8
+#define APIPROF_STAT_NCOLS 9
 extern const struct apiprof_stat_col apiprof_stat_cols[APIPROF_STAT_NCOLS];
 
 int apiprof_stat_thread_line(char *buf, size_t cap, uint32_t tid, const char *name);

@@ -45,12 +45,24 @@ static void c_calls(const struct apiprof_stat_row *r, char *buf, size_t cap)
 	snprintf(buf, cap, "%llu", (unsigned long long)r->calls);
 }
 
-static void c_total(const struct apiprof_stat_row *r, char *buf, size_t cap)
+/* A time that is an estimate when the row's total is: '~' before it. */
+static void est_time(const struct apiprof_stat_row *r, double ns, char *buf, size_t cap)
 {
 	char t[16];
 
-	snprintf(buf, cap, "%s%s", r->estimated && r->total_ns >= 0 ? "~" : "",
-	         apiprof_stat_fmt_ns(t, sizeof(t), r->total_ns, "us"));
+	snprintf(buf, cap, "%s%s", r->estimated && ns >= 0 ? "~" : "",
+	         apiprof_stat_fmt_ns(t, sizeof(t), ns, "us"));
+}
+
+static void c_total(const struct apiprof_stat_row *r, char *buf, size_t cap)
+{
+	est_time(r, r->total_ns, buf, cap);
+}
+
+/* Total minus the time of the profiled calls made inside (issue 23). */
+static void c_self(const struct apiprof_stat_row *r, char *buf, size_t cap)
+{
+	est_time(r, r->self_ns, buf, cap);
 }
 
 static void c_avg(const struct apiprof_stat_row *r, char *buf, size_t cap)
@@ -85,9 +97,9 @@ static void c_func(const struct apiprof_stat_row *r, char *buf, size_t cap)
 }
 
 const struct apiprof_stat_col apiprof_stat_cols[APIPROF_STAT_NCOLS] = {
-        {"calls", 12, true, c_calls}, {"total", 10, true, c_total},   {"avg", 10, true, c_avg},
-        {"min", 10, true, c_min},     {"p50", 10, true, c_p50},       {"p99", 10, true, c_p99},
-        {"max", 10, true, c_max},     {"function", 0, false, c_func},
+        {"calls", 12, true, c_calls}, {"total", 10, true, c_total}, {"self", 10, true, c_self},
+        {"avg", 10, true, c_avg},     {"min", 10, true, c_min},     {"p50", 10, true, c_p50},
+        {"p99", 10, true, c_p99},     {"max", 10, true, c_max},     {"function", 0, false, c_func},
 };
 
 /* What goes before column c: the indent, a space, two before the name. */

@@ -232,10 +232,11 @@ static void test_text(void)
 	fclose(f);
 	fputs(buf, stdout);
 	CHECK(strstr(buf, "1 processes") && strstr(buf, "  shim  ") && strstr(buf, "TID 77 (t77)"));
-	CHECK(strstr(buf, "calls      total        avg        min        p50        p99        max "
+	CHECK(strstr(buf, "calls      total       self        avg        min        p50        p99 "
+	                  "       max "
 	                  " function"));
 	CHECK(strstr(buf, "tp_work") && strstr(buf, "tp_other") && strstr(buf, "synthetic"));
-	CHECK(strstr(buf, "100ns"));         /* tp_work's avg */
+	CHECK(strstr(buf, "100ns"));  /* tp_work's avg */
 	CHECK(strstr(buf, "15.0us")); /* tp_other's time, as the summary writes it */
 	free(buf);
 	top_watch_free(&w);
