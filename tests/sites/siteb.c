@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* siteb.c - see sitelib.h: b_leaf. */
+#include "sitelib.h"
+
+int b_leaf(int n)
+{
+	volatile int acc = 0;
+
+	for (int i = 0; i < 16; i++)
+		acc += n ^ i;
+	return acc;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* sitelib.h - tiny libraries for the call-site tests (issue 23).  They know
+ * nothing of apiprof.  sl_work is the one function of api "sitelib";
+ * a_work (api "sitea") calls b_leaf (api "siteb") SITE_LEAF_PER_WORK
+ * times per call, from another library, so that the call goes through
+ * b_leaf's shim. */
+#ifndef SITELIB_H
+#define SITELIB_H
+
+#define SITE_LEAF_PER_WORK 5
+
+int sl_work(int n);
+int a_work(int n);
+int b_leaf(int n);
+
+#endif /* SITELIB_H */
