@@ -21,15 +21,9 @@
 
 #include "apiprof_file.h"
 #include "apiprof_internal.h"
+#include "apiprof_output.h"
 #include "apiprof_stat.h"
 #include "apiprof_title.h"
-
-struct out {
-	struct apiprof_file *file; /* APIPROF_OUTPUT, or NULL: the program's stderr */
-	int err;                   /* the first write error, 0 if none */
-	size_t len;
-	char buf[8192];
-};
 
 static struct out out;
 static struct apiprof_file out_file;
@@ -78,7 +72,7 @@ static void out_flush(struct out *o)
 }
 
 /* At least 512 bytes of the buffer for the next piece of text. */
-static size_t out_room(struct out *o)
+size_t out_room(struct out *o)
 {
 	if (o->len > sizeof(o->buf) - 512)
 		out_flush(o);
@@ -86,15 +80,14 @@ static size_t out_room(struct out *o)
 }
 
 /* Keeps the n bytes snprintf put at the end (truncated as it did). */
-static void out_took(struct out *o, int n)
+void out_took(struct out *o, int n)
 {
 	if (n > 0)
 		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n
 		                                              : sizeof(o->buf) - o->len - 1;
 }
 
-static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(struct out *o, const char *fmt, ...)
+void out_printf(struct out *o, const char *fmt, ...)
 {
 	size_t cap = out_room(o);
 	va_list ap;
@@ -106,7 +99,7 @@ static void out_printf(struct out *o, const char *fmt, ...)
 }
 
 /* A JSON string from a name the program chose (thread names are free). */
-static void out_jstr(struct out *o, const char *s, size_t max)
+void out_jstr(struct out *o, const char *s, size_t max)
 {
 	out_printf(o, "\"");
 	for (size_t i = 0; i < max && s[i]; i++) {
@@ -280,6 +273,7 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 	json_hist(o, s);
 	if (s->acct)
 		json_acct(o, api, i, s);
+	apiprof_tree_json(o, api, i, total_ticks(s));
 	out_printf(o, "}");
 }
 
@@ -289,6 +283,7 @@ static void json_thread(struct out *o, uint32_t tid, const char *name, const cha
 	out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", tid);
 	out_jstr(o, name, APIPROF_COMM_MAX);
 	out_printf(o, ", \"state\": \"%s\", \"functions\": [", state);
+	apiprof_tree_load(tabs, tid == 0);
 	each_func(o, tabs, json_func);
 	out_printf(o, "]}");
 }
@@ -375,7 +370,9 @@ static void json_doc(struct out *o)
 	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
 	json_apis(o);
 	out_printf(o, "  \"threads\": [");
+	apiprof_addr_begin(apiprof_end_by_exit);
 	json_threads(o);
+	apiprof_addr_end();
 	out_printf(o, "\n  ]\n}\n");
 }
 
@@ -463,12 +460,14 @@ void apiprof_output_json(const char *pattern, bool before_exec)
 static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
                     const struct apiprof_fstat *s, int *n)
 {
+	double self = apiprof_tree_self_ticks(api, i, total_ticks(s));
 	struct apiprof_stat_row r = {
 	        .api = api->name,
 	        .func = api->display[i],
 	        .calls = s->calls,
 	        .total_ns = apiprof_ticks_to_ns(total_ticks(s)),
 	        .estimated = estimated(s),
+	        .self_ns = self < 0 ? -1 : apiprof_ticks_to_ns((uint64_t)self),
 	        .avg_ns = s->timed ? apiprof_ticks_to_ns(s->ticks) / (double)s->timed : -1,
 	        .min_ns = s->timed ? apiprof_ticks_to_ns(s->min_ticks) : -1,
 	        .max_ns = s->timed ? apiprof_ticks_to_ns(s->max_ticks) : -1,
@@ -483,6 +482,7 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	size_t cap = out_room(o);
 
 	(void)n;
+	apiprof_tree_top_add(api, i, self);
 	out_took(o, apiprof_stat_row_line(o->buf + o->len, cap, &r));
 	cap = out_room(o);
 	out_took(o, apiprof_stat_note_line(o->buf + o->len, cap, &r));
@@ -519,7 +519,9 @@ static void sum_thread(struct out *o, uint32_t tid, const char *name, double wal
 			sum_api_line(o, tabs[id], apiprof_api_get(id), wall_ns);
 	cap = out_room(o);
 	out_took(o, apiprof_stat_header(o->buf + o->len, cap));
+	apiprof_tree_load(tabs, tid == 0);
 	each_func(o, tabs, sum_row);
+	apiprof_tree_print(o);
 }
 
 /* On the program's stderr as it was at start-up (apiprof_err_write). */
@@ -537,6 +539,7 @@ void apiprof_output_summary(void)
 	apiprof_proc_comm(comm);
 	out_printf(o, "apiprof: pid %d (%.16s), clock %s\n", (int)getpid(), comm,
 	           apiprof_clock_tsc ? "tsc" : "monotonic");
+	apiprof_tree_top_reset();
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 		uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
@@ -549,6 +552,7 @@ void apiprof_output_summary(void)
 	}
 	folded_tabs(out_folded);
 	sum_thread(o, 0, "(exited)", 0, out_folded);
+	apiprof_tree_top_print(o);
 	out_flush(o);
 	out_release();
 }

@@ -3,13 +3,15 @@
  * sitesprog.c - three call sites of one function (issue 23): site_a,
  * site_b and site_c call sl_work exactly 1000, 2000 and 3000 times K
  * (argv[1], default 1), each from one call instruction; with argv[2]
- * "thread", in a thread that has exited by the end.  Built with -g
+ * "thread", in a thread that has exited by the end; with "_exit", then
+ * ends by _exit(0).  Built with -g
  * -O0 (and a stripped copy); the functions are not exported, so only the
  * debug information names them.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sitelib.h"
 
@@ -59,5 +61,7 @@ int main(int argc, char **argv)
 		run(&k);
 	else if (pthread_create(&t, NULL, run, &k) != 0 || pthread_join(t, NULL) != 0)
 		return 1;
+	if (argc > 2 && strcmp(argv[2], "_exit") == 0)
+		_exit(0);
 	return 0;
 }

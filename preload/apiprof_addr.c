@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_addr.c - call sites' return addresses to names in the exit JSON
+ * (issue 23): the module and the offset from the loader (dladdr1), the
+ * function and the line of the call from elfutils' libdwfl, which the
+ * runtime does not link: it is opened here, at the end of the image, and
+ * only when the image ends by exit() (or a return from main), where
+ * loading a library and allocating is what any destructor may do.  An end
+ * in a signal handler, by _exit or by an exec may have interrupted the
+ * loader or malloc on this very thread: there no name is looked up at
+ * all.  Without libdw.so.1 (or when it fails) the symbol is the dynamic
+ * one dladdr finds, if any, and there is no line.  Debug information only
+ * from the files themselves or by build ID (no debuginfod: no network at
+ * exit).  Everything runs under the runtime's busy guard (apiprof_finish),
+ * so the allocations and files of libdw are not counted as the program's.
+ */
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apiprof_output.h"
+
+/* libdw's functions, found in the handle (never linked). */
+#define DW_FUNCS(X)                                                                                \
+	X(dwfl_begin)                                                                              \
+	X(dwfl_end)                                                                                \
+	X(dwfl_report_begin)                                                                       \
+	X(dwfl_linux_proc_report)                                                                  \
+	X(dwfl_report_end)                                                                         \
+	X(dwfl_addrmodule)                                                                         \
+	X(dwfl_module_addrinfo)                                                                    \
+	X(dwfl_module_getsrc)                                                                      \
+	X(dwfl_lineinfo)                                                                           \
+	X(dwfl_linux_proc_find_elf)                                                                \
+	X(dwfl_build_id_find_debuginfo)
+
+/* The state of one output's look-ups: the handle and the session. */
+static struct {
+	bool names;
+	bool tried; /* libdw opened, or found missing, once per output */
+	void *lib;
+	Dwfl *dwfl;
+	Dwfl_Callbacks cb;
+#define DW_PTR(f) __typeof__(&f) f;
+	DW_FUNCS(DW_PTR)
+#undef DW_PTR
+	char exe[4096]; /* the executable's name, for the loader's "" */
+} ad;
+
+void apiprof_addr_begin(bool names)
+{
+	ad.names = names;
+	ad.tried = false;
+	ad.exe[0] = '\0';
+}
+
+static bool dw_syms(void)
+{
+#define DW_SYM(f)                                                                                  \
+	if ((*(void **)&ad.f = dlsym(ad.lib, #f)) == NULL)                                         \
+		return false;
+	DW_FUNCS(DW_SYM)
+#undef DW_SYM
+	return true;
+}
+
+/* A libdwfl session of this process's modules, or none. */
+static void dw_open(void)
+{
+	ad.tried = true;
+	ad.lib = dlopen("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (ad.lib == NULL)
+		return;
+	if (!dw_syms()) {
+		apiprof_addr_end();
+		return;
+	}
+	ad.cb = (Dwfl_Callbacks){.find_elf = ad.dwfl_linux_proc_find_elf,
+	                         .find_debuginfo = ad.dwfl_build_id_find_debuginfo};
+	ad.dwfl = ad.dwfl_begin(&ad.cb);
+	if (ad.dwfl == NULL) {
+		apiprof_addr_end();
+		return;
+	}
+	ad.dwfl_report_begin(ad.dwfl);
+	int rc = ad.dwfl_linux_proc_report(ad.dwfl, getpid());
+	if (ad.dwfl_report_end(ad.dwfl, NULL, NULL) != 0 || rc != 0)
+		apiprof_addr_end();
+}
+
+/* The function and the line of the call instruction, which ends just
+ * before ret. */
+static void dw_names(uint64_t ret, struct apiprof_addr *a)
+{
+	Dwfl_Module *mod = ad.dwfl ? ad.dwfl_addrmodule(ad.dwfl, ret - 1) : NULL;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (mod == NULL)
+		return;
+	const char *fn = ad.dwfl_module_addrinfo(mod, ret - 1, &off, &sym, NULL, NULL, NULL);
+	if (fn != NULL)
+		a->symbol = fn;
+	Dwfl_Line *l = ad.dwfl_module_getsrc(mod, ret - 1);
+	int line = 0;
+	const char *file = l ? ad.dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (file != NULL && line > 0) {
+		a->file = file;
+		a->line = line;
+	}
+}
+
+static const char *last_part(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The loader names the executable "": its name from /proc. */
+static const char *exe_name(void)
+{
+	if (ad.exe[0] == '\0') {
+		ssize_t n = readlink("/proc/self/exe", ad.exe, sizeof(ad.exe) - 1);
+		ad.exe[n > 0 ? n : 0] = '\0';
+	}
+	return ad.exe[0] ? last_part(ad.exe) : NULL;
+}
+
+bool apiprof_addr_resolve(uint64_t ret, struct apiprof_addr *a)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+
+	*a = (struct apiprof_addr){0};
+	if (!ad.names || ret == 0 ||
+	    !dladdr1((void *)(uintptr_t)(ret - 1), &info, (void **)&lm, RTLD_DL_LINKMAP) ||
+	    lm == NULL)
+		return false;
+	a->module = lm->l_name && lm->l_name[0] ? last_part(lm->l_name) : exe_name();
+	a->offset = ret - lm->l_addr;
+	a->symbol = info.dli_sname;
+	if (!ad.tried)
+		dw_open();
+	dw_names(ret, a);
+	return true;
+}
+
+/* Names found are valid until here. */
+void apiprof_addr_end(void)
+{
+	if (ad.dwfl != NULL && ad.dwfl_end != NULL)
+		ad.dwfl_end(ad.dwfl);
+	ad.dwfl = NULL;
+	if (ad.lib != NULL)
+		dlclose(ad.lib);
+	ad.lib = NULL;
+}

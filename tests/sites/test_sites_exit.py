@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Call sites and the call tree in the exit outputs (issue 23).
+
+usage: test_sites_exit.py CASE SHIM_SITELIB SHIM_SITEA SHIM_SITEB SITESPROG
+                          SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF
+
+CASE is one of:
+
+- sites, sitesprog (-g): sitelib.sl_work's callers in APIPROF_OUTPUT are exactly
+  site_a 1000, site_b 2000, site_c 3000, named with file and line; the
+  same from a thread folded into "(exited)";
+- stripped, its stripped copy: the same calls, symbol null, module and offsets (the
+  -g build's offsets: strip moves no code);
+- unnamed, sitesprog ending by _exit: the same calls, no name looked up
+  (apiprof_addr.c looks names up only in an end by exit);
+- edge, edgeprog: a_work's children are b_leaf with 5 x its calls, its self
+  time is its total less theirs; b_leaf's callers carry parent
+  sitea.a_work (500) or none (7, main's own);
+- overflow, overprog: 20 sites, 16 named ones and "(other callers)" with the rest;
+- sampled, APIPROF_SAMPLE=64: counts exact, callers estimated and adding up;
+- summary, APIPROF_SUMMARY: the tree has b_leaf indented under a_work, the top list.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CASE = sys.argv[1]
+LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME = sys.argv[2:10]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(shims, argv, tmp, **extra):
+    out = os.path.join(tmp, "out.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    env = dict(os.environ, LD_PRELOAD=":".join(shims), APIPROF_OUTPUT=out, APIPROF_SHM="0",
+               APIPROF_INTERVAL_MS="0")
+    env.update(extra)
+    p = subprocess.run(argv, env=env, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        fail("%s exited %d:\n%s" % (argv, p.returncode, p.stderr))
+    with open(out) as f:
+        return json.load(f), p.stderr
+
+
+def func(doc, api, name, state=None):
+    found = [f for t in doc["threads"] for f in t["functions"]
+             if f["api"] == api and f["name"] == name and (state is None or t["state"] == state)]
+    if len(found) != 1:
+        fail("%s.%s (%s): %d rows in %s" % (api, name, state, len(found), json.dumps(doc)))
+    return found[0]
+
+
+def three_sites(doc, state, module):
+    f = func(doc, "sitelib", "sl_work", state)
+    got = {c["symbol"]: c for c in f["callers"]}
+    if f["calls"] != 6000 or sorted(got) != ["site_a", "site_b", "site_c"]:
+        fail("sl_work's callers: %r" % f)
+    for sym, n in (("site_a", 1000), ("site_b", 2000), ("site_c", 3000)):
+        c = got[sym]
+        if c["calls"] != n or c["estimated"] or c["module"] != module or \
+                not c["file"].endswith("sitesprog.c") or c["line"] <= 0 or "parent" in c:
+            fail("caller %s: %r" % (sym, c))
+    if f["children"] != [] or f["self_ns"] != f["total_ns"]:
+        fail("sl_work has no children, self = total: %r" % f)
+    return {c["offset"]: c["calls"] for c in f["callers"]}
+
+
+def test_sites(tmp):
+    doc, _ = run([LIB], [PROG], tmp)
+    three_sites(doc, "running", "sitesprog")
+    doc, _ = run([LIB], [PROG, "1", "thread"], tmp, APIPROF_KEEP_EXITED="0")
+    three_sites(doc, "folded", "sitesprog")
+    print("ok: three call sites exact, named, with file and line; folded too")
+
+
+def test_stripped(tmp):
+    doc, _ = run([LIB], [PROG], tmp)
+    offsets = three_sites(doc, "running", "sitesprog")
+    doc, _ = run([LIB], [STRIPPED], tmp)
+    f = func(doc, "sitelib", "sl_work")
+    got = {c["offset"]: c["calls"] for c in f["callers"]}
+    if any(c["symbol"] is not None or c["module"] != "sitesprog_stripped" or "file" in c
+           for c in f["callers"]) or got != offsets:
+        fail("stripped callers %r, the -g build's offsets %r" % (f["callers"], offsets))
+    print("ok: stripped: module+offset, the same three offsets and calls")
+
+
+def test_unnamed(tmp):
+    # The runtime ahead of libc, as apiprof-run puts it, hooks _exit.
+    doc, _ = run([RUNTIME, LIB], [PROG, "1", "_exit"], tmp)
+    f = func(doc, "sitelib", "sl_work")
+    cs = f["callers"]
+    if sorted(c["calls"] for c in cs) != [1000, 2000, 3000] or \
+            any(c["symbol"] is not None or c["module"] is not None or c["offset"] is not None
+                for c in cs):
+        fail("_exit: %r" % cs)
+    print("ok: an end by _exit: exact callers, no names looked up")
+
+
+def test_edge(tmp):
+    doc, _ = run([SHIM_A, SHIM_B], [EDGE, "100"], tmp)
+    a = func(doc, "sitea", "a_work")
+    b = func(doc, "siteb", "b_leaf")
+    kids = a["children"]
+    if a["calls"] != 100 or len(kids) != 1 or kids[0]["api"] != "siteb" or \
+            kids[0]["name"] != "b_leaf" or kids[0]["calls"] != 500:
+        fail("a_work's children: %r" % a)
+    if not a["self_ns"] <= a["total_ns"] or abs(a["total_ns"] - kids[0]["total_ns"] -
+                                               a["self_ns"]) > 2:
+        fail("a_work's self time: %r" % a)
+    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
+    roots = [c for c in b["callers"] if "parent" not in c]
+    if b["calls"] != 507 or sum(c["calls"] for c in inside) != 500 or \
+            sum(c["calls"] for c in roots) != 7 or len(inside) + len(roots) != len(b["callers"]):
+        fail("b_leaf's callers: %r" % b)
+    if any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" for c in inside) or \
+            any(c["symbol"] != "main" for c in roots):
+        fail("b_leaf's callers' names: %r" % b["callers"])
+    if b["children"] != [] or b["self_ns"] != b["total_ns"]:
+        fail("b_leaf: %r" % b)
+    print("ok: the edge sitea.a_work -> siteb.b_leaf is exact, self <= total")
+
+
+def test_overflow(tmp):
+    doc, _ = run([LIB], [OVER], tmp)
+    f = func(doc, "sitelib", "sl_work")
+    got = {c["symbol"]: c["calls"] for c in f["callers"]}
+    want = {"ov_%02d" % k: 100 * (k + 1) for k in range(16)}
+    want["(other callers)"] = 7400
+    if f["calls"] != 21000 or got != want or len(f["callers"]) != 17:
+        fail("overflow: %r" % f)
+    print("ok: 20 sites: 16 named, (other callers) 7400, 21000 in all")
+
+
+def test_sampled(tmp):
+    doc, _ = run([LIB], [PROG, "200"], tmp, APIPROF_SAMPLE="64")
+    f = func(doc, "sitelib", "sl_work")
+    cs = f["callers"]
+    if f["calls"] != 1200000 or not f["estimated"] or sum(c["calls"] for c in cs) != 1200000 \
+            or not all(c["estimated"] for c in cs):
+        fail("sampled: %r" % f)
+    # A site's estimate is off by at most the calls between two timed
+    # calls (2N-1) at each end of its run.
+    named = {c["symbol"]: c["calls"] for c in cs if c["symbol"] != "(other callers)"}
+    want = {"site_a": 200000, "site_b": 400000, "site_c": 600000}
+    if sorted(named) != sorted(want) or any(abs(named[k] - want[k]) > 254 for k in want):
+        fail("sampled callers: %r" % cs)
+    print("ok: sampled: 1200000 calls exact, callers estimated, adding up")
+
+
+def test_summary(tmp):
+    _, err = run([SHIM_A, SHIM_B], [EDGE, "100"], tmp, APIPROF_SUMMARY="1")
+    lines = err.splitlines()
+    try:
+        at = lines.index("  call tree:")
+    except ValueError:
+        fail("no call tree:\n" + err)
+    at = next((i for i in range(at, len(lines)) if lines[i].endswith("  sitea.a_work")), at)
+    tree = lines[at:at + 2]
+    if len(tree) != 2 or tree[0].split()[0] != "100" or not tree[0].endswith("  sitea.a_work") \
+            or tree[1].split()[0] != "500" or not tree[1].endswith("    `- siteb.b_leaf"):
+        fail("the tree:\n" + err)
+    heads = [l.split() for l in lines if l.split()[-1:] == ["function"]]
+    if "top by self time:" not in lines or heads[0][:3] != ["calls", "total", "self"]:
+        fail("no top list or SELF column:\n" + err)
+    print("ok: the summary's tree has b_leaf under a_work, a top list and SELF")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        globals()["test_" + CASE](tmp)
+
+
+if __name__ == "__main__":
+    main()
