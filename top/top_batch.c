@@ -17,7 +17,9 @@
 
 #include "apiprof_stat.h"
 #include "top_batch.h"
+#include "top_calls.h"
 #include "top_cols.h"
+#include "top_folded.h"
 #include "top_ptree.h"
 
 const char *top_clock_name(uint32_t clock)
@@ -264,12 +266,18 @@ static json_t *func_time_json(const struct top_row *r)
 	                 ns_json(r->min_ns), "estimated", r->estimated);
 }
 
-static json_t *func_json(const struct top_row *r)
+/* A function of a process's thread (callers: the process's own call
+ * sites), or of a group (summed self time and children only: the
+ * members' addresses are their own). */
+static json_t *func_json(const struct top_proc *p, const struct top_row *r, bool group)
 {
 	json_t *o = func_time_json(r);
+	struct top_calls_of w = {group, r->tid};
 
 	if (o != NULL && (r->fflags & APIPROF_FUNC_ACCT))
 		acct_json(o, r);
+	if (o != NULL)
+		top_calls_json(o, p, w, r, !group);
 	return o;
 }
 
@@ -292,12 +300,12 @@ static void thread_busy(json_t *thread, const struct top_row *r)
 }
 
 /* Rows come sorted by tid: consecutive rows with one tid form a thread. */
-static json_t *threads_json(const struct top_row *rows, size_t n)
+static json_t *threads_json(const struct top_proc *p, const struct top_row *rows, size_t n)
 {
 	json_t *threads = json_array(), *funcs = NULL, *thread = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		json_t *f = func_json(&rows[i]);
+		json_t *f = func_json(p, &rows[i], false);
 
 		if (!i || rows[i].tid != rows[i - 1].tid ||
 		    strcmp(rows[i].thread, rows[i - 1].thread)) {
@@ -343,7 +351,7 @@ static json_t *proc_json(const struct top_pnode *node, uint64_t real_ns)
 	        !p->no_ring, "dropped", u64_json(p->dropped), "lost", u64_json(p->lost),
 	        "uptime_ns",
 	        u64_json(real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0),
-	        "interval_wall_ns", u64_json(p->iv_wall_ns), "threads", threads_json(rows, n));
+	        "interval_wall_ns", u64_json(p->iv_wall_ns), "threads", threads_json(p, rows, n));
 
 	free(rows);
 	json_object_set_new(o, "title", json_string(p->title));
@@ -365,7 +373,7 @@ static json_t *group_json(const struct top_pgroup *g, enum top_group kind)
 	for (size_t i = 0; i < g->npids; i++)
 		json_array_append_new(pids, json_integer(g->pids[i]));
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(funcs, func_json(&rows[i]));
+		json_array_append_new(funcs, func_json(&g->proc, &rows[i], true));
 	free(rows);
 	return json_pack("{s:s, s:i, s:s, s:s, s:o, s:f, s:o, s:o}", "group", top_group_name(kind),
 	                 "pid", g->proc.pid, "comm", g->proc.comm, "title", g->proc.title, "pids",
@@ -408,6 +416,22 @@ int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, u
 	int rc = json_dumpf(o, out, JSON_COMPACT);
 	json_decref(o);
 	fputc('\n', out);
+	fflush(out);
+	return rc;
+}
+
+int top_batch_folded(FILE *out, const struct top_watch *w, bool ns)
+{
+	struct top_ptree tree;
+	int rc = 0;
+
+	if (top_ptree_build(&tree, w, TOP_GROUP_NONE) != 0) {
+		fprintf(stderr, "apiprof-top: out of memory\n");
+		return -1;
+	}
+	for (size_t i = 0; i < tree.n && rc == 0; i++)
+		rc = top_folded_proc(out, tree.nodes[i].proc, ns);
+	top_ptree_free(&tree);
 	fflush(out);
 	return rc;
 }

@@ -110,6 +110,10 @@ static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *ma
 		stat_add_scaled(&gc->iv, &c->iv, &r);
 		stat_add_scaled(&gc->base, &c->base, &r);
 		add_acct(gc, c);
+		/* self time sums; the sites' addresses are the member's own */
+		gc->child_ns += c->child_ns;
+		if (c->sites_tick)
+			gc->sites_tick = 1;
 	}
 	return 0;
 }
