@@ -220,7 +220,8 @@ static struct open_row open_key(const struct ui *u, const struct top_proc *p,
 static long open_find(const struct ui *u, struct open_row o)
 {
 	for (size_t i = 0; i < u->nopen; i++)
-		if (memcmp(&u->open[i], &o, sizeof(o)) == 0)
+		if (u->open[i].pid == o.pid && u->open[i].starttime == o.starttime &&
+		    u->open[i].tid == o.tid && u->open[i].fidx == o.fidx && u->open[i].all == o.all)
 			return (long)i;
 	return -1;
 }
