@@ -19,6 +19,10 @@ void top_batch_text(FILE *out, const struct top_watch *w, const struct top_view 
 int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, uint64_t real_ns,
                    double delay_s);
 
+/* A time in ns as a JSON integer, null when negative (not available);
+ * a count, capped at INT64_MAX. */
+json_t *top_ns_json(double ns);
+json_t *top_u64_json(uint64_t v);
 /* In top_calls_json.c: r's "self_ns", "children" and (callers) its
  * "callers", of the threads w says, into o. */
 struct top_calls_of;

@@ -75,18 +75,6 @@ static bool cell_in(const struct top_cell *c, struct top_calls_of w)
 	return w.all || c->tid == w.tid;
 }
 
-/* The entry of out[0, n) with e's address, parent and kind, or NULL. */
-static struct top_caller *caller_find(struct top_caller *out, size_t n, const struct top_site *e)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct top_site s = {out[i].addr, out[i].parent, out[i].other, 0, 0, 0};
-
-		if (same_site(&s, e))
-			return &out[i];
-	}
-	return NULL;
-}
-
 static int by_calls(const void *a, const void *b)
 {
 	const struct top_caller *x = a, *y = b;
@@ -98,58 +86,99 @@ static int by_calls(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Grows *v (of *cap elements of size sz) to hold n + 1. */
-static int room(void **v, size_t *cap, size_t n, size_t sz)
+/* A walk over the sites of the cells w says: want() picks a site, add()
+ * merges it into the array out (n of cap elements). */
+struct walk {
+	const struct top_proc *p;
+	uint32_t key; /* the function, or the parent, asked about */
+	void *out;
+	size_t n, cap, size;
+	bool (*want)(const struct walk *k, const struct top_cell *c, const struct top_site *e);
+	void (*add)(struct walk *k, void *slot, bool fresh, const struct top_cell *c, uint32_t i);
+	/* the element of out that site i of c merges into, or NULL: new */
+	void *(*find)(const struct walk *k, const struct top_cell *c, uint32_t i);
+};
+
+static int walk_add(struct walk *k, const struct top_cell *c, uint32_t i)
 {
-	if (n < *cap)
+	void *slot = k->find(k, c, i);
+
+	if (slot) {
+		k->add(k, slot, false, c, i);
 		return 0;
-	size_t ncap = *cap ? 2 * *cap : 16;
-	void *nv = realloc(*v, ncap * sz);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
+	}
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 16;
+		void *v = realloc(k->out, cap * k->size);
+
+		if (!v)
+			return -1;
+		k->out = v;
+		k->cap = cap;
+	}
+	k->add(k, (char *)k->out + k->n++ * k->size, true, c, i);
 	return 0;
 }
 
-static int caller_add(const struct top_proc *p, struct top_caller **out, size_t *n, size_t *cap,
-                      const struct top_cell *cell, uint32_t k)
+/* The walk's array, sorted by cmp, into *out; its length, -1 out of memory. */
+static long walk_run(struct walk *k, struct top_calls_of w, int (*cmp)(const void *, const void *),
+                     void **out)
 {
-	const struct top_site *e = &cell->sites.site[k];
-	struct top_caller *c = caller_find(*out, *n, e);
+	for (size_t i = 0; i < k->p->ncells; i++) {
+		const struct top_cell *c = &k->p->cells[i];
 
-	if (!c) {
-		if (room((void **)out, cap, *n, sizeof(**out)))
-			return -1;
-		c = &(*out)[(*n)++];
-		*c = (struct top_caller){e->addr, e->parent, e->other, 0, 0, 0, false};
+		for (uint32_t j = 0; cell_in(c, w) && j < c->sites.n; j++)
+			if (k->want(k, c, &c->sites.site[j]) && walk_add(k, c, j)) {
+				free(k->out);
+				*out = NULL;
+				return -1;
+			}
 	}
+	if (k->n)
+		qsort(k->out, k->n, k->size, cmp);
+	*out = k->out;
+	return (long)k->n;
+}
+
+static bool caller_want(const struct walk *k, const struct top_cell *c, const struct top_site *e)
+{
+	(void)e;
+	return c->func == k->key;
+}
+
+static void *caller_find(const struct walk *k, const struct top_cell *c, uint32_t i)
+{
+	struct top_caller *v = k->out;
+
+	for (size_t j = 0; j < k->n; j++) {
+		struct top_site s = {v[j].addr, v[j].parent, v[j].other, 0, 0, 0};
+
+		if (same_site(&s, &c->sites.site[i]))
+			return &v[j];
+	}
+	return NULL;
+}
+
+static void caller_add(struct walk *k, void *slot, bool fresh, const struct top_cell *cell,
+                       uint32_t i)
+{
+	const struct top_site *e = &cell->sites.site[i];
+	struct top_caller *c = slot;
+
+	if (fresh)
+		*c = (struct top_caller){e->addr, e->parent, e->other, 0, 0, 0, false};
 	c->calls += e->calls;
-	c->calls_iv += cell->sites_iv[k];
-	c->ns += site_ns(p, e);
-	c->estimated |= site_estimated(p, e);
-	return 0;
+	c->calls_iv += cell->sites_iv[i];
+	c->ns += site_ns(k->p, e);
+	c->estimated |= site_estimated(k->p, e);
 }
 
 long top_callers(const struct top_proc *p, struct top_calls_of w, uint32_t func,
                  struct top_caller **out)
 {
-	size_t n = 0, cap = 0;
+	struct walk k = {p, func, NULL, 0, 0, sizeof(**out), caller_want, caller_add, caller_find};
 
-	*out = NULL;
-	for (size_t i = 0; i < p->ncells; i++) {
-		const struct top_cell *c = &p->cells[i];
-
-		for (uint32_t k = 0; c->func == func && cell_in(c, w) && k < c->sites.n; k++)
-			if (caller_add(p, out, &n, &cap, c, k)) {
-				free(*out);
-				*out = NULL;
-				return -1;
-			}
-	}
-	if (n)
-		qsort(*out, n, sizeof(**out), by_calls);
-	return (long)n;
+	return walk_run(&k, w, by_calls, (void **)out);
 }
 
 static int by_ns(const void *a, const void *b)
@@ -161,42 +190,39 @@ static int by_ns(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
-static int child_add(const struct top_proc *p, struct top_child **out, size_t *n, size_t *cap,
-                     uint32_t func, const struct top_site *e)
+/* A site of another function made inside the parent asked about. */
+static bool child_want(const struct walk *k, const struct top_cell *c, const struct top_site *e)
 {
-	size_t i = 0;
+	return c->func < k->p->nfuncs && e->parent == k->key && c->func + 1 != k->key;
+}
 
-	while (i < *n && (*out)[i].func != func)
-		i++;
-	if (i == *n) {
-		if (room((void **)out, cap, *n, sizeof(**out)))
-			return -1;
-		(*out)[(*n)++] = (struct top_child){func, 0, 0, false};
-	}
-	(*out)[i].calls += e->calls;
-	(*out)[i].ns += site_ns(p, e);
-	(*out)[i].estimated |= site_estimated(p, e);
-	return 0;
+static void *child_find(const struct walk *k, const struct top_cell *c, uint32_t i)
+{
+	struct top_child *v = k->out;
+
+	(void)i;
+	for (size_t j = 0; j < k->n; j++)
+		if (v[j].func == c->func)
+			return &v[j];
+	return NULL;
+}
+
+static void child_add(struct walk *k, void *slot, bool fresh, const struct top_cell *c, uint32_t i)
+{
+	const struct top_site *e = &c->sites.site[i];
+	struct top_child *ch = slot;
+
+	if (fresh)
+		*ch = (struct top_child){c->func, 0, 0, false};
+	ch->calls += e->calls;
+	ch->ns += site_ns(k->p, e);
+	ch->estimated |= site_estimated(k->p, e);
 }
 
 long top_children(const struct top_proc *p, struct top_calls_of w, uint32_t parent,
                   struct top_child **out)
 {
-	size_t n = 0, cap = 0;
+	struct walk k = {p, parent, NULL, 0, 0, sizeof(**out), child_want, child_add, child_find};
 
-	*out = NULL;
-	for (size_t i = 0; i < p->ncells; i++) {
-		const struct top_cell *c = &p->cells[i];
-
-		for (uint32_t k = 0; cell_in(c, w) && c->func < p->nfuncs && k < c->sites.n; k++)
-			if (c->sites.site[k].parent == parent && c->func + 1 != parent &&
-			    child_add(p, out, &n, &cap, c->func, &c->sites.site[k])) {
-				free(*out);
-				*out = NULL;
-				return -1;
-			}
-	}
-	if (n)
-		qsort(*out, n, sizeof(**out), by_ns);
-	return (long)n;
+	return walk_run(&k, w, by_ns, (void **)out);
 }

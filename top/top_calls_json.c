@@ -10,18 +10,6 @@
 #include "top_calls.h"
 #include "top_sitesym.h"
 
-static json_t *ns_or_null(double ns)
-{
-	if (ns < 0)
-		return json_null();
-	return json_integer(ns >= 9.2e18 ? INT64_MAX : (json_int_t)(ns + 0.5));
-}
-
-static json_t *count_json(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
 /* Where the call was made: resolved, or "(other callers)". */
 static json_t *caller_where(const struct top_proc *p, const struct top_caller *c)
 {
@@ -49,8 +37,8 @@ static json_t *caller_json(const struct top_proc *p, const struct top_caller *c)
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "calls", count_json(c->calls));
-	json_object_set_new(o, "total_ns", ns_or_null(c->ns));
+	json_object_set_new(o, "calls", top_u64_json(c->calls));
+	json_object_set_new(o, "total_ns", top_ns_json(c->ns));
 	json_object_set_new(o, "estimated", json_boolean(c->estimated));
 	if (f >= 0) {
 		char name[TOP_API_LEN + TOP_NAME_LEN + 1];
@@ -81,10 +69,10 @@ static json_t *children_json(const struct top_proc *p, struct top_calls_of w, ui
 
 	for (long i = 0; i < n; i++)
 		json_array_append_new(
-		        a,
-		        json_pack("{s:s, s:s, s:o, s:o, s:b}", "api", p->funcs[c[i].func].api,
-		                  "name", p->funcs[c[i].func].name, "calls", count_json(c[i].calls),
-		                  "total_ns", ns_or_null(c[i].ns), "estimated", c[i].estimated));
+		        a, json_pack("{s:s, s:s, s:o, s:o, s:b}", "api", p->funcs[c[i].func].api,
+		                     "name", p->funcs[c[i].func].name, "calls",
+		                     top_u64_json(c[i].calls), "total_ns", top_ns_json(c[i].ns),
+		                     "estimated", c[i].estimated));
 	free(c);
 	return a;
 }
@@ -92,7 +80,7 @@ static json_t *children_json(const struct top_proc *p, struct top_calls_of w, ui
 void top_calls_json(json_t *o, const struct top_proc *p, struct top_calls_of w,
                     const struct top_row *r, bool callers)
 {
-	json_object_set_new(o, "self_ns", ns_or_null(r->self_ns));
+	json_object_set_new(o, "self_ns", top_ns_json(r->self_ns));
 	if (r->fidx >= p->nfuncs)
 		return;
 	if (callers)

@@ -365,19 +365,26 @@ static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 	memset(&d->st.acct, 0, sizeof(d->st.acct));
 }
 
+/* The header that an APIPROF_REC_ACCT or APIPROF_REC_SITES record shares
+ * with a record, and its calls; the rest zero. */
+static void head_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+{
+	memset(d, 0, sizeof(*d));
+	d->tid = r->tid;
+	d->func = r->func;
+	d->flags = r->flags;
+	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
+	d->tick = r->tick;
+	d->st.calls = r->calls;
+}
+
 /* An APIPROF_REC_ACCT record: the same header, then bytes and failures. */
 static void xrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 {
 	struct apiprof_shm_xrec x;
 
 	memcpy(&x, r, sizeof(x));
-	memset(d, 0, sizeof(*d));
-	d->tid = x.tid;
-	d->func = x.func;
-	d->flags = x.flags;
-	top_shm_sanitize(d->comm, x.comm, sizeof(x.comm));
-	d->tick = x.tick;
-	d->st.calls = x.calls;
+	head_to_snap(d, r);
 	d->st.acct.bytes = x.bytes;
 	d->st.acct.failures = x.failures;
 	memcpy(d->st.acct.size_hist, x.size_hist, sizeof(x.size_hist));
@@ -392,13 +399,7 @@ static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, ui
 	struct apiprof_shm_srec x;
 
 	memcpy(&x, r, sizeof(x));
-	memset(d, 0, sizeof(*d));
-	d->tid = x.tid;
-	d->func = x.func;
-	d->flags = x.flags;
-	top_shm_sanitize(d->comm, x.comm, sizeof(x.comm));
-	d->tick = x.tick;
-	d->st.calls = x.calls;
+	head_to_snap(d, r);
 	for (int i = 0; i <= APIPROF_SITES; i++) {
 		const struct apiprof_shm_site *e = &x.site[i];
 		uint32_t parent = APIPROF_SITE_PARENT(e->key);

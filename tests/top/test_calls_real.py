@@ -26,7 +26,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_batch_real import preload  # noqa: E402
-from test_live_tmux import PROMPT, Tmux, at_prompt, fail  # noqa: E402
+from test_live_tmux import PROMPT, Tmux, fail, shell_ready  # noqa: E402
 
 SITES = {"site_a": 1000, "site_b": 2000, "site_c": 3000}
 INNER = 10 * 5  # tr_outer's calls of tt_work
@@ -102,10 +102,7 @@ def indented(s):
 def live(top, pid):
     t = Tmux()
     try:
-        t.wait("first shell prompt", lambda s: s.strip() != "")
-        t.keys("-l", "PS1='%s '" % PROMPT)
-        t.keys("Enter")
-        t.wait("shell prompt", at_prompt)
+        shell_ready(t)
         t.keys("%s -d 0.1 -p %d -f tt_work" % (top, pid), "Enter")
         t.wait("the tt_work row", lambda s: re.search(r"tt_work .* %d " % CALLS, s))
         t.keys("Enter")
