@@ -13,40 +13,40 @@
 #include "toplib.h"
 #include "treelib.h"
 
-__attribute__((noinline)) int site_a(void)
+__attribute__((noinline)) unsigned site_a(void)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (int i = 0; i < 1000; i++)
-		acc += tt_work(i);
+		acc += (unsigned)tt_work(i);
 	return acc;
 }
 
-__attribute__((noinline)) int site_b(void)
+__attribute__((noinline)) unsigned site_b(void)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (int i = 0; i < 2000; i++)
-		acc += tt_work(i);
+		acc += (unsigned)tt_work(i);
 	return acc;
 }
 
-__attribute__((noinline)) int site_c(void)
+__attribute__((noinline)) unsigned site_c(void)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (int i = 0; i < 3000; i++)
-		acc += tt_work(i);
+		acc += (unsigned)tt_work(i);
 	return acc;
 }
 
 int main(void)
 {
-	int acc = site_a() + site_b() + site_c();
+	unsigned acc = site_a() + site_b() + site_c();
 
 	for (int i = 0; i < 10; i++)
-		acc += tr_outer(i);
-	printf("ready %d\n", acc & 1);
+		acc += (unsigned)tr_outer(i);
+	printf("ready %u\n", acc & 1);
 	fflush(stdout);
 	while (getchar() != EOF)
 		;

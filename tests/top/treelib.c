@@ -5,9 +5,9 @@
 
 int tr_outer(int n)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (int i = 0; i < TREELIB_INNER; i++)
-		acc += tt_work(n + i);
-	return acc;
+		acc += (unsigned)tt_work(n + i);
+	return (int)(acc & 0x7fffffff);
 }
