@@ -261,7 +261,7 @@ static struct vline *push_table(struct ui *u, size_t *cap, enum vkind k, const s
 		push_line(u, cap, V_BLANK, NULL, NULL);
 	size_t title = u->nlines, first = u->text.n;
 	push_line(u, cap, k, p, NULL);
-	if (u->tree_view && k == V_PROC) {
+	if (u->tree_view) {
 		if (top_callview_tree(&u->text, p, v->aggregate))
 			top_ui_fatal("out of memory");
 		push_text(u, cap, p, first);
@@ -724,9 +724,7 @@ static void command_key(struct ui *u, int ch)
 		u->tree_view = !u->tree_view;
 		u->scroll = u->cursor = 0;
 		snprintf(u->status, sizeof(u->status), "%s",
-		         !u->tree_view                     ? "table"
-		         : u->view.group == TOP_GROUP_NONE ? "call tree (t: per thread / summed)"
-		                                           : "call tree: per process only (g)");
+		         u->tree_view ? "call tree (t: per thread / summed)" : "table");
 		break;
 	case 'p':
 	case ' ':

@@ -20,6 +20,7 @@
 #include "top_callview.h"
 #include "top_feed.h"
 #include "top_folded.h"
+#include "top_group.h"
 #include "top_sitesym.h"
 #include "tseg.h"
 
@@ -236,6 +237,27 @@ static void test_tree(const struct top_proc *p)
 	free(rows);
 }
 
+/* A group of the process alone: self time and children summed. */
+static void test_group(const struct top_proc *p)
+{
+	const struct top_proc *m[1] = {p};
+	struct top_proc g;
+	struct top_view v = {.aggregate = true, .sort = TOP_COL_FUNC};
+	struct top_row *rows;
+	struct top_child *ch;
+	struct top_calls_of all = {true, 0};
+
+	CHECK(top_group_build(&g, m, 1) == 0);
+	size_t n = top_rows_build(&g, &v, &rows);
+	CHECK(n == 3 && row_of(rows, n, "a_work")->self_ns == 800);
+	CHECK(top_children(&g, all, row_of(rows, n, "a_work")->fidx + 1, &ch) == 1);
+	CHECK(strcmp(g.funcs[ch[0].func].name, "b_leaf") == 0 && ch[0].calls == 20 &&
+	      ch[0].ns == 200);
+	free(ch);
+	free(rows);
+	top_proc_free(&g);
+}
+
 /* A parent beyond the function table: the pass is refused. */
 static void test_bad_parent(void)
 {
@@ -269,6 +291,7 @@ int main(void)
 	test_json(&p);
 	test_folded(&p);
 	test_tree(&p);
+	test_group(&p);
 	top_proc_free(&p);
 	tseg_destroy(&t);
 	test_bad_parent();
