@@ -8,7 +8,7 @@
  *	RET fn(ARGS)
  *	{
  *		struct apiprof_call c;
- *		unsigned how = apiprof_enter(&api, &c);
+ *		unsigned how = apiprof_enter(&api, &c, IDX, apiprof_caller());
  *		if (apiprof_likely(how == APIPROF_CALL_TIMED)) {
  *			apiprof_start(&api, &c, IDX);    // the clock, after every branch
  *			RET r = real_fn(ARGS);
@@ -16,28 +16,39 @@
  *			return r;
  *		}
  *		if (apiprof_likely(how == APIPROF_CALL_COUNTED)) {
+ *			apiprof_start_counted(&api, &c, IDX);
  *			RET r = real_fn(ARGS);           // sampled mode between timed calls
  *			apiprof_leave_counted(&api, &c, IDX);
  *			return r;
  *		}
- *		return slow_fn(ARGS, apiprof_sp());      // everything else, out of line
+ *		return slow_fn(ARGS, apiprof_sp(), apiprof_caller()); // the rest, out of line
  *	}
  *
  * where slow_fn, a static function of the shim, does the same with
  * apiprof_enter_slow and apiprof_leave_other.  A function whose spec
- * declares "bytes" or "fails" also calls apiprof_acct_bytes or
- * apiprof_acct_fail after each apiprof_leave* of a call that counted;
- * the others' wrappers are exactly as above.  The timed path and sampled
- * mode's untimed calls are inline here and touch only the calling thread's
- * own memory: no lock, no syscall, no allocation, no atomic
- * read-modify-write.  Nothing the wrapper works out on the way in is kept
- * across the real call, not even the first timestamp, which the way in
- * stores in the row (where the runtime reads how long a call in progress
- * has run): the way out loads what it needs again, from lines the way in
- * has just brought to the cache, so no call needs a saved register.  The first
- * call of an api on a thread goes out of line (apiprof_thread_attach),
- * which registers the thread and allocates its table; so do nested calls,
- * sampled mode's draws and the monotonic clock (apiprof_slow.c).
+ * declares "bytes" or "fails" calls the _acct forms of the apiprof_leave*
+ * functions (apiprof_acct_after out of line); the others' wrappers are
+ * exactly as above.  The timed path and sampled mode's untimed calls are
+ * inline here and touch only the calling thread's own memory: no lock, no
+ * syscall, no allocation, no atomic read-modify-write.
+ *
+ * Every counted call is also the thread's innermost call while it runs
+ * (struct apiprof_tls's `cur`), the parent of the profiled calls of other
+ * apis made inside it: the call tree.  And a timed call's site (its return
+ * address) and parent make a key that the way in compares with the row's
+ * run of calls (apiprof_sites.c): the same key costs nothing more, another
+ * sends the call out of line, where the run that ends is added to its
+ * site's entry.
+ *
+ * Nothing the wrapper works out on the way in of a timed call is kept
+ * across the real call, not even the first timestamp or the parent, which
+ * the way in stores in the row (where the runtime reads how long a call in
+ * progress has run): the way out loads what it needs again, from lines the
+ * way in has just brought to the cache, so a timed call needs no saved
+ * register.  The first call of an api on a thread goes out of line
+ * (apiprof_thread_attach), which registers the thread and allocates its
+ * table; so do nested calls, sampled mode's draws, calls from a new site
+ * and the monotonic clock (apiprof_slow.c).
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
@@ -584,8 +595,9 @@ APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uin
 {
 	c->tab = apiprof_tab_at(c->slot);
 	c->parent = apiprof_cur(c->tls);
-	return ((uint64_t)ret << 16 | c->parent) ==
-	       apiprof_load(&apiprof_tab_cold(c->tab, idx)->last);
+	/* a plain load, which the compare takes as its operand: only this
+	 * thread writes the word */
+	return ((uint64_t)ret << 16 | c->parent) == apiprof_tab_cold(c->tab, idx)->last;
 }
 
 /* Decides what a call of row idx from return address ret is (enum
