@@ -206,6 +206,17 @@ static void test_folded(const struct top_proc *p)
 	CHECK(strstr(buf, "site_two;a.a_work;b.b_leaf 8\n"));
 	CHECK(strstr(buf, "site_two;b.b_leaf 10\n") && strstr(buf, "(other callers);c.c_free 5\n"));
 	free(buf);
+	/* ns: a_work's own 800 of 1000 ns over its sites 6:4, b_leaf's 200 ns
+	 * inside it over a_work's stacks: the frame a_work is 1000 ns wide */
+	f = open_memstream(&buf, &len);
+	CHECK(top_folded_proc(f, p, true) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "site_one;a.a_work 480\n") && strstr(buf, "site_two;a.a_work 320\n"));
+	CHECK(strstr(buf, "site_one;a.a_work;b.b_leaf 120\n"));
+	CHECK(strstr(buf, "site_two;a.a_work;b.b_leaf 80\n"));
+	CHECK(strstr(buf, "site_two;b.b_leaf 100\n") &&
+	      strstr(buf, "(other callers);c.c_free 10\n"));
+	free(buf);
 }
 
 static void test_tree(const struct top_proc *p)

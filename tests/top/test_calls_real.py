@@ -10,7 +10,8 @@ times; then it waits on its stdin.  Checks, in full timing (exact counts):
   --folded: the lines ending in a function add up to its calls, and the
             sites' lines are those counts;
   --json:   tt_work's callers (resolved names, counts, the parent
-            treelib.tr_outer), tr_outer's child, self <= total;
+            treelib.tr_outer), tr_outer's child, self <= total; sampled
+            (APIPROF_SAMPLE=8): callers marked estimated, adding up;
   live (tmux): Enter on the tt_work row shows its three callers with
             their counts (and the calls inside tr_outer) and hides them
             again; T shows tt_work indented under tr_outer.
@@ -80,6 +81,30 @@ def check_json(top, pid):
         fail("self times: %r %r" % (outer["self_ns"], work["self_ns"]), out)
 
 
+def check_sampled(top, prog, shim, shim_tree):
+    """APIPROF_SAMPLE=8: the sites' calls are estimates, marked, and add up
+    to the function's calls, which are exact."""
+    env = dict(os.environ, LD_PRELOAD=preload(shim, shim_tree), APIPROF_INTERVAL_MS="50",
+               APIPROF_SAMPLE="8")
+    p = subprocess.Popen([prog], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                         text=True)
+    try:
+        if not p.stdout.readline().startswith("ready"):
+            fail("sampled siteprog did not get ready")
+        out = subprocess.run([top, "--json", "-n", "1", "-p", str(p.pid)], capture_output=True,
+                             text=True, check=True).stdout
+        work = functions(json.loads(out), p.pid)["tt_work"]
+        callers = work["callers"]
+        if work["calls"] != CALLS or sum(c["calls"] for c in callers) != CALLS:
+            fail("sampled: calls %d, callers' %d" % (work["calls"],
+                                                      sum(c["calls"] for c in callers)), out)
+        if not any(c["estimated"] for c in callers) or not work["estimated"]:
+            fail("sampled: no caller marked estimated", out)
+    finally:
+        p.stdin.close()
+        p.wait()
+
+
 def callers_shown(s):
     """The three callers, each with its count, below the tt_work row, and
     the calls made inside tr_outer."""
@@ -129,6 +154,7 @@ def main():
             fail("siteprog did not get ready")
         folded(top, p.pid)
         check_json(top, p.pid)
+        check_sampled(top, prog, shim, shim_tree)
         if not shutil.which("tmux"):
             print("skip: no tmux (--folded and --json passed)")
             sys.exit(77)
