@@ -88,6 +88,8 @@ struct ui {
 	int scroll;
 	int cursor; /* the selected line (a row when there is one) */
 	bool tree_view;
+	struct open_row sel; /* the selected row, found again after a re-sort */
+	bool has_sel;
 	struct open_row open[MAX_OPEN];
 	size_t nopen;
 	struct top_lines text; /* the frame's V_TEXT lines */
@@ -217,13 +219,42 @@ static struct open_row open_key(const struct ui *u, const struct top_proc *p,
 	return o;
 }
 
+static bool open_same(struct open_row a, struct open_row b)
+{
+	return a.pid == b.pid && a.starttime == b.starttime && a.tid == b.tid && a.fidx == b.fidx &&
+	       a.all == b.all;
+}
+
 static long open_find(const struct ui *u, struct open_row o)
 {
 	for (size_t i = 0; i < u->nopen; i++)
-		if (u->open[i].pid == o.pid && u->open[i].starttime == o.starttime &&
-		    u->open[i].tid == o.tid && u->open[i].fidx == o.fidx && u->open[i].all == o.all)
+		if (open_same(u->open[i], o))
 			return (long)i;
 	return -1;
+}
+
+/* The cursor on the row selected before, where this frame put it. */
+static void sel_find(struct ui *u)
+{
+	for (size_t i = 0; u->has_sel && i < u->nlines; i++) {
+		const struct vline *l = &u->lines[i];
+
+		if (l->kind == V_ROW && open_same(open_key(u, l->proc, l->row), u->sel)) {
+			u->cursor = (int)i;
+			return;
+		}
+	}
+}
+
+/* The selected row, noted to be found again in the next frame, whose
+ * rows may come in another order. */
+static void sel_note(struct ui *u)
+{
+	const struct vline *l = u->cursor < (int)u->nlines ? &u->lines[u->cursor] : NULL;
+
+	u->has_sel = l && l->kind == V_ROW;
+	if (u->has_sel)
+		u->sel = open_key(u, l->proc, l->row);
 }
 
 /* The frame's text lines from first on, as V_TEXT lines. */
@@ -560,7 +591,9 @@ static void draw(struct ui *u)
 		draw_help();
 	} else {
 		frame_build(u);
+		sel_find(u);
 		draw_body(u);
+		sel_note(u);
 	}
 	refresh();
 }
@@ -637,6 +670,7 @@ static void cursor_move(struct ui *u, int step)
 	else if (step < 0)
 		u->scroll = u->cursor = 0; /* the titles above the first row */
 	clamp_scroll(u);
+	sel_note(u);
 }
 
 /* Enter: the selected row's callers shown, or hidden again. */
@@ -678,9 +712,11 @@ static bool scroll_key(struct ui *u, int ch)
 		return true;
 	case KEY_HOME:
 		u->cursor = u->scroll = 0;
+		u->has_sel = false;
 		return true;
 	case KEY_END:
 		u->cursor = (int)u->nlines;
+		u->has_sel = false;
 		return true;
 	}
 	return false;
