@@ -23,7 +23,9 @@ struct flist {
 struct fctx {
 	const struct top_proc *p;
 	struct flist *memo; /* per function */
+	size_t lines;       /* in all the lists */
 	bool oom;
+	bool cut; /* TOP_FOLDED_LINES reached */
 };
 
 static void frame_name(const struct top_proc *p, uint32_t f, char *buf, size_t cap)
@@ -36,10 +38,13 @@ static void fl_add(struct fctx *x, struct flist *l, const char *a, const char *b
 {
 	if (calls == 0 && ns == 0)
 		return;
+	if (x->lines >= TOP_FOLDED_LINES) { /* a hostile segment's fan-out */
+		x->cut = true;
+		return;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct top_fline *v =
-		        l->n < TOP_FOLDED_LINES ? realloc(l->v, cap * sizeof(*v)) : NULL;
+		struct top_fline *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v) {
 			x->oom = true;
@@ -56,6 +61,7 @@ static void fl_add(struct fctx *x, struct flist *l, const char *a, const char *b
 	}
 	snprintf(s, len, "%s;%s", a, b);
 	l->v[l->n++] = (struct top_fline){s, calls, ns};
+	x->lines++;
 }
 
 /* Whether a stack holds a frame of api (";api." or starting "api."). */
@@ -166,7 +172,7 @@ static const struct flist *func_lines(struct fctx *x, uint32_t f, int depth)
 
 int top_folded_proc(FILE *out, const struct top_proc *p, bool ns)
 {
-	struct fctx x = {p, calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*x.memo)), false};
+	struct fctx x = {p, calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*x.memo)), 0, false, false};
 
 	if (!x.memo) {
 		fprintf(stderr, "apiprof-top: out of memory\n");
@@ -190,5 +196,8 @@ int top_folded_proc(FILE *out, const struct top_proc *p, bool ns)
 	free(x.memo);
 	if (x.oom)
 		fprintf(stderr, "apiprof-top: out of memory: folded stacks cut short\n");
-	return x.oom ? -1 : 0;
+	else if (x.cut)
+		fprintf(stderr, "apiprof-top: pid %d: folded stacks cut at %d lines\n", p->pid,
+		        TOP_FOLDED_LINES);
+	return x.oom || x.cut ? -1 : 0;
 }

@@ -24,7 +24,7 @@
 #include "top_model.h"
 
 #define TOP_FOLDED_DEPTH 16    /* stacks deeper than this end there */
-#define TOP_FOLDED_LINES 65536 /* lines of one function, at most */
+#define TOP_FOLDED_LINES 65536 /* stacks of one process, at most (built ones) */
 
 /* One stack of a function: its frames, outermost first, and its share. */
 struct top_fline {
@@ -34,7 +34,8 @@ struct top_fline {
 };
 
 /* p's folded stacks to out; ns: time, not calls.  0, or -1 when out of
- * memory (said on stderr). */
+ * memory or cut at TOP_FOLDED_LINES (said on stderr; what fitted is
+ * printed). */
 int top_folded_proc(FILE *out, const struct top_proc *p, bool ns);
 
 #endif /* TOP_FOLDED_H */
