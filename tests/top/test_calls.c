@@ -269,6 +269,40 @@ static void test_group(const struct top_proc *p)
 	top_proc_free(&g);
 }
 
+/* Five apis, each function called from 17 sites inside the one before
+ * (and taking longer than it: some self time everywhere): 17^5 stacks,
+ * cut at TOP_FOLDED_LINES, and said so. */
+static void test_folded_cut(void)
+{
+	struct tseg t;
+	struct top_proc p;
+	char api[8], *buf = NULL;
+	size_t len = 0, lines = 0;
+
+	tseg_create(&t, 8, 8);
+	for (uint32_t f = 0; f < 5; f++) {
+		struct apiprof_shm_site e[APIPROF_SITES + 1] = {0};
+
+		snprintf(api, sizeof(api), "api%u", f);
+		tseg_func(&t, f, api, "f");
+		for (int k = 0; k <= APIPROF_SITES; k++)
+			e[k] = site(0x1000 + (uint64_t)k, f ? f : APIPROF_PARENT_NONE, 1000,
+			            10 - 2 * f);
+		tseg_write(&t, TID, f, 10, 17000, 10 - 2 * f);
+		tseg_write_sites(&t, TID, f, 10, 17000, e);
+	}
+	load(&p, &t);
+	FILE *o = open_memstream(&buf, &len);
+	int frc = top_folded_proc(o, &p, true); /* ns: every stack built is printed */
+	fclose(o);
+	for (char *c = buf; (c = strchr(c, '\n')) != NULL; c++)
+		lines++;
+	CHECK(frc == -1 && lines > 0 && lines <= TOP_FOLDED_LINES);
+	free(buf);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+}
+
 /* A parent beyond the function table: the pass is refused. */
 static void test_bad_parent(void)
 {
@@ -306,6 +340,7 @@ int main(void)
 	top_proc_free(&p);
 	tseg_destroy(&t);
 	test_bad_parent();
+	test_folded_cut();
 	top_sitesym_free();
 	puts("ok");
 	return 0;
