@@ -50,24 +50,31 @@ static void sites_interval(struct top_cell *c)
 	c->sites_last = c->sites;
 }
 
+/* Each cell's child_ns, and the lists of the sites made inside its
+ * calls, which top_children follows for one thread. */
 void top_calls_refresh(struct top_proc *p)
 {
 	for (size_t i = 0; i < p->ncells; i++) {
 		p->cells[i].child_ns = 0;
+		p->cells[i].kids = 0;
 		sites_interval(&p->cells[i]);
 	}
 	for (size_t i = 0; i < p->ncells; i++) {
-		const struct top_cell *c = &p->cells[i];
+		struct top_cell *c = &p->cells[i];
 
 		for (uint32_t k = 0; k < c->sites.n; k++) {
 			long f = top_site_parent(p, c->sites.site[k].parent);
 			struct top_cell *pc =
 			        f < 0 ? NULL : top_proc_cell_find(p, c->tid, (uint32_t)f);
 
-			if (pc && (uint32_t)f != c->func)
-				pc->child_ns += site_ns(p, &c->sites.site[k]);
+			if (!pc || (uint32_t)f == c->func)
+				continue;
+			pc->child_ns += site_ns(p, &c->sites.site[k]);
+			c->kid_next[k] = pc->kids;
+			pc->kids = 1 + (uint32_t)(i << 5 | k);
 		}
 	}
+	p->kids_linked = true;
 }
 
 static bool cell_in(const struct top_cell *c, struct top_calls_of w)
@@ -121,18 +128,66 @@ static int walk_add(struct walk *k, const struct top_cell *c, uint32_t i)
 }
 
 /* The walk's array, sorted by cmp, into *out; its length, -1 out of memory. */
-static long walk_run(struct walk *k, struct top_calls_of w, int (*cmp)(const void *, const void *),
-                     void **out)
+static bool caller_want(const struct walk *k, const struct top_cell *c, const struct top_site *e);
+
+/* Site j of c, when the walk wants it. */
+static int walk_site(struct walk *k, const struct top_cell *c, uint32_t j)
 {
-	for (size_t i = 0; i < k->p->ncells; i++) {
+	if (j >= c->sites.n || !k->want(k, c, &c->sites.site[j]))
+		return 0;
+	return walk_add(k, c, j);
+}
+
+/* One thread's sites, where the walk has a shorter way than every cell:
+ * a function's own cell, or the list of the sites made inside a parent's
+ * (top_calls_refresh).  1: not taken. */
+static int walk_thread(struct walk *k, struct top_calls_of w)
+{
+	const struct top_cell *c = NULL;
+	int rc = 0;
+
+	if (k->want == caller_want) {
+		c = top_proc_cell_find(k->p, w.tid, k->key);
+		for (uint32_t j = 0; c && rc == 0 && j < c->sites.n; j++)
+			rc = walk_site(k, c, j);
+		return rc;
+	}
+	if (!k->p->kids_linked || top_site_parent(k->p, k->key) < 0)
+		return 1;
+	c = top_proc_cell_find(k->p, w.tid, (uint32_t)top_site_parent(k->p, k->key));
+	for (uint32_t l = c ? c->kids : 0; l && rc == 0;) {
+		size_t i = (l - 1) >> 5;
+		uint32_t j = (l - 1) & 31;
+
+		if (i >= k->p->ncells)
+			break;
+		rc = walk_site(k, &k->p->cells[i], j);
+		l = j <= APIPROF_SITES ? k->p->cells[i].kid_next[j] : 0;
+	}
+	return rc;
+}
+
+static int walk_all(struct walk *k, struct top_calls_of w)
+{
+	int rc = w.all ? 1 : walk_thread(k, w);
+
+	for (size_t i = 0; rc == 1 && i < k->p->ncells; i++) {
 		const struct top_cell *c = &k->p->cells[i];
 
 		for (uint32_t j = 0; cell_in(c, w) && j < c->sites.n; j++)
-			if (k->want(k, c, &c->sites.site[j]) && walk_add(k, c, j)) {
-				free(k->out);
-				*out = NULL;
+			if (walk_site(k, c, j))
 				return -1;
-			}
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+static long walk_run(struct walk *k, struct top_calls_of w, int (*cmp)(const void *, const void *),
+                     void **out)
+{
+	if (walk_all(k, w)) {
+		free(k->out);
+		*out = NULL;
+		return -1;
 	}
 	if (k->n)
 		qsort(k->out, k->n, k->size, cmp);

@@ -35,6 +35,11 @@ struct top_cell {
 	 * calls of the function (the sites of its cells naming it parent),
 	 * summed at each refresh (top_calls.c). */
 	double child_ns;
+	/* The sites made inside this cell's calls (same thread), linked at
+	 * each refresh: 1 + (cell << 5 | site), 0 for none; kid_next[k] links
+	 * site k of this cell in its parent's list (top_calls.c). */
+	uint32_t kids;
+	uint32_t kid_next[APIPROF_SITES + 1];
 	struct top_stat cur;  /* latest snapshot */
 	struct top_stat last; /* cur at the previous refresh */
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
@@ -70,6 +75,7 @@ struct top_proc {
 	uint64_t dropped;  /* producer side, from the header */
 	uint64_t lost;     /* reader side: slots overwritten or in flight */
 	uint64_t overflow; /* snapshots ignored because TOP_MAX_CELLS was reached */
+	bool kids_linked;  /* the cells' kids lists are built (top_calls_refresh) */
 
 	struct top_func *funcs;
 	uint32_t nfuncs;
