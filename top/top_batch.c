@@ -17,7 +17,9 @@
 
 #include "apiprof_stat.h"
 #include "top_batch.h"
+#include "top_calls.h"
 #include "top_cols.h"
+#include "top_folded.h"
 #include "top_ptree.h"
 
 const char *top_clock_name(uint32_t clock)
@@ -216,14 +218,14 @@ void top_batch_text(FILE *out, const struct top_watch *w, const struct top_view 
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static json_t *ns_json(double ns)
+json_t *top_ns_json(double ns)
 {
 	if (ns < 0)
 		return json_null();
 	return json_integer(ns >= 9.2e18 ? INT64_MAX : (json_int_t)(ns + 0.5));
 }
 
-static json_t *u64_json(uint64_t v)
+json_t *top_u64_json(uint64_t v)
 {
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
@@ -235,13 +237,13 @@ static void acct_json(json_t *o, const struct top_row *r)
 	char num[16];
 
 	if (r->fflags & APIPROF_FUNC_BYTES) {
-		json_object_set_new(o, "bytes", u64_json(r->bytes));
-		json_object_set_new(o, "bytes_p50", ns_json(r->bytes_p50));
-		json_object_set_new(o, "bytes_p99", ns_json(r->bytes_p99));
+		json_object_set_new(o, "bytes", top_u64_json(r->bytes));
+		json_object_set_new(o, "bytes_p50", top_ns_json(r->bytes_p50));
+		json_object_set_new(o, "bytes_p99", top_ns_json(r->bytes_p99));
 		json_object_set_new(o, "bytes_per_s", json_real(r->bytes_rate));
 	}
 	if (r->fflags & APIPROF_FUNC_FAILS) {
-		json_object_set_new(o, "failures", u64_json(r->failures));
+		json_object_set_new(o, "failures", top_u64_json(r->failures));
 		json_object_set_new(o, "failures_per_s", json_real(r->fail_rate));
 	}
 	if (!(r->fflags & APIPROF_FUNC_ERRNO))
@@ -250,27 +252,34 @@ static void acct_json(json_t *o, const struct top_row *r)
 	for (int k = 0; k < APIPROF_ERRNO_SLOTS; k++)
 		if (r->errnos[k])
 			json_object_set_new(e, apiprof_stat_errno_name(k, num, sizeof num),
-			                    u64_json(r->errnos[k]));
+			                    top_u64_json(r->errnos[k]));
 	json_object_set_new(o, "errno", e);
 }
 
 static json_t *func_time_json(const struct top_row *r)
 {
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:b}",
-	                 "api", r->api, "name", r->func, "calls", u64_json(r->calls),
-	                 "calls_interval", u64_json(r->calls_iv), "total_ns", ns_json(r->total_ns),
-	                 "interval_ns", ns_json(r->iv_ns), "calls_per_s", r->rate, "pct", r->pct,
-	                 "avg_ns", ns_json(r->avg_ns), "p50_ns", ns_json(r->p50_ns), "p99_ns",
-	                 ns_json(r->p99_ns), "max_ns", ns_json(r->max_ns), "min_ns",
-	                 ns_json(r->min_ns), "estimated", r->estimated);
+	                 "api", r->api, "name", r->func, "calls", top_u64_json(r->calls),
+	                 "calls_interval", top_u64_json(r->calls_iv), "total_ns",
+	                 top_ns_json(r->total_ns), "interval_ns", top_ns_json(r->iv_ns),
+	                 "calls_per_s", r->rate, "pct", r->pct, "avg_ns", top_ns_json(r->avg_ns),
+	                 "p50_ns", top_ns_json(r->p50_ns), "p99_ns", top_ns_json(r->p99_ns),
+	                 "max_ns", top_ns_json(r->max_ns), "min_ns", top_ns_json(r->min_ns),
+	                 "estimated", r->estimated);
 }
 
-static json_t *func_json(const struct top_row *r)
+/* A function of a process's thread (callers: the process's own call
+ * sites), or of a group (summed self time and children only: the
+ * members' addresses are their own). */
+static json_t *func_json(const struct top_proc *p, const struct top_row *r, bool group)
 {
 	json_t *o = func_time_json(r);
+	struct top_calls_of w = {group, r->tid};
 
 	if (o != NULL && (r->fflags & APIPROF_FUNC_ACCT))
 		acct_json(o, r);
+	if (o != NULL)
+		top_calls_json(o, p, w, r, !group);
 	return o;
 }
 
@@ -279,7 +288,7 @@ static json_t *func_json(const struct top_row *r)
 static json_t *busy_json(const struct top_row *r)
 {
 	return json_pack("{s:s, s:s, s:o, s:b}", "api", r->api, "name", r->func, "for_ns",
-	                 ns_json(r->busy_ns), "exact", !r->busy_bound);
+	                 top_ns_json(r->busy_ns), "exact", !r->busy_bound);
 }
 
 /* A thread's "in_progress": its longest call in progress, or null. */
@@ -293,12 +302,12 @@ static void thread_busy(json_t *thread, const struct top_row *r)
 }
 
 /* Rows come sorted by tid: consecutive rows with one tid form a thread. */
-static json_t *threads_json(const struct top_row *rows, size_t n)
+static json_t *threads_json(const struct top_proc *p, const struct top_row *rows, size_t n)
 {
 	json_t *threads = json_array(), *funcs = NULL, *thread = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		json_t *f = func_json(&rows[i]);
+		json_t *f = func_json(p, &rows[i], false);
 
 		if (!i || rows[i].tid != rows[i - 1].tid ||
 		    strcmp(rows[i].thread, rows[i - 1].thread)) {
@@ -341,10 +350,11 @@ static json_t *proc_json(const struct top_pnode *node, uint64_t real_ns)
 	        "{s:i, s:s, s:s, s:I, s:s, s:I, s:b, s:o, s:o, s:o, s:o, s:o}", "pid", p->pid,
 	        "comm", p->comm, "state", top_state_name(p->state), "mode", (json_int_t)p->mode,
 	        "clock", top_clock_name(p->clock), "sample", (json_int_t)p->sample, "ring",
-	        !p->no_ring, "dropped", u64_json(p->dropped), "lost", u64_json(p->lost),
+	        !p->no_ring, "dropped", top_u64_json(p->dropped), "lost", top_u64_json(p->lost),
 	        "uptime_ns",
-	        u64_json(real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0),
-	        "interval_wall_ns", u64_json(p->iv_wall_ns), "threads", threads_json(rows, n));
+	        top_u64_json(real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0),
+	        "interval_wall_ns", top_u64_json(p->iv_wall_ns), "threads",
+	        threads_json(p, rows, n));
 
 	free(rows);
 	json_object_set_new(o, "title", json_string(p->title));
@@ -366,12 +376,12 @@ static json_t *group_json(const struct top_pgroup *g, enum top_group kind)
 	for (size_t i = 0; i < g->npids; i++)
 		json_array_append_new(pids, json_integer(g->pids[i]));
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(funcs, func_json(&rows[i]));
+		json_array_append_new(funcs, func_json(&g->proc, &rows[i], true));
 	free(rows);
 	return json_pack("{s:s, s:i, s:s, s:s, s:o, s:f, s:o, s:o}", "group", top_group_name(kind),
 	                 "pid", g->proc.pid, "comm", g->proc.comm, "title", g->proc.title, "pids",
 	                 pids, "share_pct", g->share, "interval_wall_ns",
-	                 u64_json(g->proc.iv_wall_ns), "functions", funcs);
+	                 top_u64_json(g->proc.iv_wall_ns), "functions", funcs);
 }
 
 static json_t *watch_json(const struct top_ptree *t, enum top_group group, uint64_t real_ns)
@@ -405,10 +415,26 @@ int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, u
 		return -1;
 	json_object_set_new(o, "time", json_real((double)real_ns / 1e9));
 	json_object_set_new(o, "delay", json_real(delay_s));
-	json_object_set_new(o, "dropped", u64_json(top_watch_dropped(w)));
+	json_object_set_new(o, "dropped", top_u64_json(top_watch_dropped(w)));
 	int rc = json_dumpf(o, out, JSON_COMPACT);
 	json_decref(o);
 	fputc('\n', out);
+	fflush(out);
+	return rc;
+}
+
+int top_batch_folded(FILE *out, const struct top_watch *w, bool ns)
+{
+	struct top_ptree tree;
+	int rc = 0;
+
+	if (top_ptree_build(&tree, w, TOP_GROUP_NONE) != 0) {
+		fprintf(stderr, "apiprof-top: out of memory\n");
+		return -1;
+	}
+	for (size_t i = 0; i < tree.n && rc == 0; i++)
+		rc = top_folded_proc(out, tree.nodes[i].proc, ns);
+	top_ptree_free(&tree);
 	fflush(out);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #ifndef TOP_BATCH_H
 #define TOP_BATCH_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,20 @@ void top_batch_text(FILE *out, const struct top_watch *w, const struct top_view 
                     uint64_t real_ns, double delay_s);
 int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, uint64_t real_ns,
                    double delay_s);
+
+/* A time in ns as a JSON integer, null when negative (not available);
+ * a count, capped at INT64_MAX. */
+json_t *top_ns_json(double ns);
+json_t *top_u64_json(uint64_t v);
+/* In top_calls_json.c: r's "self_ns", "children" and (callers) its
+ * "callers", of the threads w says, into o. */
+struct top_calls_of;
+void top_calls_json(json_t *o, const struct top_proc *p, struct top_calls_of w,
+                    const struct top_row *r, bool callers);
+
+/* --folded: every process's folded stacks (top_folded.h); -1 out of
+ * memory. */
+int top_batch_folded(FILE *out, const struct top_watch *w, bool ns);
 
 #define TOP_TREE_MAX_DEPTH 8 /* deeper children are shown as deep as this */
 #define TOP_NAME_BUF       (TOP_COMM_LEN + TOP_TITLE_LEN + 4)

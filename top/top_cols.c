@@ -69,6 +69,11 @@ static double v_inside(const struct top_row *r)
 	return r->busy_ns;
 }
 
+static double v_self(const struct top_row *r)
+{
+	return r->self_ns;
+}
+
 /* Bytes and failures: -1 (sorted last, shown as -) for a function that
  * does not declare them. */
 static double v_bytes_rate(const struct top_row *r)
@@ -248,6 +253,10 @@ const struct top_column top_columns[TOP_COL_COUNT] = {
         [TOP_COL_INSIDE] = {"INSIDE", "inside",
                             "the thread is inside this call now, for so long (>=: at least)", 9,
                             true, true, v_inside, NULL, c_inside},
+        [TOP_COL_SELF] = {"SELF", "self",
+                          "time since the start minus the profiled calls of other apis made "
+                          "inside (-: no call sites)",
+                          8, true, true, v_self, NULL, c_time},
         [TOP_COL_BYTES_RATE] = {"BYTES/S", "bytes",
                                 "bytes per second in the last interval (spec \"bytes\")", 8, true,
                                 true, v_bytes_rate, NULL, c_bytes, true},

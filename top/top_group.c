@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "top_calls.h"
 #include "top_group.h"
 
 static uint64_t scale(uint64_t v, double ratio)
@@ -85,6 +86,47 @@ static void add_acct(struct top_cell *gc, const struct top_cell *c)
 	gc->acct_tick = 1;
 }
 
+/* A member's site parent in the group's table (top_calls.h). */
+static uint32_t group_parent(struct top_proc *g, const struct top_proc *m, uint32_t *map,
+                             uint32_t parent)
+{
+	long f = top_site_parent(m, parent);
+
+	if (f < 0)
+		return parent == APIPROF_PARENT_NONE ? parent : APIPROF_PARENT_UNKNOWN;
+	if (map[f] == UINT32_MAX)
+		map[f] = func_union(g, &m->funcs[f]);
+	return map[f] == UINT32_MAX ? APIPROF_PARENT_UNKNOWN : map[f] + 1;
+}
+
+/* A member cell's sites into the group's, one entry per parent: the
+ * addresses are dropped (each process has its own), so a group has
+ * children and a tree but no callers.  Parents beyond the entries go to
+ * the last, as unknown. */
+static void add_sites(struct top_proc *g, const struct top_proc *m, uint32_t *map,
+                      struct top_cell *gc, const struct top_cell *c, const struct rescale *r)
+{
+	struct top_sites *gs = &gc->sites;
+
+	for (uint32_t i = 0; i < c->sites.n; i++) {
+		const struct top_site *e = &c->sites.site[i];
+		uint32_t parent = group_parent(g, m, map, e->parent), k = 0;
+
+		while (k < gs->n && gs->site[k].parent != parent)
+			k++;
+		if (k == APIPROF_SITES + 1) {
+			k = APIPROF_SITES;
+			gs->site[k].parent = APIPROF_PARENT_UNKNOWN;
+			gs->site[k].other = true;
+		} else if (k == gs->n) {
+			gs->site[gs->n++] = (struct top_site){0, parent, false, 0, 0, 0};
+		}
+		gs->site[k].calls += e->calls;
+		gs->site[k].ticks += scale(e->ticks, r->ratio);
+		gs->site[k].timed += e->timed;
+	}
+}
+
 /* Member m's cells into g; map[f] caches m's function f in g's table. */
 static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *map)
 {
@@ -110,6 +152,11 @@ static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *ma
 		stat_add_scaled(&gc->iv, &c->iv, &r);
 		stat_add_scaled(&gc->base, &c->base, &r);
 		add_acct(gc, c);
+		/* self time sums; the sites' addresses are the member's own */
+		gc->child_ns += c->child_ns;
+		if (c->sites_tick)
+			gc->sites_tick = 1;
+		add_sites(g, m, map, gc, c, &r);
 	}
 	return 0;
 }

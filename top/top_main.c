@@ -18,6 +18,7 @@
 #include "top_fmt.h"
 #include "top_opts.h"
 #include "top_shm.h"
+#include "top_sitesym.h"
 #include "top_ui.h"
 #include "top_watch.h"
 
@@ -43,7 +44,9 @@ static int run_batch(struct top_watch *w, const struct top_opts *o)
 			pause_s(o->delay_s);
 		uint64_t real = top_now_ns(CLOCK_REALTIME);
 		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
-		if (o->json)
+		if (o->folded)
+			top_batch_folded(stdout, w, o->folded == TOP_FOLDED_NS);
+		else if (o->json)
 			top_batch_json(stdout, w, o->view.group, real, o->delay_s);
 		else
 			top_batch_text(stdout, w, &o->view, real, o->delay_s);
@@ -93,5 +96,6 @@ int main(int argc, char **argv)
 	else
 		rc = o.batch ? run_batch(&w, &o) : top_ui_run(&w, &o);
 	top_watch_free(&w);
+	top_sitesym_free();
 	return rc;
 }

@@ -154,6 +154,11 @@ static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t f
 	return c;
 }
 
+struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint32_t func)
+{
+	return cell_find(p, tid, func);
+}
+
 uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t func)
 {
 	const struct top_cell *c = cell_find(p, tid, func);
@@ -170,12 +175,15 @@ struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func)
 
 /* Records are cumulative, so of several snapshots of one (thread, function)
  * only the one taken last matters; the ring may hand them over in any order. */
-/* The tick of what s would replace in its cell: a record's times and an
- * APIPROF_REC_ACCT record's bytes and failures are kept apart. */
+/* The tick of what s would replace in its cell: a record's times, an
+ * APIPROF_REC_ACCT record's bytes and failures and an APIPROF_REC_SITES
+ * record's sites are kept apart. */
 static uint64_t held_tick(const struct top_cell *c, const struct top_snap *s)
 {
 	if (c == NULL)
 		return 0;
+	if (s->flags & APIPROF_REC_SITES)
+		return c->sites_tick;
 	return s->flags & APIPROF_REC_ACCT ? c->acct_tick : c->tick;
 }
 
@@ -193,6 +201,11 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	c->tid = s->tid;
 	c->func = s->func;
 	memcpy(c->comm, s->comm, sizeof(c->comm));
+	if (s->flags & APIPROF_REC_SITES) {
+		c->sites_tick = s->tick;
+		c->sites = s->sites;
+		return 0;
+	}
 	if (s->flags & APIPROF_REC_ACCT) {
 		c->acct_tick = s->tick;
 		c->cur.acct = s->st.acct;
@@ -304,6 +317,7 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 		c->last = c->cur;
 		top_busy_refresh(p, c, mono_ns);
 	}
+	top_calls_refresh(p);
 	p->last_mono_ns = mono_ns;
 	p->refreshed = true;
 }
@@ -322,11 +336,16 @@ bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linge
 
 /* Sampled timing measured `timed` calls out of `calls`: the time of all
  * calls, estimated as the runtime's summary does (apiprof_stat.h). */
-static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
+double top_proc_time_ns(const struct top_proc *p, uint64_t ticks, uint64_t calls, uint64_t timed)
 {
-	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
+	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, ticks, calls, timed);
 
 	return top_ticks_ns((double)t, p->tick_hz);
+}
+
+static double stat_time_ns(const struct top_proc *p, const struct top_stat *s)
+{
+	return top_proc_time_ns(p, s->ticks, s->calls, s->timed);
 }
 
 double top_proc_share(const struct top_proc *p)
@@ -360,6 +379,8 @@ struct acc {
 	/* Summed rows: the calls in progress, as in a cell (the longest) */
 	double busy_iv_ns, busy_ns;
 	bool busy_bound;
+	double child_ns; /* summed rows: their cells' child_ns */
+	bool sites;      /* summed rows: a cell has call sites */
 };
 
 static const char *cell_thread(const struct top_cell *c)
@@ -391,6 +412,8 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 	stat_add(&a->sum[1], &c->iv, acct);
 	stat_add(&a->sum[2], &since, acct);
 	a->busy_iv_ns += c->busy_iv_ns;
+	a->child_ns += c->child_ns;
+	a->sites |= c->sites_tick != 0;
 	if (c->busy_ns > a->busy_ns) {
 		a->busy_ns = c->busy_ns;
 		a->busy_bound = (c->flags & APIPROF_REC_BUSY_BOUND) != 0;
@@ -492,6 +515,7 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 	r->api = f ? f->api : "?";
 	r->func = f ? f->name : "?";
 	r->fflags = f ? f->flags : 0;
+	r->fidx = a->func;
 	r->calls = cur->calls;
 	r->calls_iv = iv->calls;
 	r->calls_base = base->calls;
@@ -520,6 +544,15 @@ static void row_busy(struct top_row *r, const struct top_proc *p, double iv_ns, 
 	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
 }
 
+/* Self time: unknown without call sites; never below 0 (a child's
+ * snapshot may be newer than its parent's). */
+static void row_self(struct top_row *r, bool sites, double child_ns)
+{
+	r->self_ns = -1;
+	if (sites)
+		r->self_ns = r->total_ns > child_ns ? r->total_ns - child_ns : 0;
+}
+
 /* A per-thread row straight from its cell: the figures since the reset
  * need the histogram only when the interval has no timed call. */
 static void row_finish(struct top_row *r, const struct top_proc *p, const struct acc *a,
@@ -531,6 +564,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	if (a->sum != NULL) {
 		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2], since_start);
 		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
+		row_self(r, a->sites, a->child_ns);
 		return;
 	}
 	memset(&since.acct, 0, sizeof(since.acct));
@@ -543,6 +577,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
 	row_fill(r, p, a, &c->cur, &c->iv, &since, since_start);
 	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
+	row_self(r, c->sites_tick != 0, c->child_ns);
 }
 
 /* In aggregated mode, slot[func] is the row of that function; cells whose

@@ -26,7 +26,20 @@ struct top_cell {
 	uint32_t flags;
 	char comm[TOP_COMM_LEN];
 	uint64_t tick;
-	uint64_t acct_tick;   /* of the latest APIPROF_REC_ACCT record, in cur.acct */
+	uint64_t acct_tick;  /* of the latest APIPROF_REC_ACCT record, in cur.acct */
+	uint64_t sites_tick; /* of the latest APIPROF_REC_SITES record, in sites */
+	struct top_sites sites;
+	struct top_sites sites_last;          /* sites at the previous refresh */
+	uint64_t sites_iv[APIPROF_SITES + 1]; /* sites[k]'s calls in the interval */
+	/* Since the start: the time of the calls made inside this thread's
+	 * calls of the function (the sites of its cells naming it parent),
+	 * summed at each refresh (top_calls.c). */
+	double child_ns;
+	/* The sites made inside this cell's calls (same thread), linked at
+	 * each refresh: 1 + (cell << 5 | site), 0 for none; kid_next[k] links
+	 * site k of this cell in its parent's list (top_calls.c). */
+	uint32_t kids;
+	uint32_t kid_next[APIPROF_SITES + 1];
 	struct top_stat cur;  /* latest snapshot */
 	struct top_stat last; /* cur at the previous refresh */
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
@@ -62,6 +75,7 @@ struct top_proc {
 	uint64_t dropped;  /* producer side, from the header */
 	uint64_t lost;     /* reader side: slots overwritten or in flight */
 	uint64_t overflow; /* snapshots ignored because TOP_MAX_CELLS was reached */
+	bool kids_linked;  /* the cells' kids lists are built (top_calls_refresh) */
 
 	struct top_func *funcs;
 	uint32_t nfuncs;
@@ -94,6 +108,7 @@ enum top_col {
 	TOP_COL_MAX,
 	TOP_COL_CALLS,
 	TOP_COL_INSIDE,
+	TOP_COL_SELF,
 	/* Shown only when a row of the view declares bytes or failures. */
 	TOP_COL_BYTES_RATE,
 	TOP_COL_BYTES_P50,
@@ -123,10 +138,14 @@ struct top_row {
 	const char *api;
 	const char *func;
 	uint32_t fflags;
+	uint32_t fidx;       /* the function's index in the process's table */
 	uint64_t calls;      /* cumulative since the process started */
 	uint64_t calls_iv;   /* in the latest interval */
 	uint64_t calls_base; /* since the last reset */
 	double total_ns;     /* cumulative */
+	/* total_ns minus the time of the profiled calls made inside (of
+	 * other apis), cumulative; -1: no call sites known (top_calls.c) */
+	double self_ns;
 	double iv_ns;
 	double base_ns;
 	double rate; /* calls per second in the interval */
@@ -196,6 +215,13 @@ struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func);
 void top_acct_add(struct top_acct *d, const struct top_acct *s);
 
 double top_ticks_ns(double ticks, uint64_t hz);
+/* The time of calls, timed of which took ticks, estimated as the
+ * runtime's summary does when p samples (apiprof_stat.h), in ns. */
+double top_proc_time_ns(const struct top_proc *p, uint64_t ticks, uint64_t calls, uint64_t timed);
+/* In top_calls.c: each cell's child_ns from the sites of p's cells. */
+void top_calls_refresh(struct top_proc *p);
+/* The cell of (tid, func), NULL when none. */
+struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint32_t func);
 /* In top_busy.c: the calls in progress of a cell at a refresh (viewer
  * clock mono_ns), and what they add to the interval. */
 void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);

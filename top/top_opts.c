@@ -25,6 +25,7 @@ enum {
 	OPT_PER_PROCESS,
 	OPT_PER_THREAD,
 	OPT_GROUP,
+	OPT_FOLDED,
 };
 
 /* The -s names, from the column table. */
@@ -38,6 +39,7 @@ static void put_sort_keys(FILE *out)
 void top_opts_usage(FILE *out)
 {
 	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...]] [--json]\n"
+	      "                   [--folded[=ns]]\n"
 	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
 	      "                   [--linger SECONDS] [--clean]\n"
 	      "       apiprof-top [--listen [ADDR:]PORT] [--textfile DIR] [--per-process]\n"
@@ -45,6 +47,8 @@ void top_opts_usage(FILE *out)
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
+	      "      --folded[=ns]    one refresh as folded stacks for flame graphs:\n"
+	      "                       caller;api.function;api.child CALLS (or ns)\n"
 	      "  -d, --delay SECONDS  refresh interval, fractions allowed (default 1)\n"
 	      "  -n, --iterations N   exit after N refreshes\n"
 	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
@@ -131,6 +135,11 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_CLEAN:
 		o->clean = true;
 		return 0;
+	case OPT_FOLDED: /* one refresh, like -b -n 1 */
+		o->folded = arg && strcmp(arg, "ns") == 0 ? TOP_FOLDED_NS : TOP_FOLDED_CALLS;
+		o->batch = true;
+		o->count = 1;
+		return arg && o->folded != TOP_FOLDED_NS ? -1 : 0;
 	case 'a':
 		o->view.aggregate = true;
 		return 0;
@@ -177,6 +186,7 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	static const struct option longs[] = {
 	        {"batch", no_argument, NULL, 'b'},
 	        {"json", no_argument, NULL, OPT_JSON},
+	        {"folded", optional_argument, NULL, OPT_FOLDED},
 	        {"delay", required_argument, NULL, 'd'},
 	        {"iterations", required_argument, NULL, 'n'},
 	        {"pid", required_argument, NULL, 'p'},

@@ -11,9 +11,12 @@
 
 #define TOP_MAX_PIDS 64
 
+enum top_folded_kind { TOP_FOLDED_OFF = 0, TOP_FOLDED_CALLS, TOP_FOLDED_NS };
+
 struct top_opts {
 	bool batch;
 	bool json;
+	enum top_folded_kind folded; /* --folded[=ns] (top_folded.h) */
 	bool clean;
 	double delay_s;
 	long count; /* 0: until interrupted */

@@ -365,23 +365,56 @@ static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 	memset(&d->st.acct, 0, sizeof(d->st.acct));
 }
 
+/* The header that an APIPROF_REC_ACCT or APIPROF_REC_SITES record shares
+ * with a record, and its calls; the rest zero. */
+static void head_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+{
+	memset(d, 0, sizeof(*d));
+	d->tid = r->tid;
+	d->func = r->func;
+	d->flags = r->flags;
+	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
+	d->tick = r->tick;
+	d->st.calls = r->calls;
+}
+
 /* An APIPROF_REC_ACCT record: the same header, then bytes and failures. */
 static void xrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 {
 	struct apiprof_shm_xrec x;
 
 	memcpy(&x, r, sizeof(x));
-	memset(d, 0, sizeof(*d));
-	d->tid = x.tid;
-	d->func = x.func;
-	d->flags = x.flags;
-	top_shm_sanitize(d->comm, x.comm, sizeof(x.comm));
-	d->tick = x.tick;
-	d->st.calls = x.calls;
+	head_to_snap(d, r);
 	d->st.acct.bytes = x.bytes;
 	d->st.acct.failures = x.failures;
 	memcpy(d->st.acct.size_hist, x.size_hist, sizeof(x.size_hist));
 	memcpy(d->st.acct.errnos, x.errnos, sizeof(x.errnos));
+}
+
+/* An APIPROF_REC_SITES record: the same header, then the sites.  A
+ * parent's function index raises func_end, which the pass checks against
+ * func_count as it does the record's own. */
+static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
+{
+	struct apiprof_shm_srec x;
+
+	memcpy(&x, r, sizeof(x));
+	head_to_snap(d, r);
+	for (int i = 0; i <= APIPROF_SITES; i++) {
+		const struct apiprof_shm_site *e = &x.site[i];
+		uint32_t parent = APIPROF_SITE_PARENT(e->key);
+
+		if (e->key == 0)
+			continue;
+		if (parent <= APIPROF_PARENT_MAX && parent > *func_end)
+			*func_end = parent;
+		d->sites.site[d->sites.n++] = (struct top_site){APIPROF_SITE_ADDR(e->key),
+		                                                parent,
+		                                                i == APIPROF_SITES,
+		                                                e->calls,
+		                                                e->ticks,
+		                                                e->timed};
+	}
 }
 
 /* The ring as this pass's header (validated) places it in the mapping. */
@@ -427,8 +460,8 @@ static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, 
 	if (r.func + 1ull > *func_end)
 		*func_end = r.func + 1ull;
 	if (r.flags & APIPROF_REC_SITES)
-		return 1; /* call sites: not read yet */
-	if (r.flags & APIPROF_REC_ACCT)
+		srec_to_snap(&snap, &r, func_end);
+	else if (r.flags & APIPROF_REC_ACCT)
 		xrec_to_snap(&snap, &r);
 	else
 		rec_to_snap(&snap, &r);

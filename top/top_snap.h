@@ -8,6 +8,7 @@
 #ifndef TOP_SNAP_H
 #define TOP_SNAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "apiprof_abi.h"
@@ -36,8 +37,28 @@ struct top_stat {
 	struct top_acct acct; /* zero unless the function declares them */
 };
 
-/* One record copied out of the ring, already validated: its times, or
- * with APIPROF_REC_ACCT in flags only st.acct. */
+/* One call site of a (thread, function) (apiprof_abi.h "Call sites"):
+ * the caller's return address (0: not known) and the profiled call it was
+ * made in, parent = 1 + its function's index (below the table's count),
+ * APIPROF_PARENT_NONE or APIPROF_PARENT_UNKNOWN. */
+struct top_site {
+	uint64_t addr;
+	uint32_t parent;
+	bool other; /* the "(other callers)" entry */
+	uint64_t calls;
+	uint64_t ticks; /* of the timed calls */
+	uint64_t timed;
+};
+
+/* The used entries of an APIPROF_REC_SITES record, cumulative. */
+struct top_sites {
+	uint32_t n;
+	struct top_site site[APIPROF_SITES + 1];
+};
+
+/* One record copied out of the ring, already validated: its times, with
+ * APIPROF_REC_ACCT in flags only st.acct, with APIPROF_REC_SITES only
+ * st.calls and sites. */
 struct top_snap {
 	uint32_t tid;
 	uint32_t func;
@@ -46,6 +67,7 @@ struct top_snap {
 	uint64_t tick;
 	uint64_t busy_since; /* APIPROF_REC_BUSY in flags: when the call in progress began */
 	struct top_stat st;
+	struct top_sites sites;
 };
 
 struct top_func {

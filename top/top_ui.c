@@ -4,7 +4,9 @@
  *
  * Keys (top/htop habits):
  *   q             quit
- *   Up/Down, PgUp/PgDn, Home/End   scroll
+ *   Up/Down, PgUp/PgDn, Home/End   move the selected row (the view scrolls)
+ *   Enter         the selected row's callers below it / hide them again
+ *   T             the call tree / the table
  *   s or >        next sort column, < previous one
  *   i             invert the sort order
  *   t             per-thread rows <-> one row per function (summed)
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #include "top_batch.h"
+#include "top_callview.h"
 #include "top_clock.h"
 #include "top_cols.h"
 #include "top_ptree.h"
@@ -50,7 +53,18 @@
 enum { PAIR_HOT = 1, PAIR_WARM, PAIR_ALERT, PAIR_TITLE };
 enum prompt { PROMPT_NONE = 0, PROMPT_FILTER, PROMPT_DELAY };
 
-enum vkind { V_PROC, V_GROUP, V_COLS, V_ROW, V_BLANK };
+enum vkind { V_PROC, V_GROUP, V_COLS, V_ROW, V_BLANK, V_TEXT };
+
+#define MAX_OPEN 64 /* rows whose callers are shown */
+
+/* A row whose callers are shown: its process, thread and function. */
+struct open_row {
+	int pid;
+	uint64_t starttime;
+	uint32_t tid;
+	uint32_t fidx;
+	bool all;
+};
 
 struct vline {
 	enum vkind kind;
@@ -59,6 +73,7 @@ struct vline {
 	const struct top_pnode *node;   /* V_PROC */
 	const struct top_pgroup *group; /* V_GROUP */
 	bool acct;                      /* its table shows bytes and failures (top_cols_acct) */
+	const char *text;               /* V_TEXT: callers, the call tree */
 };
 
 struct ui {
@@ -71,6 +86,13 @@ struct ui {
 	bool input_eof; /* stdin is at its end: no keys any more */
 	bool had_key;   /* ncurses may hold more keys from the last read */
 	int scroll;
+	int cursor; /* the selected line (a row when there is one) */
+	bool tree_view;
+	struct open_row sel; /* the selected row, found again after a re-sort */
+	bool has_sel;
+	struct open_row open[MAX_OPEN];
+	size_t nopen;
+	struct top_lines text; /* the frame's V_TEXT lines */
 	double delay_s;
 	uint64_t next_ns;
 	char status[256];
@@ -166,6 +188,7 @@ static void frame_free(struct ui *u)
 		free(u->rows[i]);
 	free(u->rows);
 	free(u->lines);
+	top_lines_free(&u->text);
 	top_ptree_free(&u->tree);
 	u->rows = NULL;
 	u->lines = NULL;
@@ -184,11 +207,80 @@ static struct vline *push_line(struct ui *u, size_t *cap, enum vkind k, const st
 		u->lines = nl;
 		*cap = nc;
 	}
-	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL, false};
+	u->lines[u->nlines++] = (struct vline){k, p, r, NULL, NULL, false, NULL};
 	return &u->lines[u->nlines - 1];
 }
 
-/* One table: its title line (the caller's), the column titles, its rows. */
+static struct open_row open_key(const struct ui *u, const struct top_proc *p,
+                                const struct top_row *r)
+{
+	struct open_row o = {p->pid, p->starttime, r->tid, r->fidx, u->view.aggregate};
+
+	return o;
+}
+
+static bool open_same(struct open_row a, struct open_row b)
+{
+	return a.pid == b.pid && a.starttime == b.starttime && a.tid == b.tid && a.fidx == b.fidx &&
+	       a.all == b.all;
+}
+
+static long open_find(const struct ui *u, struct open_row o)
+{
+	for (size_t i = 0; i < u->nopen; i++)
+		if (open_same(u->open[i], o))
+			return (long)i;
+	return -1;
+}
+
+/* The cursor on the row selected before, where this frame put it. */
+static void sel_find(struct ui *u)
+{
+	for (size_t i = 0; u->has_sel && i < u->nlines; i++) {
+		const struct vline *l = &u->lines[i];
+
+		if (l->kind == V_ROW && open_same(open_key(u, l->proc, l->row), u->sel)) {
+			u->cursor = (int)i;
+			return;
+		}
+	}
+}
+
+/* The selected row, noted to be found again in the next frame, whose
+ * rows may come in another order. */
+static void sel_note(struct ui *u)
+{
+	const struct vline *l = u->cursor < (int)u->nlines ? &u->lines[u->cursor] : NULL;
+
+	u->has_sel = l && l->kind == V_ROW;
+	if (u->has_sel)
+		u->sel = open_key(u, l->proc, l->row);
+}
+
+/* The frame's text lines from first on, as V_TEXT lines. */
+static void push_text(struct ui *u, size_t *cap, const struct top_proc *p, size_t first)
+{
+	for (size_t i = first; i < u->text.n; i++)
+		push_line(u, cap, V_TEXT, p, NULL)->text = u->text.v[i];
+}
+
+/* A row, and its callers when it is open (not in groups: their members'
+ * addresses are their own). */
+static void push_row(struct ui *u, size_t *cap, const struct top_proc *p, const struct top_row *r,
+                     bool acct, bool group)
+{
+	push_line(u, cap, V_ROW, p, r)->acct = acct;
+	if (group || open_find(u, open_key(u, p, r)) < 0)
+		return;
+	size_t first = u->text.n;
+	struct top_calls_of w = {u->view.aggregate, r->tid};
+	if (top_callview_callers(&u->text, p, w, r))
+		top_ui_fatal("out of memory");
+	push_text(u, cap, p, first);
+}
+
+/* One table: its title line (the caller's), the column titles, its rows;
+ * or, in the tree view, the call tree. */
 static struct vline *push_table(struct ui *u, size_t *cap, enum vkind k, const struct top_proc *p,
                                 const struct top_view *v)
 {
@@ -198,12 +290,18 @@ static struct vline *push_table(struct ui *u, size_t *cap, enum vkind k, const s
 	u->rows[u->nrows++] = rows;
 	if (u->nlines)
 		push_line(u, cap, V_BLANK, NULL, NULL);
-	size_t title = u->nlines;
+	size_t title = u->nlines, first = u->text.n;
 	push_line(u, cap, k, p, NULL);
+	if (u->tree_view) {
+		if (top_callview_tree(&u->text, p, v->aggregate))
+			top_ui_fatal("out of memory");
+		push_text(u, cap, p, first);
+		return &u->lines[title];
+	}
 	bool acct = top_cols_acct(rows, n);
 	push_line(u, cap, V_COLS, p, NULL)->acct = acct;
 	for (size_t j = 0; j < n; j++)
-		push_line(u, cap, V_ROW, p, &rows[j])->acct = acct;
+		push_row(u, cap, p, &rows[j], acct, k == V_GROUP);
 	return &u->lines[title];
 }
 
@@ -358,7 +456,7 @@ static attr_t row_attr(const struct top_row *r)
 	return A_NORMAL;
 }
 
-static void draw_line(struct ui *u, const struct vline *l, int cols)
+static void draw_line(struct ui *u, const struct vline *l, int cols, bool selected)
 {
 	char buf[512];
 
@@ -380,9 +478,12 @@ static void draw_line(struct ui *u, const struct vline *l, int cols)
 		break;
 	case V_ROW:
 		top_cols_line(l->row, buf, sizeof(buf), l->acct);
-		attron(row_attr(l->row));
+		attron(row_attr(l->row) | (selected ? A_REVERSE : 0));
 		put(buf);
-		attroff(row_attr(l->row));
+		attroff(row_attr(l->row) | (selected ? A_REVERSE : 0));
+		break;
+	case V_TEXT:
+		put(l->text);
 		break;
 	case V_BLANK:
 		break;
@@ -394,10 +495,24 @@ static int body_height(void)
 	return LINES > HEADER_LINES ? LINES - HEADER_LINES : 0;
 }
 
+/* The cursor stays on a line, and on a row when it can (the first of
+ * the frame to start with); the view scrolls to show it. */
 static void clamp_scroll(struct ui *u)
 {
 	int max = (int)u->nlines - body_height();
 
+	if (u->cursor >= (int)u->nlines)
+		u->cursor = (int)u->nlines - 1;
+	if (u->cursor < 0)
+		u->cursor = 0;
+	for (int i = u->cursor;
+	     u->nlines && u->lines[u->cursor].kind != V_ROW && i < (int)u->nlines; i++)
+		if (u->lines[i].kind == V_ROW)
+			u->cursor = i;
+	if (u->cursor < u->scroll)
+		u->scroll = u->cursor;
+	if (u->cursor >= u->scroll + body_height())
+		u->scroll = u->cursor - body_height() + 1;
 	if (u->scroll > max)
 		u->scroll = max;
 	if (u->scroll < 0)
@@ -413,7 +528,7 @@ static void draw_body(struct ui *u)
 		move(HEADER_LINES + y, 0);
 		clrtoeol();
 		if (i < u->nlines)
-			draw_line(u, &u->lines[i], COLS);
+			draw_line(u, &u->lines[i], COLS, (int)i == u->cursor);
 	}
 	if (!u->nlines)
 		mvaddstr(HEADER_LINES, 0, "no profiled process (waiting for new ones)");
@@ -423,7 +538,9 @@ static const char *const help_text[] = {
         "apiprof-top keys",
         "",
         "  q              quit",
-        "  Up Down PgUp PgDn Home End   scroll",
+        "  Up Down PgUp PgDn Home End   select a row (the view scrolls)",
+        "  Enter          the row's callers below it (again: hide them)",
+        "  T              the call tree (again: the table)",
         "  s or >  <      next / previous sort column",
         "  i              invert the sort order",
         "  t              per-thread rows / one row per function",
@@ -440,6 +557,13 @@ static const char *const help_text[] = {
         "  BYTES/S B/CALL FAIL/S ERRNO, shown when a function of the view declares",
         "  them in its spec (\"bytes\", \"fails\", \"errno\"): bytes per second and",
         "  the median bytes of a call, failed calls per second, the commonest errno",
+        "",
+        "  SELF: time since the start minus that of the profiled calls of other",
+        "  apis made inside.  Callers (Enter): calls, calls/s, share of the",
+        "  function's time and mean time of a call per call site; the runtime",
+        "  keeps no histogram per site, so no p50/p99 there.  Tree (T): each",
+        "  outermost function with the functions called inside it indented below;",
+        "  a node's self time is its function's, in proportion to the node's time.",
 };
 
 static void draw_help(void)
@@ -467,7 +591,9 @@ static void draw(struct ui *u)
 		draw_help();
 	} else {
 		frame_build(u);
+		sel_find(u);
 		draw_body(u);
+		sel_note(u);
 	}
 	refresh();
 }
@@ -532,28 +658,65 @@ static void group_step(struct ui *u)
 	snprintf(u->status, sizeof(u->status), "group: %s", top_group_name(u->view.group));
 }
 
+/* Moves the cursor by step lines, onto the nearest row that way. */
+static void cursor_move(struct ui *u, int step)
+{
+	int dir = step < 0 ? -1 : 1, c = u->cursor + step;
+
+	while (c >= 0 && c < (int)u->nlines && u->lines[c].kind != V_ROW)
+		c += dir;
+	if (c >= 0 && c < (int)u->nlines)
+		u->cursor = c;
+	else if (step < 0)
+		u->scroll = u->cursor = 0; /* the titles above the first row */
+	clamp_scroll(u);
+	sel_note(u);
+}
+
+/* Enter: the selected row's callers shown, or hidden again. */
+static void toggle_open(struct ui *u)
+{
+	if (u->cursor >= (int)u->nlines || u->lines[u->cursor].kind != V_ROW)
+		return;
+	const struct vline *l = &u->lines[u->cursor];
+	if (u->view.group != TOP_GROUP_NONE) {
+		snprintf(u->status, sizeof(u->status), "callers: per process only (g)");
+		return;
+	}
+	struct open_row o = open_key(u, l->proc, l->row);
+	long i = open_find(u, o);
+	if (i >= 0)
+		u->open[i] = u->open[--u->nopen];
+	else if (u->nopen < MAX_OPEN)
+		u->open[u->nopen++] = o;
+	else
+		snprintf(u->status, sizeof(u->status), "callers: %d rows open at most", MAX_OPEN);
+}
+
 static bool scroll_key(struct ui *u, int ch)
 {
 	int page = body_height() > 1 ? body_height() - 1 : 1;
 
 	switch (ch) {
 	case KEY_UP:
-		u->scroll--;
+		cursor_move(u, -1);
 		return true;
 	case KEY_DOWN:
-		u->scroll++;
+		cursor_move(u, 1);
 		return true;
 	case KEY_PPAGE:
-		u->scroll -= page;
+		cursor_move(u, -page);
 		return true;
 	case KEY_NPAGE:
-		u->scroll += page;
+		cursor_move(u, page);
 		return true;
 	case KEY_HOME:
-		u->scroll = 0;
+		u->cursor = u->scroll = 0;
+		u->has_sel = false;
 		return true;
 	case KEY_END:
-		u->scroll = (int)u->nlines;
+		u->cursor = (int)u->nlines;
+		u->has_sel = false;
 		return true;
 	}
 	return false;
@@ -587,6 +750,17 @@ static void command_key(struct ui *u, int ch)
 		break;
 	case 'g':
 		group_step(u);
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		toggle_open(u);
+		break;
+	case 'T':
+		u->tree_view = !u->tree_view;
+		u->scroll = u->cursor = 0;
+		snprintf(u->status, sizeof(u->status), "%s",
+		         u->tree_view ? "call tree (t: per thread / summed)" : "table");
 		break;
 	case 'p':
 	case ' ':

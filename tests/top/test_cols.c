@@ -26,6 +26,7 @@ static void rows_init(struct top_row *r)
 	static const double p50[] = {-1, 20, 40, 30}, p99[] = {900, 800, 700, 1000};
 	static const double max[] = {9000, 8000, 6000, 7000};
 	static const double inside[] = {-1, 3e9, 5e6, 7e8};
+	static const double self[] = {300, 100, 400, 200};
 	static const double brate[] = {100, 400, 300, 200}, bp50[] = {4096, 16, 512, 65536};
 	static const double frate[] = {0.5, 3, 0, 9};
 	static const int err[] = {8 /* EACCES */, 2 /* ENOENT */, 12 /* EINVAL */, 6 /* EAGAIN */};
@@ -48,6 +49,7 @@ static void rows_init(struct top_row *r)
 		        .max_ns = max[i],
 		        .busy_ns = inside[i],
 		        .busy_bound = i == 1,
+		        .self_ns = self[i],
 		        .fflags = APIPROF_FUNC_ACCT,
 		        .bytes_rate = brate[i],
 		        .bytes_p50 = bp50[i],
@@ -58,12 +60,13 @@ static void rows_init(struct top_row *r)
 
 /* Each column's natural order of A B C D: all different. */
 static const char *const want[TOP_COL_COUNT] = {
-        [TOP_COL_TID] = "BCAD",       [TOP_COL_THREAD] = "CADB",    [TOP_COL_API] = "DACB",
-        [TOP_COL_FUNC] = "DBCA",      [TOP_COL_CALLS_IV] = "BDAC",  [TOP_COL_RATE] = "ACBD",
-        [TOP_COL_TIME_IV] = "ADBC",   [TOP_COL_PCT] = "CDAB",       [TOP_COL_AVG] = "CBAD",
-        [TOP_COL_P50] = "CDBA",       [TOP_COL_P99] = "DABC",       [TOP_COL_MAX] = "ABDC",
-        [TOP_COL_CALLS] = "DCBA",     [TOP_COL_INSIDE] = "BDCA",    [TOP_COL_BYTES_RATE] = "BCDA",
-        [TOP_COL_BYTES_P50] = "DACB", [TOP_COL_FAIL_RATE] = "DBAC", [TOP_COL_ERRNO] = "ADCB",
+        [TOP_COL_TID] = "BCAD",        [TOP_COL_THREAD] = "CADB",    [TOP_COL_API] = "DACB",
+        [TOP_COL_FUNC] = "DBCA",       [TOP_COL_CALLS_IV] = "BDAC",  [TOP_COL_RATE] = "ACBD",
+        [TOP_COL_TIME_IV] = "ADBC",    [TOP_COL_PCT] = "CDAB",       [TOP_COL_AVG] = "CBAD",
+        [TOP_COL_P50] = "CDBA",        [TOP_COL_P99] = "DABC",       [TOP_COL_MAX] = "ABDC",
+        [TOP_COL_CALLS] = "DCBA",      [TOP_COL_INSIDE] = "BDCA",    [TOP_COL_SELF] = "CADB",
+        [TOP_COL_BYTES_RATE] = "BCDA", [TOP_COL_BYTES_P50] = "DACB", [TOP_COL_FAIL_RATE] = "DBAC",
+        [TOP_COL_ERRNO] = "ADCB",
 };
 
 static void test_complete(void)
@@ -106,9 +109,9 @@ static void test_sort_each(void)
 /* The -s names and the s/< keys' cycle: the sort keys, in table order. */
 static void test_keys(void)
 {
-	static const char *const keys[] = {"tid",   "thread", "api",   "func", "calls",
-	                                   "time",  "avg",    "p50",   "p99",  "max",
-	                                   "total", "inside", "bytes", "size", "fails"};
+	static const char *const keys[] = {"tid",  "thread", "api",  "func", "calls", "time",
+	                                   "avg",  "p50",    "p99",  "max",  "total", "inside",
+	                                   "self", "bytes",  "size", "fails"};
 	enum top_col c = TOP_COL_TID, got;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -132,7 +135,7 @@ static void test_text(void)
 	top_cols_header(buf, sizeof(buf), TOP_COL_TIME_IV, false, false);
 	CHECK(!strcmp(buf, "    TID THREAD           API        FUNCTION               CALLS/IV "
 	                   " CALLS/S TIME/IVv      %      AVG      P50      P99      MAX    CALLS"
-	                   "    INSIDE"));
+	                   "    INSIDE     SELF"));
 	top_cols_header(buf, sizeof(buf), TOP_COL_TID, true, false);
 	CHECK(!strncmp(buf, "   TIDv ", 8));
 	top_cols_header(buf, sizeof(buf), TOP_COL_FUNC, false, false);
@@ -142,18 +145,22 @@ static void test_text(void)
 	top_cols_line(&rows[0], buf, sizeof(buf), false);
 	printf("line: [%s]\n", buf);
 	CHECK(!strcmp(
-	        buf, "     30 b                x          w                             5      9.0 "
-	             "  ~100ns   2.0%    ~10ns        -   ~900ns   9.00us       10         -"));
+	        buf,
+	        "     30 b                x          w                             5      9.0 "
+	        "  ~100ns   2.0%    ~10ns        -   ~900ns   9.00us       10         -   ~300ns"));
 	top_cols_line(&rows[1], buf, sizeof(buf), false);
-	CHECK(strlen(buf) > 10 && !strcmp(buf + strlen(buf) - 10, "   >=3.00s"));
+	CHECK(strlen(buf) > 19 && !strcmp(buf + strlen(buf) - 19, "   >=3.00s    100ns"));
 	top_cols_line(&rows[3], buf, sizeof(buf), false);
-	CHECK(strlen(buf) > 10 && !strcmp(buf + strlen(buf) - 10, "     700ms"));
+	CHECK(strlen(buf) > 19 && !strcmp(buf + strlen(buf) - 19, "     700ms    200ns"));
+	rows[3].self_ns = -1; /* no call sites known */
+	top_cols_line(&rows[3], buf, sizeof(buf), false);
+	CHECK(strlen(buf) > 9 && !strcmp(buf + strlen(buf) - 9, "        -"));
 	/* Bytes and failures only when the view has a function declaring them. */
 	CHECK(!top_cols_acct(rows, 0));
 	CHECK(top_cols_acct(rows, NROWS));
 	top_cols_header(buf, sizeof(buf), TOP_COL_BYTES_RATE, false, true);
 	printf("header: [%s]\n", buf);
-	CHECK(strstr(buf, "    INSIDE BYTES/Sv   B/CALL   FAIL/S ERRNO") != NULL);
+	CHECK(strstr(buf, "    INSIDE     SELF BYTES/Sv   B/CALL   FAIL/S ERRNO") != NULL);
 	top_cols_line(&rows[1], buf, sizeof(buf), true);
 	printf("line: [%s]\n", buf);
 	CHECK(strstr(buf, "     400B      16B      3.0 ENOENT") != NULL);

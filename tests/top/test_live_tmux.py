@@ -82,6 +82,15 @@ def at_prompt(s):
     return bool(lines) and lines[-1].rstrip().endswith(PROMPT) and "tt_work" not in s
 
 
+def shell_ready(t):
+    """sh may ignore PS1 from the environment (dash does for root), so
+    set it once sh has printed its first prompt of any kind."""
+    t.wait("first shell prompt", lambda s: s.strip() != "")
+    t.keys("-l", "PS1='%s '" % PROMPT)
+    t.keys("Enter")
+    t.wait("shell prompt", at_prompt)
+
+
 def unwrapped(s, width):
     """Every table line is a title, the column titles or a row: a wrapped
     row would leave a line starting with its tail."""
@@ -166,12 +175,7 @@ def main():
         fail("topprog did not get ready")
     t = Tmux()
     try:
-        # sh may ignore PS1 from the environment (dash does for root), so
-        # set it once sh has printed its first prompt of any kind.
-        t.wait("first shell prompt", lambda s: s.strip() != "")
-        t.keys("-l", "PS1='%s '" % PROMPT)
-        t.keys("Enter")
-        t.wait("shell prompt", at_prompt)
+        shell_ready(t)
         session(t, top, p.pid)
         t.keys("q")
         t.wait("prompt after q", at_prompt)

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_calls.c - call sites (issue 23) through the reader and the model:
+ * a synthetic segment with APIPROF_REC_SITES records gives self time,
+ * callers, children, the --json fields, folded stacks that add up, and
+ * the call tree; a parent beyond the function table is refused.
+ *
+ * Functions: 0 a.a_work, 1 b.b_leaf, 2 c.c_free.  Thread 100:
+ *   a_work  10 calls of 100 ns: 6 from site_one, 4 from site_two (roots)
+ *   b_leaf  30 calls of 10 ns: 20 inside a_work, 10 from site_two (root)
+ *   c_free   5 calls of 2 ns: all in "(other callers)"
+ * The sites are real addresses of this program, so they resolve.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top_batch.h"
+#include "top_callview.h"
+#include "top_feed.h"
+#include "top_folded.h"
+#include "top_group.h"
+#include "top_sitesym.h"
+#include "tseg.h"
+
+#define TID 100
+
+__attribute__((noinline)) void site_one(void)
+{
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) void site_two(void)
+{
+	__asm__ volatile("");
+}
+
+/* A return address inside f, as the runtime records it. */
+static uint64_t in(void (*f)(void))
+{
+	return (uint64_t)(uintptr_t)f + 1; /* its call: f itself, which may be one ret */
+}
+
+static struct apiprof_shm_site site(uint64_t addr, uint32_t parent, uint64_t calls, uint64_t each)
+{
+	struct apiprof_shm_site s = {addr << 16 | parent, calls, calls * each, calls};
+
+	return s;
+}
+
+static void write_all(struct tseg *t, uint32_t bad_parent)
+{
+	struct apiprof_shm_site a[APIPROF_SITES + 1] = {0}, b[APIPROF_SITES + 1] = {0},
+	                                          c[APIPROF_SITES + 1] = {0};
+
+	tseg_func(t, 0, "a", "a_work");
+	tseg_func(t, 1, "b", "b_leaf");
+	tseg_func(t, 2, "c", "c_free");
+	tseg_write(t, TID, 0, 10, 10, 100);
+	a[0] = site(in(site_one), APIPROF_PARENT_NONE, 6, 100);
+	a[1] = site(in(site_two), APIPROF_PARENT_NONE, 4, 100);
+	tseg_write_sites(t, TID, 0, 10, 10, a);
+	tseg_write(t, TID, 1, 10, 30, 10);
+	b[0] = site(in(site_one), bad_parent ? bad_parent : 1, 20, 10);
+	b[1] = site(in(site_two), APIPROF_PARENT_NONE, 10, 10);
+	tseg_write_sites(t, TID, 1, 10, 30, b);
+	tseg_write(t, TID, 2, 10, 5, 2);
+	c[APIPROF_SITES] = site(0, APIPROF_PARENT_UNKNOWN, 5, 2);
+	tseg_write_sites(t, TID, 2, 10, 5, c);
+}
+
+static void load(struct top_proc *p, struct tseg *t)
+{
+	struct top_seg s;
+	char err[TOP_ERR_LEN] = "";
+
+	top_seg_init(&s);
+	top_proc_init(p, t->h->pid, t->h->starttime);
+	CHECK(top_seg_open(&s, t->path, err, sizeof(err)) == 0);
+	CHECK(top_seg_read(&s, p, err, sizeof(err)) == 0);
+	top_seg_close(&s);
+	top_proc_refresh(p, 2000000000ull, 2000000000ull);
+}
+
+static const struct top_row *row_of(const struct top_row *rows, size_t n, const char *func)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].func, func) == 0)
+			return &rows[i];
+	tfail(__FILE__, __LINE__, func);
+}
+
+/* Self time, and the SELF column's sort. */
+static void test_self(const struct top_proc *p)
+{
+	struct top_view v = {.sort = TOP_COL_SELF};
+	struct top_row *rows;
+	size_t n = top_rows_build(p, &v, &rows);
+
+	CHECK(n == 3);
+	CHECK(row_of(rows, n, "a_work")->total_ns == 1000);
+	CHECK(row_of(rows, n, "a_work")->self_ns == 800); /* minus b_leaf's 20 x 10 */
+	CHECK(row_of(rows, n, "b_leaf")->self_ns == 300);
+	CHECK(row_of(rows, n, "c_free")->self_ns == 10);
+	CHECK(strcmp(rows[0].func, "a_work") == 0 && strcmp(rows[1].func, "b_leaf") == 0);
+	free(rows);
+	v.aggregate = true;
+	n = top_rows_build(p, &v, &rows);
+	CHECK(n == 3 && row_of(rows, n, "a_work")->self_ns == 800);
+	free(rows);
+}
+
+static void test_callers(const struct top_proc *p)
+{
+	struct top_calls_of w = {false, TID};
+	struct top_caller *c;
+	struct top_child *ch;
+
+	CHECK(top_callers(p, w, 0, &c) == 2);
+	CHECK(c[0].addr == in(site_one) && c[0].calls == 6 && c[0].ns == 600);
+	CHECK(c[1].addr == in(site_two) && c[1].calls == 4 && !c[1].estimated);
+	CHECK(c[0].calls_iv == 6); /* the first interval: everything */
+	free(c);
+	CHECK(top_callers(p, w, 2, &c) == 1);
+	CHECK(c[0].other && c[0].calls == 5 && c[0].parent == APIPROF_PARENT_UNKNOWN);
+	free(c);
+	CHECK(top_children(p, w, 1, &ch) == 1); /* inside a_work */
+	CHECK(ch[0].func == 1 && ch[0].calls == 20 && ch[0].ns == 200);
+	free(ch);
+	CHECK(top_children(p, w, APIPROF_PARENT_NONE, &ch) == 2); /* the roots */
+	CHECK(ch[0].func == 0 && ch[0].calls == 10 && ch[1].func == 1 && ch[1].calls == 10);
+	free(ch);
+	w.tid = TID + 1;
+	CHECK(top_callers(p, w, 0, &c) == 0);
+}
+
+static void test_json(const struct top_proc *p)
+{
+	struct top_view v = {.sort = TOP_COL_FUNC};
+	struct top_row *rows;
+	size_t n = top_rows_build(p, &v, &rows);
+	json_t *o = json_object();
+	struct top_calls_of w = {false, TID};
+
+	top_calls_json(o, p, w, row_of(rows, n, "b_leaf"), true);
+	json_t *callers = json_object_get(o, "callers"), *c0 = json_array_get(callers, 0);
+	CHECK(json_integer_value(json_object_get(o, "self_ns")) == 300);
+	CHECK(json_array_size(callers) == 2);
+	CHECK(json_integer_value(json_object_get(c0, "calls")) == 20);
+	CHECK(json_integer_value(json_object_get(c0, "total_ns")) == 200);
+	CHECK(strcmp(json_string_value(json_object_get(c0, "symbol")), "site_one") == 0);
+	CHECK(strcmp(json_string_value(json_object_get(c0, "parent")), "a.a_work") == 0);
+	CHECK(json_is_false(json_object_get(c0, "estimated")));
+	CHECK(json_object_get(json_array_get(callers, 1), "parent") == NULL);
+	CHECK(json_array_size(json_object_get(o, "children")) == 0);
+	json_decref(o);
+	o = json_object();
+	top_calls_json(o, p, w, row_of(rows, n, "a_work"), true);
+	json_t *k0 = json_array_get(json_object_get(o, "children"), 0);
+	CHECK(strcmp(json_string_value(json_object_get(k0, "api")), "b") == 0);
+	CHECK(strcmp(json_string_value(json_object_get(k0, "name")), "b_leaf") == 0);
+	CHECK(json_integer_value(json_object_get(k0, "calls")) == 20);
+	CHECK(json_integer_value(json_object_get(k0, "total_ns")) == 200);
+	json_decref(o);
+	o = json_object();
+	top_calls_json(o, p, w, row_of(rows, n, "c_free"), true);
+	c0 = json_array_get(json_object_get(o, "callers"), 0);
+	CHECK(strcmp(json_string_value(json_object_get(c0, "symbol")), "(other callers)") == 0);
+	json_decref(o);
+	free(rows);
+}
+
+/* Every line "frames COUNT": the counts of the lines ending in each
+ * function add up to its calls. */
+static void test_folded(const struct top_proc *p)
+{
+	char *buf = NULL, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	uint64_t sum[3] = {0};
+	const char *leaf[3] = {"a.a_work", "b.b_leaf", "c.c_free"};
+
+	CHECK(top_folded_proc(f, p, false) == 0);
+	fclose(f);
+	fputs(buf, stdout);
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(l, ' '), *semi;
+
+		CHECK(sp != NULL);
+		*sp = '\0';
+		semi = strrchr(l, ';');
+		CHECK(semi != NULL);
+		for (int i = 0; i < 3; i++)
+			if (strcmp(semi + 1, leaf[i]) == 0)
+				sum[i] += strtoull(sp + 1, NULL, 10);
+	}
+	CHECK(sum[0] == 10 && sum[1] == 30 && sum[2] == 5);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	CHECK(top_folded_proc(f, p, false) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "site_one;a.a_work 6\n") && strstr(buf, "site_two;a.a_work 4\n"));
+	/* a_work's 20 calls of b_leaf continue its two stacks, 6:4 */
+	CHECK(strstr(buf, "site_one;a.a_work;b.b_leaf 12\n"));
+	CHECK(strstr(buf, "site_two;a.a_work;b.b_leaf 8\n"));
+	CHECK(strstr(buf, "site_two;b.b_leaf 10\n") && strstr(buf, "(other callers);c.c_free 5\n"));
+	free(buf);
+	/* ns: a_work's own 800 of 1000 ns over its sites 6:4, b_leaf's 200 ns
+	 * inside it over a_work's stacks: the frame a_work is 1000 ns wide */
+	f = open_memstream(&buf, &len);
+	CHECK(top_folded_proc(f, p, true) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "site_one;a.a_work 480\n") && strstr(buf, "site_two;a.a_work 320\n"));
+	CHECK(strstr(buf, "site_one;a.a_work;b.b_leaf 120\n"));
+	CHECK(strstr(buf, "site_two;a.a_work;b.b_leaf 80\n"));
+	CHECK(strstr(buf, "site_two;b.b_leaf 100\n") &&
+	      strstr(buf, "(other callers);c.c_free 10\n"));
+	free(buf);
+}
+
+static void test_tree(const struct top_proc *p)
+{
+	struct top_lines l = {0};
+
+	CHECK(top_callview_tree(&l, p, false) == 0);
+	for (size_t i = 0; i < l.n; i++)
+		puts(l.v[i]);
+	CHECK(l.n == 5); /* titles, TID, a_work, b_leaf under it, b_leaf */
+	CHECK(strstr(l.v[1], "TID 100 (t100)"));
+	/* b_leaf indented two under a_work; the root b_leaf level with it */
+	CHECK(strstr(l.v[2], "a.a_work") && strstr(l.v[3], "b.b_leaf") &&
+	      strstr(l.v[4], "b.b_leaf"));
+	long col = strstr(l.v[2], "a.a_work") - l.v[2];
+	CHECK(strstr(l.v[3], "b.b_leaf") - l.v[3] == col + 2);
+	CHECK(strstr(l.v[4], "b.b_leaf") - l.v[4] == col);
+	CHECK(strncmp(l.v[3], "        20 200ns      200ns", 27) == 0);
+	CHECK(strncmp(l.v[2], "        10 1.00us     800ns", 27) == 0);
+	top_lines_free(&l);
+	struct top_view v = {.sort = TOP_COL_FUNC};
+	struct top_row *rows;
+	size_t n = top_rows_build(p, &v, &rows);
+	struct top_calls_of w = {false, TID};
+	CHECK(top_callview_callers(&l, p, w, row_of(rows, n, "b_leaf")) == 0);
+	CHECK(l.n == 2 && strstr(l.v[0], "site_one") && strstr(l.v[0], "in a.a_work"));
+	CHECK(strstr(l.v[0], "66.7%") && strstr(l.v[1], "site_two"));
+	top_lines_free(&l);
+	free(rows);
+}
+
+/* A group of the process alone: self time and children summed. */
+static void test_group(const struct top_proc *p)
+{
+	const struct top_proc *m[1] = {p};
+	struct top_proc g;
+	struct top_view v = {.aggregate = true, .sort = TOP_COL_FUNC};
+	struct top_row *rows;
+	struct top_child *ch;
+	struct top_calls_of all = {true, 0};
+
+	CHECK(top_group_build(&g, m, 1) == 0);
+	size_t n = top_rows_build(&g, &v, &rows);
+	CHECK(n == 3 && row_of(rows, n, "a_work")->self_ns == 800);
+	CHECK(top_children(&g, all, row_of(rows, n, "a_work")->fidx + 1, &ch) == 1);
+	CHECK(strcmp(g.funcs[ch[0].func].name, "b_leaf") == 0 && ch[0].calls == 20 &&
+	      ch[0].ns == 200);
+	free(ch);
+	free(rows);
+	top_proc_free(&g);
+}
+
+/* Five apis, each function called from 17 sites inside the one before
+ * (and taking longer than it: some self time everywhere): 17^5 stacks,
+ * cut at TOP_FOLDED_LINES, and said so. */
+static void test_folded_cut(void)
+{
+	struct tseg t;
+	struct top_proc p;
+	char api[8], *buf = NULL;
+	size_t len = 0, lines = 0;
+
+	tseg_create(&t, 8, 8);
+	for (uint32_t f = 0; f < 5; f++) {
+		struct apiprof_shm_site e[APIPROF_SITES + 1] = {0};
+
+		snprintf(api, sizeof(api), "api%u", f);
+		tseg_func(&t, f, api, "f");
+		for (int k = 0; k <= APIPROF_SITES; k++)
+			e[k] = site(0x1000 + (uint64_t)k, f ? f : APIPROF_PARENT_NONE, 1000,
+			            10 - 2 * f);
+		tseg_write(&t, TID, f, 10, 17000, 10 - 2 * f);
+		tseg_write_sites(&t, TID, f, 10, 17000, e);
+	}
+	load(&p, &t);
+	FILE *o = open_memstream(&buf, &len);
+	int frc = top_folded_proc(o, &p, true); /* ns: every stack built is printed */
+	fclose(o);
+	for (char *c = buf; (c = strchr(c, '\n')) != NULL; c++)
+		lines++;
+	CHECK(frc == -1 && lines > 0 && lines <= TOP_FOLDED_LINES);
+	free(buf);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+}
+
+/* A parent beyond the function table: the pass is refused. */
+static void test_bad_parent(void)
+{
+	struct tseg t;
+	struct top_seg s;
+	struct top_proc p;
+	char err[TOP_ERR_LEN] = "";
+
+	tseg_create(&t, 8, 4);
+	write_all(&t, 4); /* function 3: func_count is 3 */
+	top_seg_init(&s);
+	top_proc_init(&p, t.h->pid, t.h->starttime);
+	CHECK(top_seg_open(&s, t.path, err, sizeof(err)) == 0);
+	CHECK(top_seg_read(&s, &p, err, sizeof(err)) == TOP_SEG_INVALID);
+	CHECK(strstr(err, "beyond func_count"));
+	top_seg_close(&s);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+}
+
+int main(void)
+{
+	struct tseg t;
+	struct top_proc p;
+
+	tseg_create(&t, 8, 4);
+	write_all(&t, 0);
+	load(&p, &t);
+	test_self(&p);
+	test_callers(&p);
+	test_json(&p);
+	test_folded(&p);
+	test_tree(&p);
+	test_group(&p);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+	test_bad_parent();
+	test_folded_cut();
+	top_sitesym_free();
+	puts("ok");
+	return 0;
+}

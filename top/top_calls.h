@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_calls.h - who calls a function and what it calls (issue 23), from
+ * the call sites the model keeps per (thread, function): the callers of a
+ * function are its sites; its children are the sites of other functions
+ * of the same thread that name it as their parent.  Cumulative, since the
+ * process started.  Pure arithmetic on the model, like top_model.c.
+ */
+#ifndef TOP_CALLS_H
+#define TOP_CALLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "top_model.h"
+
+/* Which cells: one thread's (all false), or every thread's (all true). */
+struct top_calls_of {
+	bool all;
+	uint32_t tid;
+};
+
+/* One call site of a function, summed over the threads asked for. */
+struct top_caller {
+	uint64_t addr;   /* return address in the process; 0: not known */
+	uint32_t parent; /* as struct top_site */
+	bool other;      /* "(other callers)" */
+	uint64_t calls;
+	uint64_t calls_iv; /* in the latest refresh interval */
+	double ns;
+	bool estimated; /* sampled: the calls and the time are estimates */
+};
+
+/* The calls of one function made inside another's (or at the root). */
+struct top_child {
+	uint32_t func;
+	uint64_t calls;
+	double ns;
+	bool estimated;
+};
+
+/* The sites of function func, merged by (address, parent), the most
+ * calls first, into *out (malloc'ed).  The count; -1 out of memory. */
+long top_callers(const struct top_proc *p, struct top_calls_of w, uint32_t func,
+                 struct top_caller **out);
+/* The functions called inside parent (1 + a function index, or
+ * APIPROF_PARENT_NONE for the outermost calls), summed per function, the
+ * most time first, into *out (malloc'ed).  The count; -1 out of memory. */
+long top_children(const struct top_proc *p, struct top_calls_of w, uint32_t parent,
+                  struct top_child **out);
+/* The parent's function index of a site, or -1 for none or unknown. */
+long top_site_parent(const struct top_proc *p, uint32_t parent);
+
+#endif /* TOP_CALLS_H */

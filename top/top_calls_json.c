@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_calls_json.c - a function's "self_ns", "callers" and "children" in
+ * apiprof-top --json (issue 23; top_calls.h has the arithmetic).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "top_batch.h"
+#include "top_calls.h"
+#include "top_sitesym.h"
+
+/* Where the call was made: resolved, or "(other callers)". */
+static json_t *caller_where(const struct top_proc *p, const struct top_caller *c)
+{
+	char off[32];
+
+	if (c->other)
+		return json_pack("{s:s}", "symbol", "(other callers)");
+	const struct top_sym *s = top_sitesym(p->pid, p->starttime, c->addr);
+	char label[TOP_SYM_NAME + 32];
+	top_sym_label(s, label, sizeof(label));
+	snprintf(off, sizeof(off), "0x%" PRIx64, s->offset);
+	json_t *o = json_pack("{s:s, s:s, s:s}", "symbol", label, "module",
+	                      s->kind == TOP_SYM_MODULE ? s->module : label, "offset", off);
+	if (o && s->file[0]) {
+		json_object_set_new(o, "file", json_string(s->file));
+		json_object_set_new(o, "line", json_integer(s->line));
+	}
+	return o;
+}
+
+static json_t *caller_json(const struct top_proc *p, const struct top_caller *c)
+{
+	json_t *o = caller_where(p, c);
+	long f = top_site_parent(p, c->parent);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "calls", top_u64_json(c->calls));
+	json_object_set_new(o, "total_ns", top_ns_json(c->ns));
+	json_object_set_new(o, "estimated", json_boolean(c->estimated));
+	if (f >= 0) {
+		char name[TOP_API_LEN + TOP_NAME_LEN + 1];
+
+		snprintf(name, sizeof(name), "%s.%s", p->funcs[f].api, p->funcs[f].name);
+		json_object_set_new(o, "parent", json_string(name));
+	}
+	return o;
+}
+
+static json_t *callers_json(const struct top_proc *p, struct top_calls_of w, uint32_t func)
+{
+	struct top_caller *c;
+	long n = top_callers(p, w, func, &c);
+	json_t *a = json_array();
+
+	for (long i = 0; i < n; i++)
+		json_array_append_new(a, caller_json(p, &c[i]));
+	free(c);
+	return a;
+}
+
+static json_t *children_json(const struct top_proc *p, struct top_calls_of w, uint32_t func)
+{
+	struct top_child *c;
+	long n = top_children(p, w, func + 1, &c);
+	json_t *a = json_array();
+
+	for (long i = 0; i < n; i++)
+		json_array_append_new(
+		        a, json_pack("{s:s, s:s, s:o, s:o, s:b}", "api", p->funcs[c[i].func].api,
+		                     "name", p->funcs[c[i].func].name, "calls",
+		                     top_u64_json(c[i].calls), "total_ns", top_ns_json(c[i].ns),
+		                     "estimated", c[i].estimated));
+	free(c);
+	return a;
+}
+
+void top_calls_json(json_t *o, const struct top_proc *p, struct top_calls_of w,
+                    const struct top_row *r, bool callers)
+{
+	json_object_set_new(o, "self_ns", top_ns_json(r->self_ns));
+	if (r->fidx >= p->nfuncs)
+		return;
+	if (callers)
+		json_object_set_new(o, "callers", callers_json(p, w, r->fidx));
+	json_object_set_new(o, "children", children_json(p, w, r->fidx));
+}

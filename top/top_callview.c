@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_callview.c - the viewer's callers and call tree as lines of text
+ * (top_callview.h).  A node of the tree is an edge the runtime recorded
+ * (a function's calls made inside one parent function); the runtime
+ * keeps one level of parent, so a node's self time is its function's
+ * self time apportioned by the node's share of the function's time, and
+ * a function's children are shown under every place it appears.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top_callview.h"
+#include "top_fmt.h"
+#include "top_sitesym.h"
+
+void top_lines_free(struct top_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int lines_add(struct top_lines *l, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+static int lines_add(struct top_lines *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	va_start(ap, fmt);
+	int rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	l->v[l->n++] = s;
+	return 0;
+}
+
+/* "label (file:line)" of a caller, "in api.func" when inside a call. */
+static void caller_where(const struct top_proc *p, const struct top_caller *c, char *buf,
+                         size_t cap)
+{
+	char label[TOP_SYM_NAME + 32], in[TOP_API_LEN + TOP_NAME_LEN + 8] = "";
+	long f = top_site_parent(p, c->parent);
+
+	if (f >= 0)
+		snprintf(in, sizeof(in), "  in %s.%s", p->funcs[f].api, p->funcs[f].name);
+	if (c->other) {
+		snprintf(buf, cap, "(other callers)%s", in);
+		return;
+	}
+	const struct top_sym *s = top_sitesym(p->pid, p->starttime, c->addr);
+	top_sym_label(s, label, sizeof(label));
+	if (s->file[0])
+		snprintf(buf, cap, "%s (%s:%d)%s", label, top_sym_base(s->file), s->line, in);
+	else
+		snprintf(buf, cap, "%s%s", label, in);
+}
+
+int top_callview_callers(struct top_lines *l, const struct top_proc *p, struct top_calls_of w,
+                         const struct top_row *r)
+{
+	struct top_caller *c;
+	long n = r->fidx < p->nfuncs ? top_callers(p, w, r->fidx, &c) : 0;
+	double wall_s = (double)p->iv_wall_ns / 1e9, total = 0;
+	int rc = n < 0 ? -1 : 0;
+
+	for (long i = 0; i < n; i++)
+		total += c[i].ns;
+	if (n == 0)
+		rc = lines_add(l, "      (no call sites known)");
+	for (long i = 0; rc == 0 && i < n; i++) {
+		char calls[TOP_FMT_LEN], rate[TOP_FMT_LEN], avg[TOP_FMT_LEN],
+		        where[TOP_SYM_NAME * 2];
+
+		top_fmt_count(calls, sizeof(calls), c[i].calls);
+		top_fmt_rate(rate, sizeof(rate), wall_s > 0 ? (double)c[i].calls_iv / wall_s : 0);
+		top_fmt_ns(avg, sizeof(avg), c[i].calls ? c[i].ns / (double)c[i].calls : -1);
+		caller_where(p, &c[i], where, sizeof(where));
+		rc = lines_add(l, "      <- %9s calls %8s/s %5.1f%% avg %s%-8s %s", calls, rate,
+		               total > 0 ? 100.0 * c[i].ns / total : 0.0, c[i].estimated ? "~" : "",
+		               avg, where);
+	}
+	if (n > 0)
+		free(c);
+	return rc;
+}
+
+struct tree {
+	struct top_lines *l;
+	const struct top_proc *p;
+	struct top_calls_of w;
+	uint32_t path[TOP_CALLVIEW_DEPTH]; /* the functions above */
+};
+
+/* A function's time (its sites) and self share, for the threads asked. */
+static double self_share(const struct tree *t, uint32_t f)
+{
+	struct top_caller *c;
+	struct top_child *ch;
+	long n = top_callers(t->p, t->w, f, &c), k = top_children(t->p, t->w, f + 1, &ch);
+	double total = 0, child = 0;
+
+	for (long i = 0; i < n; i++)
+		total += c[i].ns;
+	for (long i = 0; i < k; i++)
+		child += ch[i].ns;
+	if (n > 0)
+		free(c);
+	if (k > 0)
+		free(ch);
+	return total > child ? (total - child) / total : 0;
+}
+
+static bool on_path(const struct tree *t, int depth, uint32_t f)
+{
+	for (int i = 0; i < depth; i++)
+		if (strcmp(t->p->funcs[t->path[i]].api, t->p->funcs[f].api) == 0)
+			return true;
+	return false;
+}
+
+static int node(struct tree *t, const struct top_child *c, int depth)
+{
+	char calls[TOP_FMT_LEN], total[TOP_FMT_LEN], self[TOP_FMT_LEN];
+	const struct top_func *f = &t->p->funcs[c->func];
+	const char *est = c->estimated ? "~" : "";
+
+	top_fmt_count(calls, sizeof(calls), c->calls);
+	top_fmt_ns(total, sizeof(total), c->ns);
+	top_fmt_ns(self, sizeof(self), c->ns * self_share(t, c->func));
+	if (lines_add(t->l, "%10s %s%-10s %s%-10s %*s%s.%s", calls, est, total, est, self,
+	              2 * depth, "", f->api, f->name))
+		return -1;
+	if (depth + 1 >= TOP_CALLVIEW_DEPTH)
+		return 0;
+	t->path[depth] = c->func;
+	struct top_child *ch;
+	long n = top_children(t->p, t->w, c->func + 1, &ch);
+	int rc = n < 0 ? -1 : 0;
+	for (long i = 0; rc == 0 && i < n; i++)
+		if (!on_path(t, depth + 1, ch[i].func))
+			rc = node(t, &ch[i], depth + 1);
+	if (n > 0)
+		free(ch);
+	return rc;
+}
+
+/* The outermost calls of the threads t->w says. */
+static int roots(struct tree *t)
+{
+	struct top_child *ch;
+	long n = top_children(t->p, t->w, APIPROF_PARENT_NONE, &ch);
+	int rc = n < 0 ? -1 : 0;
+
+	for (long i = 0; rc == 0 && i < n; i++)
+		rc = node(t, &ch[i], 0);
+	if (n > 0)
+		free(ch);
+	return rc;
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The comm of thread tid (from its first cell). */
+static const char *tid_name(const struct top_proc *p, uint32_t tid)
+{
+	if (tid == TOP_FOLDED_TID)
+		return "exited threads";
+	for (size_t i = 0; i < p->ncells; i++)
+		if (p->cells[i].tid == tid)
+			return p->cells[i].comm;
+	return "?";
+}
+
+int top_callview_tree(struct top_lines *l, const struct top_proc *p, bool all)
+{
+	struct tree t = {l, p, {all, 0}, {0}};
+
+	if (lines_add(l, "%10s %-10s %-10s %s", "CALLS", "TOTAL", "SELF", "FUNCTION"))
+		return -1;
+	if (all)
+		return roots(&t);
+	uint32_t *tids = malloc((p->ncells ? p->ncells : 1) * sizeof(*tids));
+	if (!tids)
+		return -1;
+	for (size_t i = 0; i < p->ncells; i++)
+		tids[i] = p->cells[i].tid;
+	qsort(tids, p->ncells, sizeof(*tids), by_u32);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->ncells; i++) {
+		if (i && tids[i] == tids[i - 1])
+			continue;
+		t.w.tid = tids[i];
+		rc = lines_add(l, "TID %u (%s)", tids[i], tid_name(p, tids[i])) || roots(&t) ? -1
+		                                                                             : 0;
+	}
+	free(tids);
+	return rc;
+}
