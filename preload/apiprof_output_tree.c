@@ -211,6 +211,16 @@ static bool first_child(uint32_t k, uint32_t func)
 	return true;
 }
 
+/* Whether any of child's calls inside func are an estimate. */
+static bool child_estimated(uint32_t func, uint32_t child)
+{
+	for (uint32_t k = 0; k < tree.n; k++)
+		if (tree.e[k].estimated && tree.e[k].func == child &&
+		    parent_is(tree.e[k].key, func))
+			return true;
+	return false;
+}
+
 static void json_children(struct out *o, uint32_t func)
 {
 	int n = 0;
@@ -229,8 +239,9 @@ static void json_children(struct out *o, uint32_t func)
 		out_jstr(o, api->name, APIPROF_API_NAME_MAX);
 		out_printf(o, ", \"name\": ");
 		out_jstr(o, api->display[row], APIPROF_NAME_MAX);
-		out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu}", (unsigned long long)calls,
-		           (unsigned long long)ns_of(t));
+		out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s}",
+		           (unsigned long long)calls, (unsigned long long)ns_of(t),
+		           child_estimated(func, tree.e[k].func) ? "true" : "false");
 	}
 	out_printf(o, "]");
 }

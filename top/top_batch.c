@@ -69,7 +69,7 @@ static void text_row(FILE *out, const struct top_row *r)
 	        .calls = r->calls,
 	        .total_ns = r->total_ns,
 	        .estimated = r->estimated,
-	        .self_ns = -1, /* not read from the ring yet (issue 23) */
+	        .self_ns = r->self_ns,
 	        .avg_ns = r->avg_ns,
 	        .min_ns = r->min_ns,
 	        .max_ns = r->max_ns,

@@ -111,7 +111,7 @@ def test_edge(tmp):
     b = func(doc, "siteb", "b_leaf")
     kids = a["children"]
     if a["calls"] != 100 or len(kids) != 1 or kids[0]["api"] != "siteb" or \
-            kids[0]["name"] != "b_leaf" or kids[0]["calls"] != 500:
+            kids[0]["name"] != "b_leaf" or kids[0]["calls"] != 500 or kids[0]["estimated"]:
         fail("a_work's children: %r" % a)
     if not a["self_ns"] <= a["total_ns"] or abs(a["total_ns"] - kids[0]["total_ns"] -
                                                a["self_ns"]) > 2:
