@@ -12,7 +12,7 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100;
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (long i = 0; i < n; i++)
 		acc += a_work((int)i);

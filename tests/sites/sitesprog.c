@@ -15,27 +15,27 @@
 
 #include "sitelib.h"
 
-__attribute__((noinline)) int site_a(long n)
+__attribute__((noinline)) unsigned site_a(long n)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (long i = 0; i < n; i++)
 		acc += sl_work((int)i);
 	return acc;
 }
 
-__attribute__((noinline)) int site_b(long n)
+__attribute__((noinline)) unsigned site_b(long n)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (long i = 0; i < n; i++)
 		acc += sl_work((int)i);
 	return acc;
 }
 
-__attribute__((noinline)) int site_c(long n)
+__attribute__((noinline)) unsigned site_c(long n)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	for (long i = 0; i < n; i++)
 		acc += sl_work((int)i);

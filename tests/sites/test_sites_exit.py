@@ -27,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
+from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
+
 CASE = sys.argv[1]
 LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME = sys.argv[2:10]
 
@@ -40,7 +43,7 @@ def run(shims, argv, tmp, **extra):
     out = os.path.join(tmp, "out.json")
     if os.path.exists(out):
         os.unlink(out)
-    env = dict(os.environ, LD_PRELOAD=":".join(shims), APIPROF_OUTPUT=out, APIPROF_SHM="0",
+    env = dict(os.environ, LD_PRELOAD=preload(*shims), APIPROF_OUTPUT=out, APIPROF_SHM="0",
                APIPROF_INTERVAL_MS="0")
     env.update(extra)
     p = subprocess.run(argv, env=env, stderr=subprocess.PIPE, text=True)
