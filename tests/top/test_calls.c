@@ -248,6 +248,27 @@ static void test_tree(const struct top_proc *p)
 	free(rows);
 }
 
+/* -b: the per-thread table's SELF column from the model. */
+static void test_text(struct tseg *t)
+{
+	struct top_watch w;
+	struct top_view v = {.sort = TOP_COL_TIME_IV};
+	char *buf = NULL;
+	size_t len = 0;
+
+	top_watch_init(&w);
+	w.dir = t->dir;
+	top_watch_refresh(&w, 2000000000ull, 2000000000ull);
+	FILE *f = open_memstream(&buf, &len);
+	top_batch_text(f, &w, &v, 2000000000ull, 1.0);
+	fclose(f);
+	fputs(buf, stdout);
+	CHECK(strstr(buf, "    1.00us      800ns ") && strstr(buf, "a.a_work"));
+	CHECK(strstr(buf, "     300ns      300ns ") && strstr(buf, "b.b_leaf"));
+	free(buf);
+	top_watch_free(&w);
+}
+
 /* A group of the process alone: self time and children summed. */
 static void test_group(const struct top_proc *p)
 {
@@ -337,6 +358,7 @@ int main(void)
 	test_folded(&p);
 	test_tree(&p);
 	test_group(&p);
+	test_text(&t);
 	top_proc_free(&p);
 	tseg_destroy(&t);
 	test_bad_parent();
