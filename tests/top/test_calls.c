@@ -151,6 +151,9 @@ static void test_json(const struct top_proc *p)
 	CHECK(json_integer_value(json_object_get(c0, "total_ns")) == 200);
 	CHECK(strcmp(json_string_value(json_object_get(c0, "symbol")), "site_one") == 0);
 	CHECK(strcmp(json_string_value(json_object_get(c0, "parent")), "a.a_work") == 0);
+	/* as the exit JSON: the module's file name, the offset a number */
+	CHECK(strcmp(json_string_value(json_object_get(c0, "module")), "test_top_calls") == 0);
+	CHECK(json_integer_value(json_object_get(c0, "offset")) > 0);
 	CHECK(json_is_false(json_object_get(c0, "estimated")));
 	CHECK(json_object_get(json_array_get(callers, 1), "parent") == NULL);
 	CHECK(json_array_size(json_object_get(o, "children")) == 0);
@@ -167,6 +170,8 @@ static void test_json(const struct top_proc *p)
 	top_calls_json(o, p, w, row_of(rows, n, "c_free"), true);
 	c0 = json_array_get(json_object_get(o, "callers"), 0);
 	CHECK(strcmp(json_string_value(json_object_get(c0, "symbol")), "(other callers)") == 0);
+	CHECK(json_is_null(json_object_get(c0, "module")) &&
+	      json_is_null(json_object_get(c0, "offset")));
 	json_decref(o);
 	free(rows);
 }
