@@ -3,26 +3,26 @@
  * top_calls_json.c - a function's "self_ns", "callers" and "children" in
  * apiprof-top --json (issue 23; top_calls.h has the arithmetic).
  */
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include "top_batch.h"
 #include "top_calls.h"
 #include "top_sitesym.h"
 
-/* Where the call was made: resolved, or "(other callers)". */
+/* Where the call was made, as the exit JSON says it (apiprof_output_tree.c):
+ * the function or null, the module's file name and the offset in it, or
+ * null when the address is in no file; "(other callers)" for the spill. */
 static json_t *caller_where(const struct top_proc *p, const struct top_caller *c)
 {
-	char off[32];
-
 	if (c->other)
-		return json_pack("{s:s}", "symbol", "(other callers)");
+		return json_pack("{s:s, s:n, s:n}", "symbol", "(other callers)", "module",
+		                 "offset");
 	const struct top_sym *s = top_sitesym(p->pid, p->starttime, c->addr);
-	char label[TOP_SYM_NAME + 32];
-	top_sym_label(s, label, sizeof(label));
-	snprintf(off, sizeof(off), "0x%" PRIx64, s->offset);
-	json_t *o = json_pack("{s:s, s:s, s:s}", "symbol", label, "module",
-	                      s->kind == TOP_SYM_MODULE ? s->module : label, "offset", off);
+	bool mod = s->kind == TOP_SYM_MODULE;
+	json_t *o = json_pack("{s:o, s:o, s:o}", "symbol",
+	                      s->symbol[0] ? json_string(s->symbol) : json_null(), "module",
+	                      mod ? json_string(top_sym_base(s->module)) : json_null(), "offset",
+	                      mod ? top_u64_json(s->offset) : json_null());
 	if (o && s->file[0]) {
 		json_object_set_new(o, "file", json_string(s->file));
 		json_object_set_new(o, "line", json_integer(s->line));

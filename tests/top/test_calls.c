@@ -151,6 +151,9 @@ static void test_json(const struct top_proc *p)
 	CHECK(json_integer_value(json_object_get(c0, "total_ns")) == 200);
 	CHECK(strcmp(json_string_value(json_object_get(c0, "symbol")), "site_one") == 0);
 	CHECK(strcmp(json_string_value(json_object_get(c0, "parent")), "a.a_work") == 0);
+	/* as the exit JSON: the module's file name, the offset a number */
+	CHECK(strcmp(json_string_value(json_object_get(c0, "module")), "test_top_calls") == 0);
+	CHECK(json_integer_value(json_object_get(c0, "offset")) > 0);
 	CHECK(json_is_false(json_object_get(c0, "estimated")));
 	CHECK(json_object_get(json_array_get(callers, 1), "parent") == NULL);
 	CHECK(json_array_size(json_object_get(o, "children")) == 0);
@@ -167,6 +170,8 @@ static void test_json(const struct top_proc *p)
 	top_calls_json(o, p, w, row_of(rows, n, "c_free"), true);
 	c0 = json_array_get(json_object_get(o, "callers"), 0);
 	CHECK(strcmp(json_string_value(json_object_get(c0, "symbol")), "(other callers)") == 0);
+	CHECK(json_is_null(json_object_get(c0, "module")) &&
+	      json_is_null(json_object_get(c0, "offset")));
 	json_decref(o);
 	free(rows);
 }
@@ -246,6 +251,27 @@ static void test_tree(const struct top_proc *p)
 	CHECK(strstr(l.v[0], "66.7%") && strstr(l.v[1], "site_two"));
 	top_lines_free(&l);
 	free(rows);
+}
+
+/* -b: the per-thread table's SELF column from the model. */
+static void test_text(struct tseg *t)
+{
+	struct top_watch w;
+	struct top_view v = {.sort = TOP_COL_TIME_IV};
+	char *buf = NULL;
+	size_t len = 0;
+
+	top_watch_init(&w);
+	w.dir = t->dir;
+	top_watch_refresh(&w, 2000000000ull, 2000000000ull);
+	FILE *f = open_memstream(&buf, &len);
+	top_batch_text(f, &w, &v, 2000000000ull, 1.0);
+	fclose(f);
+	fputs(buf, stdout);
+	CHECK(strstr(buf, "    1.00us      800ns ") && strstr(buf, "a.a_work"));
+	CHECK(strstr(buf, "     300ns      300ns ") && strstr(buf, "b.b_leaf"));
+	free(buf);
+	top_watch_free(&w);
 }
 
 /* A group of the process alone: self time and children summed. */
@@ -337,6 +363,7 @@ int main(void)
 	test_folded(&p);
 	test_tree(&p);
 	test_group(&p);
+	test_text(&t);
 	top_proc_free(&p);
 	tseg_destroy(&t);
 	test_bad_parent();
