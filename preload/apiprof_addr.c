@@ -5,7 +5,8 @@
  * function and the line of the call from elfutils' libdwfl, which the
  * runtime does not link: it is opened here, at the end of the image, and
  * only when the image ends by exit() (or a return from main), where
- * loading a library and allocating is what any destructor may do.  An end
+ * loading a library and allocating is what any destructor may do, and
+ * on a stack with 512 kB left.  An end
  * in a signal handler, by _exit or by an exec may have interrupted the
  * loader or malloc on this very thread: there no name is looked up at
  * all.  Without libdw.so.1 (or when it fails) the symbol is the dynamic
@@ -17,6 +18,7 @@
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,9 +51,28 @@ static struct {
 	char exe[4096]; /* the executable's name, for the loader's "" */
 } ad;
 
+/* The loader and libdw need tens of kB of stack: a thread may call exit()
+ * with a PTHREAD_STACK_MIN stack (tests/robust/small_stack.sh).  Names
+ * only with this much left below this frame. */
+#define ADDR_STACK_NEED (512 * 1024)
+
+static bool stack_room(void)
+{
+	pthread_attr_t attr;
+	void *lo;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return false;
+	int rc = pthread_attr_getstack(&attr, &lo, &size);
+	pthread_attr_destroy(&attr);
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	return rc == 0 && here > (uintptr_t)lo && here - (uintptr_t)lo >= ADDR_STACK_NEED;
+}
+
 void apiprof_addr_begin(bool names)
 {
-	ad.names = names;
+	ad.names = names && stack_room();
 	ad.tried = false;
 	ad.exe[0] = '\0';
 }
