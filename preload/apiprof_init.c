@@ -153,10 +153,10 @@ void apiprof_resume(uint64_t busy)
 }
 
 /* The thread keeps the busy bit: what later destructors call is not counted. */
-bool apiprof_end_by_exit;
+uint32_t apiprof_end_by_exit;
 
 __attribute__((destructor)) static void apiprof_dtor(void)
 {
-	apiprof_end_by_exit = true;
+	apiprof_write_once(&apiprof_end_by_exit, apiprof_gettid());
 	apiprof_finish(APIPROF_END_EXIT);
 }

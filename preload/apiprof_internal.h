@@ -351,9 +351,11 @@ static inline bool apiprof_started(void)
 }
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
-/* The image ends by exit() (the runtime's destructor), where the exit
- * JSON may load libdw to name call sites (apiprof_addr.c). */
-APIPROF_HIDDEN extern bool apiprof_end_by_exit;
+/* The thread whose exit() (the runtime's destructor) ends the image, 0
+ * if none: its exit JSON may load libdw to name call sites
+ * (apiprof_addr.c); another thread's end at the same time (a signal,
+ * _exit) may not. */
+APIPROF_HIDDEN extern uint32_t apiprof_end_by_exit;
 APIPROF_HIDDEN void apiprof_resume(uint64_t busy);
 APIPROF_HIDDEN uint32_t apiprof_gettid(void);
 

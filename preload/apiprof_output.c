@@ -370,7 +370,7 @@ static void json_doc(struct out *o)
 	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
 	json_apis(o);
 	out_printf(o, "  \"threads\": [");
-	apiprof_addr_begin(apiprof_end_by_exit);
+	apiprof_addr_begin(apiprof_read_once(&apiprof_end_by_exit) == apiprof_gettid());
 	json_threads(o);
 	apiprof_addr_end();
 	out_printf(o, "\n  ]\n}\n");

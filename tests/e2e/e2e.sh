@@ -80,6 +80,6 @@ APIPROF_SUMMARY=1 LD_PRELOAD="$(shim_preload "$shim")" "$prog" 2 1000 >/dev/null
 grep -Eq '^TID [0-9]+ \(worker-1\)$' "$tmp/sum.txt" || { echo "FAIL: no TID line for worker-1"; cat "$tmp/sum.txt"; exit 1; }
 grep -Eq "^  time spent in \"testlib\": $t/$t [0-9.]+% 1130x\$" "$tmp/sum.txt" ||
 	{ echo "FAIL: no 'time spent in' line with 1000 + 13 x 10 calls"; cat "$tmp/sum.txt"; exit 1; }
-[ "$(grep -Ec "^ +1000 +~?$t +$t +$t +$t +$t +$t  testlib\\.tl_add\$" "$tmp/sum.txt")" -eq 2 ] ||
+[ "$(grep -Ec "^ +1000 +~?$t +~?$t +$t +$t +$t +$t +$t  testlib\\.tl_add\$" "$tmp/sum.txt")" -eq 2 ] ||
 	{ echo "FAIL: no tl_add rows of 1000 calls for both workers"; cat "$tmp/sum.txt"; exit 1; }
 echo "ok: APIPROF_SUMMARY prints each thread's line and rows"
