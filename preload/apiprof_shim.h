@@ -713,8 +713,11 @@ APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct 
                                           uint32_t idx)
 {
 	(void)api;
+	/* kept in c only (see apiprof_leave_counted): the row's parent word
+	 * is left to the timed calls and the runtime */
 	c->parent = apiprof_cur(c->tls);
-	apiprof_push(c->tls, apiprof_tab_cold(apiprof_tab_at(c->slot), idx), c->parent);
+	apiprof_cur_set(c->tls,
+	                apiprof_load(&apiprof_tab_cold(apiprof_tab_at(c->slot), idx)->self));
 }
 
 /* Counts a duration in its histogram bucket.  The increment of a bucket

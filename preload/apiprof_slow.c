@@ -116,10 +116,14 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	const struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tls_api *s = &t->api[id];
 	uint64_t parent = 0;
+	/* sampled mode's inline counted calls keep their parent in a
+	 * register, not in the row: the row's is then not this call's */
+	bool kept = (s->frame & APIPROF_FRAME_SLOW) || !(t->mode & APIPROF_MODE_SAMPLE);
 
 	if (api != NULL && row < api->nfuncs && s->tab != NULL) {
 		apiprof_add(&s->tab->calls[row], 1);
-		parent = apiprof_load(&apiprof_tab_cold(s->tab, row)->parent);
+		if (kept)
+			parent = apiprof_load(&apiprof_tab_cold(s->tab, row)->parent);
 	}
 	s->frame = APIPROF_FRAME_IDLE;
 	return parent;
