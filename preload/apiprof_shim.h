@@ -156,8 +156,9 @@ struct apiprof_acct {
  * Only the owner writes it; a reader copies it between two equal even
  * values of gen (apiprof_sites.c has both halves). */
 struct apiprof_sites {
-	uint64_t gen;                                    /* odd while the owner writes */
-	uint64_t mark_calls, mark_ticks, mark_timed;     /* the row's when the run began */
+	uint64_t gen;                                /* odd while the owner writes */
+	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
+	uint64_t run; /* 1 + the entry of the run in progress (only its owner reads it), 0: none */
 	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
 };
 

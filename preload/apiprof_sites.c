@@ -33,19 +33,30 @@ static uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
  * entry is taken with a compare-and-swap. */
 static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key, bool claim)
 {
-	for (int k = 0; k < APIPROF_SITES; k++) {
-		uint64_t have = apiprof_read_once(&s->site[k].key);
+	/* Open addressing from the key's hash: a key is found a probe or two
+	 * from where it hashes, and one that is not there at the first free
+	 * entry (entries are never freed), which a switch of site, perhaps
+	 * every call, then finds quickly. */
+	unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 60);
+
+	for (unsigned n = 0; n < APIPROF_SITES; n++) {
+		struct apiprof_shm_site *e = &s->site[(h + n) % APIPROF_SITES];
+		uint64_t have = apiprof_read_once(&e->key);
 
 		if (have == key)
-			return &s->site[k];
-		if (have == 0 && claim &&
-		    (apiprof_cas_relaxed(&s->site[k].key, &have, key) || have == key))
-			return &s->site[k];
-		if (have == 0 && !claim)
+			return e;
+		if (have != 0)
+			continue;
+		if (!claim)
 			break;
+		if (apiprof_cas_relaxed(&e->key, &have, key) || have == key)
+			return e;
 	}
 	struct apiprof_shm_site *o = &s->site[APIPROF_SITES];
-	uint64_t parent = APIPROF_SITE_PARENT(key), want = parent, have = 0;
+	uint64_t parent = APIPROF_SITE_PARENT(key), want = parent;
+	uint64_t have = apiprof_read_once(&o->key);
+	if (have == want || have == APIPROF_PARENT_UNKNOWN)
+		return o; /* the common case of a full table: no locked instruction */
 	while (!apiprof_cas_relaxed(&o->key, &have, want)) {
 		if (have == want || have == APIPROF_PARENT_UNKNOWN)
 			break;
@@ -54,11 +65,22 @@ static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key,
 	return o;
 }
 
+/* Adds to an entry of an api's folded totals, which several exiting
+ * threads may fold into at once. */
 static void site_add(struct apiprof_shm_site *e, uint64_t calls, uint64_t ticks, uint64_t timed)
 {
 	apiprof_fetch_add_relaxed(&e->calls, calls);
 	apiprof_fetch_add_relaxed(&e->ticks, ticks);
 	apiprof_fetch_add_relaxed(&e->timed, timed);
+}
+
+/* Adds to an entry of a thread's own table, which only its owner writes:
+ * no locked instruction (a switch of site can come every call). */
+static void site_add_own(struct apiprof_shm_site *e, uint64_t calls, uint64_t ticks, uint64_t timed)
+{
+	apiprof_write_once(&e->calls, apiprof_read_once(&e->calls) + calls);
+	apiprof_write_once(&e->ticks, apiprof_read_once(&e->ticks) + ticks);
+	apiprof_write_once(&e->timed, apiprof_read_once(&e->timed) + timed);
 }
 
 /* Ends the run in progress of row idx at the row's figures calls,
@@ -76,14 +98,20 @@ static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint6
 
 	apiprof_write_once(&s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
 	apiprof_fence_release();
-	if (calls != s->mark_calls)
-		site_add(site_find(s, last ? last : APIPROF_PARENT_UNKNOWN, last != 0),
-		         calls - s->mark_calls, ticks - s->mark_ticks, timed - s->mark_timed);
+	if (calls != s->mark_calls) {
+		struct apiprof_shm_site *e =
+		        s->run != 0 && last != 0
+		                ? &s->site[s->run - 1]
+		                : site_find(s, last ? last : APIPROF_PARENT_UNKNOWN, last != 0);
+		site_add_own(e, calls - s->mark_calls, ticks - s->mark_ticks,
+		             timed - s->mark_timed);
+	}
 	apiprof_write_once(&s->mark_calls, calls);
 	apiprof_write_once(&s->mark_ticks, ticks);
 	apiprof_write_once(&s->mark_timed, timed);
 	if (next != last) {
-		site_find(s, next, true); /* the new run's entry, for a reader to find */
+		/* the new run's entry, kept for its end and for a reader to find */
+		s->run = (uint64_t)(site_find(s, next, true) - s->site) + 1;
 		apiprof_write_once(&c->last, next);
 	}
 	apiprof_store_release(&s->gen, gen + 2);
