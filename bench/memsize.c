@@ -29,12 +29,15 @@ int main(int argc, char **argv)
 	printf("tls_per_thread %zu\n", sizeof(struct apiprof_tls));
 	printf("entry_per_thread %zu\n", line_up(sizeof(struct apiprof_thread)));
 	/* A function, in each thread that calls anything of its api: its
-	 * cold row, its call count, and the flusher's shadow count. */
-	printf("stat_per_func_thread %zu\n", sizeof(struct apiprof_cold) + 2 * sizeof(uint64_t));
-	/* A function, once per process: the exited threads' folded totals and
-	 * its entry in the shared function table. */
-	printf("per_func_process %zu\n",
-	       sizeof(struct apiprof_cold) + sizeof(uint64_t) + sizeof(struct apiprof_shm_func));
+	 * cold row, its call count, its call sites and the flusher's shadow
+	 * count. */
+	printf("stat_per_func_thread %zu\n",
+	       sizeof(struct apiprof_cold) + sizeof(struct apiprof_sites) + 2 * sizeof(uint64_t));
+	/* A function, once per process: the exited threads' folded totals
+	 * (with their call sites) and its entry in the shared function table. */
+	printf("per_func_process %zu\n", sizeof(struct apiprof_cold) +
+	                                         sizeof(struct apiprof_sites) + sizeof(uint64_t) +
+	                                         sizeof(struct apiprof_shm_func));
 	printf("rec_size %zu\n", sizeof(struct apiprof_shm_rec));
 	printf("ring_records %u\n", 1u << g.ring_order);
 	printf("func_cap %u\n", cap);

@@ -760,7 +760,7 @@ if [ -s "$TMP/mem" ]; then
 	out "|---|--:|"
 	out "| per thread: TLS block | $(memv tls_per_thread) |"
 	out "| per thread: registry entry | $(memv entry_per_thread) |"
-	out "| per function, per thread calling its api: statistics + flusher shadow | $(memv stat_per_func_thread) |"
+	out "| per function, per thread calling its api: statistics + call sites + flusher shadow | $(memv stat_per_func_thread) |"
 	out "| per function, once per process: folded totals + shared table entry | $(memv per_func_process) |"
 	out "| shared segment (ring of $(memv ring_records) × $(memv rec_size) B records, $(memv func_cap) function slots) | $(memv segment_bytes) |"
 	out "| once per process: the flusher thread's stack, in the runtime's .bss (only the pages it touches are resident) | $(memv flusher_stack) |"
