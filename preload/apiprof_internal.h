@@ -91,12 +91,11 @@ APIPROF_HIDDEN uint64_t apiprof_tab_timed(struct apiprof_tab *tab, uint32_t i);
  * false when its owner kept changing it. */
 APIPROF_HIDDEN bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab,
                                           uint32_t i, bool sampled, bool folded);
-/* A run of calls from one site (key) that its entry does not have yet. */
-struct apiprof_srec_run {
-	uint64_t key, calls, ticks, timed;
-};
-APIPROF_HIDDEN void apiprof_srec_add_run(struct apiprof_shm_srec *dst,
-                                         const struct apiprof_srec_run *run);
+/* A timed call of row idx of tab about to start from another site (or
+ * parent) than the run in progress, whose key is key: the run ends, and
+ * one of key begins with this call.  Only the out-of-line way in calls
+ * it (apiprof_slow.c): the inline one sends such a call there. */
+APIPROF_HIDDEN void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key);
 APIPROF_HIDDEN void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
                                        bool sampled);
 APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);

@@ -148,7 +148,7 @@ struct apiprof_acct {
 };
 
 /* A row's calls by call site (see APIPROF_SITES in apiprof_abi.h), kept
- * run by run: the inline way out only compares the site of a call with
+ * run by run: the inline way in only compares the site of a call with
  * the row's `last`, the site of the run of calls in progress, and comes
  * out of line (apiprof_site_switch) when it differs, to add the run that
  * ends to its entry.  A run's figures are the row's since the run began
@@ -424,26 +424,6 @@ APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
 APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
                                            uintptr_t sp, uint32_t idx, uintptr_t ret);
 APIPROF_EXPORT void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx);
-/* A timed call of row idx of tab about to start from another site than
- * the run in progress (apiprof_site): the run ends, and one of key begins
- * with this call.  apiprof_sites.c. */
-APIPROF_EXPORT void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key);
-
-/* The call site of a timed call of row idx about to start, made from
- * return address ret while `parent` was in progress: nothing when it is
- * the site of the run in progress (its figures are the row's since the
- * run began), else out of line, where the run that ends is added to its
- * entry.  On the way in, before the clock: the way out then has nothing
- * to call, and keeps no register across a call. */
-static inline __attribute__((always_inline)) void
-apiprof_site(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint64_t parent)
-{
-	uint64_t key = ret << 16 | parent;
-
-	if (__builtin_expect(
-	            key != __atomic_load_n(&apiprof_tab_cold(tab, idx)->last, __ATOMIC_RELAXED), 0))
-		apiprof_site_switch(tab, idx, key);
-}
 
 /* Loads, stores and compares of the calling thread's state, at an offset
  * from %fs.  Inline asm rather than GCC's __seg_fs: the sanitizers would
@@ -588,7 +568,7 @@ APIPROF_INLINE void apiprof_countdown_undo(uintptr_t t)
 }
 
 /* Whether a timed call of row idx from return address ret continues the
- * run of calls in progress (apiprof_site): the inline way in times only
+ * run of calls in progress (apiprof_sites.c): the inline way in times only
  * those, and leaves the others out of line, where the switch to a new
  * run keeps no register of the wrapper's (its arguments are live).  The
  * parent, the thread's innermost call, is kept in c for apiprof_start. */

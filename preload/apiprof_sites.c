@@ -5,7 +5,7 @@
  * one run of calls to the next and a reader's copy, side by side, and the
  * folding of an exited thread's sites into its api's totals.
  *
- * The inline way out (apiprof_shim.h apiprof_site) does nothing while
+ * The inline way in (apiprof_shim.h apiprof_same_site) does nothing while
  * the calls of a row keep coming from the site of the run in progress:
  * the run's figures are the row's own since it began.  A call from
  * another site comes here.  The owner is the only writer; a reader
@@ -128,6 +128,29 @@ void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 	        key);
 }
 
+/* A run of calls from one site (key) that its entry does not have yet. */
+struct srec_run {
+	uint64_t key, calls, ticks, timed;
+};
+
+/* The run in progress of a copy: added to its key's entry, or to the
+ * "(other callers)" entry when the key has none (all were taken). */
+static void srec_add_run(struct apiprof_shm_srec *dst, const struct srec_run *run)
+{
+	struct apiprof_shm_site *e = &dst->site[APIPROF_SITES];
+
+	if (run->calls == 0 || run->calls > (uint64_t)1 << 62)
+		return; /* none, or figures read one call apart */
+	for (int k = 0; k < APIPROF_SITES && run->key != 0; k++)
+		if (dst->site[k].key == run->key)
+			e = &dst->site[k];
+	if (e == &dst->site[APIPROF_SITES] && e->key == 0)
+		e->key = run->key ? APIPROF_SITE_PARENT(run->key) : APIPROF_PARENT_UNKNOWN;
+	e->calls += run->calls;
+	e->ticks += run->ticks;
+	e->timed += run->timed;
+}
+
 /* A reader's half: row i's entries into dst, with the run in progress
  * added to its entry (an api's folded totals have none), from a copy taken while the owner was not
  * switching (a few tries; false when it always was: the next snapshot
@@ -158,31 +181,13 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
 		apiprof_fence_acquire(); /* pairs with the switch's fence_release */
 		if (apiprof_read_once(&s->gen) != gen)
 			continue;
-		struct apiprof_srec_run run = {last, calls - mc, ticks - mt, timed - mtd};
+		struct srec_run run = {last, calls - mc, ticks - mt, timed - mtd};
 		if (!folded)
-			apiprof_srec_add_run(dst, &run);
+			srec_add_run(dst, &run);
 		dst->calls = calls;
 		return true;
 	}
 	return false;
-}
-
-/* The run in progress of a copy: added to its key's entry, or to the
- * "(other callers)" entry when the key has none (all were taken). */
-void apiprof_srec_add_run(struct apiprof_shm_srec *dst, const struct apiprof_srec_run *run)
-{
-	struct apiprof_shm_site *e = &dst->site[APIPROF_SITES];
-
-	if (run->calls == 0 || run->calls > (uint64_t)1 << 62)
-		return; /* none, or figures read one call apart */
-	for (int k = 0; k < APIPROF_SITES && run->key != 0; k++)
-		if (dst->site[k].key == run->key)
-			e = &dst->site[k];
-	if (e == &dst->site[APIPROF_SITES] && e->key == 0)
-		e->key = run->key ? APIPROF_SITE_PARENT(run->key) : APIPROF_PARENT_UNKNOWN;
-	e->calls += run->calls;
-	e->ticks += run->ticks;
-	e->timed += run->timed;
 }
 
 /* Ends the run in progress of row i of a table whose owner is done with

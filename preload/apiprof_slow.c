@@ -171,6 +171,18 @@ static void frame_enter(struct apiprof_tls *t, uint32_t id, uintptr_t sp, uint32
 	t->api[id].frame = sp | APIPROF_FRAME_SLOW;
 }
 
+/* The site of a timed call of row idx from return address ret while
+ * `parent` was in progress: nothing when it is the site of the run in
+ * progress (whose figures are the row's since the run began), else the
+ * run ends here (apiprof_site_switch).  Before the clock starts. */
+static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint64_t parent)
+{
+	uint64_t key = ret << 16 | parent;
+
+	if (key != apiprof_tab_cold(tab, idx)->last)
+		apiprof_site_switch(tab, idx, key);
+}
+
 /* Makes the call of row s the thread's innermost, as apiprof_push does
  * inline for the calls that apiprof_start starts. */
 static void push(struct apiprof_tls *t, struct apiprof_cold *s)
@@ -192,7 +204,7 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 
 	if (!(t->guard & APIPROF_GUARD_SLOW)) {
 		if (timed) /* its site, which may be why it came here */
-			apiprof_site(tab, idx, ret, t->cur);
+			site_check(tab, idx, ret, t->cur);
 		else
 			push(t, s);
 		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
@@ -200,7 +212,7 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 	uint64_t parent = t->cur;
 	push(t, s);
 	if (timed) /* as apiprof_start does inline */
-		apiprof_site(tab, idx, ret, parent);
+		site_check(tab, idx, ret, parent);
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
 	if (timed)
 		apiprof_store(&s->t0, c->t0);
