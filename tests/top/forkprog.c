@@ -12,7 +12,8 @@
  * Once all have reported the parent prints "ready PID..." (its workers)
  * and serves its stdin: "rename" makes it "forkprog: master renamed" and
  * print "renamed"; end of file ends the workers and then itself.  The
- * test synchronises on those lines, never on time.
+ * test synchronises on those lines, never on time.  The parent forks only
+ * once the runtime's flusher thread has started (flusher_wait.h says why).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "flusher_wait.h"
 #include "toplib.h"
 
 #define MAX_WORKERS 16
@@ -82,6 +84,7 @@ int main(int argc, char **argv)
 		tt_idle();
 	title_set("forkprog: master");
 	fflush(stdout);
+	flusher_wait();
 	for (int k = 0; k < n; k++) {
 		if ((pids[k] = fork()) < 0)
 			return 2;

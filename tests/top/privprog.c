@@ -11,23 +11,17 @@
  * exits at end of file on its stdin.  The test synchronises on those
  * lines, never on time.  Exit: 0, or 3 when the worker could not drop.
  *
- * The parent forks only once the runtime's flusher thread has named itself.
- * A fork while another thread is inside the allocator leaves the child's
- * copy of the allocator's lock held; glibc's malloc resets its locks in
- * the child, but GCC 12's AddressSanitizer allocator does not, and a
- * flusher caught starting (ASan's thread start allocates) made the
- * worker's own flusher block on that lock for ever in the sanitizer build.
- * Real servers fork long after start-up.
+ * The parent forks only once the runtime's flusher thread has started
+ * (flusher_wait.h says why).
  */
-#include <dirent.h>
 #include <grp.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "flusher_wait.h"
 #include "toplib.h"
 
 static int worker(uid_t uid, long calls)
@@ -48,28 +42,6 @@ static int worker(uid_t uid, long calls)
 	return 0;
 }
 
-/* True once a thread of this process is called apiprof-flush. */
-static int flusher_named(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int found = 0;
-
-	while (d && !found && (de = readdir(d))) {
-		char path[64], comm[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", de->d_name);
-		if (de->d_name[0] == '.' || !(f = fopen(path, "r")))
-			continue;
-		found = fgets(comm, sizeof(comm), f) && strcmp(comm, "apiprof-flush\n") == 0;
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	pid_t pid;
@@ -79,9 +51,7 @@ int main(int argc, char **argv)
 		return 2;
 	for (long i = 0; i < atol(argv[2]); i++)
 		tt_work((int)i);
-	/* Bounded: a runtime without a flusher (none in this test) names none. */
-	for (int i = 0; i < 100000 && !flusher_named(); i++)
-		sched_yield();
+	flusher_wait();
 	pid = fork();
 	if (pid < 0)
 		return 2;

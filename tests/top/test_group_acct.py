@@ -31,6 +31,23 @@ import os, sys
 path, workers = sys.argv[1], int(sys.argv[2])
 go_r, go_w = os.pipe()
 pids = []
+
+
+def flusher_up():  # forks wait for it: tests/top/flusher_wait.h says why
+    for t in os.listdir("/proc/self/task"):
+        try:
+            with open("/proc/self/task/%s/comm" % t) as f:
+                if f.read() == "apiprof-flush\n":
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+for _ in range(100000):
+    if flusher_up():
+        break
+    os.sched_yield()
 for k in range(workers):
     rd, wr = os.pipe()
     pid = os.fork()
