@@ -89,7 +89,10 @@
  * carrying the thread's calls of the function by call site and by the
  * profiled call they were made in (the call tree).  It too may be lost on
  * its own, or not written for a snapshot (its owner was busy updating it):
- * the next one carries everything.
+ * the next one carries everything.  After it comes one with
+ * APIPROF_REC_SITEQ: each site's latency quantiles (struct
+ * apiprof_shm_qrec), which may likewise be lost or missing (then that
+ * snapshot's sites have none).
  *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
@@ -102,8 +105,9 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 6u /* 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT; 4: pidns, nonce */
-#define APIPROF_SHM_PREFIX  "apiprof-"
+#define APIPROF_SHM_VERSION 7u /* 7: APIPROF_REC_SITEQ; 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT  \
+	                        */
+#define APIPROF_SHM_PREFIX "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
 #define APIPROF_HIST_BUCKETS    64
@@ -202,6 +206,9 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
 /* Not a struct apiprof_shm_rec but a struct apiprof_shm_srec: the call
  * sites of the same snapshot of a function. */
 #define APIPROF_REC_SITES 0x40u
+/* Not a struct apiprof_shm_rec but a struct apiprof_shm_qrec: the latency
+ * quantiles of the call sites of the same snapshot of a function. */
+#define APIPROF_REC_SITEQ 0x80u
 
 /* Call sites (issue 23).  A thread's calls of a function are kept by
  * site, the first APIPROF_SITES different ones it sees, and every other
@@ -358,5 +365,36 @@ struct apiprof_shm_srec {
 
 _Static_assert(sizeof(struct apiprof_shm_srec) <= sizeof(struct apiprof_shm_rec),
                "an srec fits a ring slot");
+
+/* One call site's latency quantiles since the start, from its own log2
+ * histogram (as a record's p50/p99 are from hist): exact to the bucket
+ * when every call is timed, estimates of the timed calls when sampling. */
+#define APIPROF_SITEQ_NONE UINT64_MAX /* no timed call, or no histogram */
+struct apiprof_shm_siteq {
+	uint64_t key;       /* the entry's key, as in the APIPROF_REC_SITES record */
+	uint64_t p50_ticks; /* APIPROF_SITEQ_NONE: not known */
+	uint64_t p99_ticks;
+};
+
+/* The quantiles of the call sites of one thread's calls of one function,
+ * in a ring slot (flags has APIPROF_REC_SITEQ): the same header as a
+ * struct apiprof_shm_rec, and the same snapshot as the APIPROF_REC_SITES
+ * record with the same tid, func and thread_seq, entry k for its entry k
+ * (key 0: unused).  A reader pairs only records of the same snapshot. */
+struct apiprof_shm_qrec {
+	uint64_t seq;
+	uint32_t tid;
+	uint32_t func;
+	uint32_t flags; /* APIPROF_REC_SITEQ | the record's flags */
+	uint32_t thread_seq;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t tick;
+	uint64_t calls; /* as in the record */
+	uint64_t reserved;
+	struct apiprof_shm_siteq site[APIPROF_SITES + 1];
+};
+
+_Static_assert(sizeof(struct apiprof_shm_qrec) <= sizeof(struct apiprof_shm_rec),
+               "a qrec fits a ring slot");
 
 #endif /* APIPROF_ABI_H */

@@ -42,9 +42,28 @@ struct snap_head {
 
 /* The records of one snapshot of a row: its times (a struct
  * apiprof_shm_rec), its bytes and failures (a struct apiprof_shm_xrec,
- * for a row that declares them) and its call sites (a struct
- * apiprof_shm_srec). */
-enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_KINDS };
+ * for a row that declares them), its call sites (a struct
+ * apiprof_shm_srec) and their quantiles (a struct apiprof_shm_qrec). */
+enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_SITEQ, REC_KINDS };
+
+/* The copy of a site's histogram that its quantiles are worked out from:
+ * 512 bytes, the whole stack a thread on its way out may spare, so one
+ * for the process, taken or left (a writer that finds it taken, the
+ * flusher and an exiting thread at once, writes no quantiles this time:
+ * the reader then shows none, never a wrong one). */
+static struct {
+	uint32_t taken;
+	uint64_t hist[APIPROF_HIST_BUCKETS];
+} qscratch;
+
+static bool qrec_fill(struct apiprof_shm_qrec *r, struct apiprof_tab *tab, uint32_t i)
+{
+	if (apiprof_xchg_acquire(&qscratch.taken, 1) != 0)
+		return false;
+	apiprof_tab_read_qrec(r, tab, i, qscratch.hist);
+	apiprof_store_release(&qscratch.taken, 0);
+	return true;
+}
 
 /* The payload of a record of kind k; false when there is none this time
  * (the row's owner was changing its sites). */
@@ -56,6 +75,8 @@ static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_
 	else if (k == REC_SITES)
 		return apiprof_tab_read_srec((struct apiprof_shm_srec *)r, tab, i,
 		                             apiprof_mode & APIPROF_MODE_SAMPLE, folded);
+	else if (k == REC_SITEQ)
+		return qrec_fill((struct apiprof_shm_qrec *)r, tab, i);
 	else
 		apiprof_tab_read_rec(r, tab, i);
 	return true;
@@ -71,7 +92,8 @@ static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struc
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
                                        const struct apiprof_busy *b, enum rec_kind k, uint64_t *pos)
 {
-	static const uint32_t kind_flags[REC_KINDS] = {0, APIPROF_REC_ACCT, APIPROF_REC_SITES};
+	static const uint32_t kind_flags[REC_KINDS] = {0, APIPROF_REC_ACCT, APIPROF_REC_SITES,
+	                                               APIPROF_REC_SITEQ};
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
 
 	if (r == NULL)
@@ -126,14 +148,15 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 }
 
 /* Row i's record, then for a row that declares bytes or failures its
- * APIPROF_REC_ACCT record, then its call sites. */
+ * APIPROF_REC_ACCT record, then its call sites and their quantiles. */
 static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
                       uint32_t i, const struct apiprof_busy *b)
 {
 	return flush_rec(h, th, gen, sh, func, tab, i, b, REC_TIMES) &&
 	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_ACCT)) &&
-	       flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES);
+	       flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES) &&
+	       flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITEQ);
 }
 
 /* The call in progress of api id on th that the flusher's scan found (b:

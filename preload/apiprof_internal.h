@@ -82,8 +82,19 @@ APIPROF_HIDDEN void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct a
 /* Adds row i of src into row i of dst (sampled: the process samples). */
 APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
                                      bool sampled);
-/* Row i's timed calls: its histogram's count. */
-APIPROF_HIDDEN uint64_t apiprof_tab_timed(struct apiprof_tab *tab, uint32_t i);
+/* The count of a histogram of tab (a row's own or one of its sites'),
+ * with the bucket the owner has noted but not yet counted if it is there
+ * (apiprof_tab_due_in: that bucket, else -1). */
+APIPROF_HIDDEN uint64_t apiprof_tab_hist_timed(struct apiprof_tab *tab, const uint64_t *hist);
+APIPROF_HIDDEN int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *hist);
+
+/* The word offset of histogram h from tab's sink (struct apiprof_cold's
+ * hist_off, struct apiprof_tab's due): from the integer addresses, as h
+ * may be in another block of the arena. */
+static inline int64_t apiprof_hist_off(struct apiprof_tab *tab, const uint64_t *h)
+{
+	return ((int64_t)(intptr_t)h - (int64_t)(intptr_t)&tab->sink) / (int64_t)sizeof(uint64_t);
+}
 
 /* --- call sites and the call tree (apiprof_sites.c) -------------------- */
 /* Row i's calls by site into a ring slot's entries and calls, with the
@@ -99,6 +110,19 @@ APIPROF_HIDDEN void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, u
 APIPROF_HIDDEN void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
                                        bool sampled);
 APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);
+/* Adds the histograms of row i's sites, with the bucket noted but not yet
+ * counted where it is in one of them, into hist. */
+APIPROF_HIDDEN void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i);
+/* p50 and p99, in ticks, of the calls of entry k of row i from its
+ * histogram (scratch: APIPROF_HIST_BUCKETS words for its copy), within
+ * the row's extremes; false when the entry has no histogram or no timed
+ * call in it. */
+APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, int k,
+                                           uint64_t *scratch, uint64_t q[2]);
+/* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), with
+ * scratch as above. */
+APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab,
+                                          uint32_t i, uint64_t *scratch);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);

@@ -33,6 +33,8 @@ struct entry {
 	uint32_t func;  /* the row's index in the process's function table */
 	bool other;     /* the "(other callers)" entry */
 	bool estimated;
+	bool quantiles; /* q known: p50 and p99 in ticks, from the entry's histogram */
+	uint64_t q[2];
 };
 
 static struct {
@@ -40,6 +42,7 @@ static struct {
 	uint32_t n;
 	bool incomplete;                                       /* some row's entries are missing */
 	struct apiprof_shm_srec rec;                           /* one row being read */
+	uint64_t hist[APIPROF_HIST_BUCKETS];                   /* an entry's, for its quantiles */
 	bool done[TREE_ENTRIES];                               /* roots printed, or not a root */
 	uint64_t root[TREE_ENTRIES], root_calls[TREE_ENTRIES]; /* a root's figures */
 	uint32_t lines;                                        /* of the tree printed */
@@ -74,6 +77,8 @@ static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool fo
 		        .other = k == APIPROF_SITES,
 		        .estimated = apiprof_stat_estimated(sampled, s->calls, s->timed),
 		};
+		struct entry *e = &tree.e[tree.n - 1];
+		e->quantiles = apiprof_site_quantiles(tab, i, k, tree.hist, e->q);
 	}
 }
 
@@ -191,6 +196,12 @@ static void json_caller(struct out *o, const struct entry *e, int *n)
 	out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s",
 	           (unsigned long long)e->calls, (unsigned long long)ns_of(e->ticks),
 	           e->estimated ? "true" : "false");
+	for (int k = 0; k < 2; k++)
+		if (e->quantiles)
+			out_printf(o, ", \"p%d_ns\": %llu", k ? 99 : 50,
+			           (unsigned long long)ns_of(e->q[k]));
+		else
+			out_printf(o, ", \"p%d_ns\": null", k ? 99 : 50);
 	uint32_t p = APIPROF_SITE_PARENT(e->key);
 	if (p != 0 && p <= APIPROF_PARENT_MAX) {
 		out_printf(o, ", \"parent\": ");

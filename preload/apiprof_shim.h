@@ -128,8 +128,9 @@ struct apiprof_fstat {
  *
  * `due` is the histogram bucket of the thread's latest timed call, which
  * is counted only on the next one (see apiprof_hist_defer): a word offset
- * from `sink`, negative into a cold row, and 0 (the sink) when none is
- * pending.  Readers add the pending bucket themselves. */
+ * from `sink`, into a cold row's hist or one of its sites' (struct
+ * apiprof_cold's hist_off), and 0 (the sink) when none is pending.
+ * Readers add the pending bucket themselves. */
 struct apiprof_tab {
 	uint64_t sink;
 	int64_t due;
@@ -160,6 +161,11 @@ struct apiprof_sites {
 	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
 	uint64_t run; /* 1 + the entry of the run in progress (only its owner reads it), 0: none */
 	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
+	/* site[k]'s latency histogram (APIPROF_HIST_BUCKETS words, from the
+	 * arena when the entry is first used; NULL: none, its calls count in
+	 * the row's own).  The row's histogram is its own and these summed.
+	 * Kept by resets, zeroed; never written by a shim. */
+	uint64_t *hist[APIPROF_SITES + 1];
 };
 
 /* 9 cache lines: the times in the first, the histogram in the other 8.
@@ -185,6 +191,13 @@ struct apiprof_cold {
 	 * means "not known".  Zeroing a table keeps it (apiprof_tab_init). */
 	uint64_t t0;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
+	/* Where this row's timed calls count their duration's bucket: a word
+	 * offset from its table's `sink` to a histogram's bucket 0, that of
+	 * the site of the run in progress (struct apiprof_sites' hist), or
+	 * the row's own hist above when it has none.  Set by the owner's
+	 * switch of site (apiprof_sites.c), read by apiprof_hist_defer. */
+	int64_t hist_off;
+	uint64_t spare[7];
 };
 
 #define APIPROF_COLD_WORDS (sizeof(struct apiprof_cold) / sizeof(uint64_t))
@@ -296,7 +309,8 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 14u /* 14: call sites and the call tree; 13: bytes and failures */
+#define APIPROF_SHIM_ABI                                                                           \
+	15u /* 15: per-site histograms (hist_off); 14: call sites and the call tree */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -708,14 +722,15 @@ APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct 
  * bucket is only noted, and the one noted by the previous timed call is
  * incremented instead: its address comes from a load that is ready long
  * before. */
-APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, uint32_t idx, uint64_t d)
+APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, const struct apiprof_cold *s,
+                                       uint64_t d)
 {
 	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
 
 	apiprof_add(&tab->sink + due, 1);
-	__atomic_store_n(&tab->due,
-	                 (int64_t)(APIPROF_HIST_WORD0 + apiprof_hist_bucket(d)) -
-	                         (int64_t)(idx + 1) * (int64_t)APIPROF_COLD_WORDS,
+	/* the row's histogram for the run's site (hist_off): a plain load,
+	 * only this thread writes the word */
+	__atomic_store_n(&tab->due, s->hist_off + (int64_t)apiprof_hist_bucket(d),
 	                 __ATOMIC_RELAXED);
 }
 
@@ -748,7 +763,7 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 
 	(void)c;
 	apiprof_pop(api, s);
-	apiprof_hist_defer(tab, idx, d);
+	apiprof_hist_defer(tab, s, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
@@ -878,7 +893,7 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 
 	(void)c;
 	apiprof_pop(api, s);
-	apiprof_hist_defer(tab, idx, d);
+	apiprof_hist_defer(tab, s, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);

@@ -12,18 +12,64 @@
  * copies an entry table between two equal even values of gen (a seqlock,
  * as the ring's slots are), and adds the run in progress itself.
  */
+#include <errno.h>
+
 #include "apiprof_internal.h"
+#include "apiprof_stat.h"
 
 static struct apiprof_sites *sites_of(struct apiprof_tab *tab, uint32_t i)
 {
 	return &tab->sites[i];
 }
 
-/* The row's timed calls: the histogram's count, with the bucket noted but
- * not yet counted (apiprof_tab.c), or its calls when every call is timed. */
+/* The histogram the row's timed calls count in now (its hist_off): that
+ * of the run's site, or the row's own. */
+static const uint64_t *run_hist(struct apiprof_tab *tab, uint32_t i)
+{
+	int64_t off = apiprof_read_once(&apiprof_tab_cold(tab, i)->hist_off);
+
+	return (const uint64_t *)((intptr_t)&tab->sink +
+	                          (intptr_t)off * (intptr_t)sizeof(uint64_t));
+}
+
+/* The row's timed calls, as far as its run in progress tells them: the
+ * count of the histogram the run's calls go to (with the bucket noted but
+ * not yet counted, apiprof_tab.c), which only the run's timed calls
+ * change while it lasts, or the row's calls when every call is timed. */
 static uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
-	return sampled ? apiprof_tab_timed(tab, i) : apiprof_load(&tab->calls[i]);
+	return sampled ? apiprof_tab_hist_timed(tab, run_hist(tab, i))
+	               : apiprof_load(&tab->calls[i]);
+}
+
+/* Entry k's histogram, given one from the arena if it has none yet (the
+ * runtime's work, under the busy guard: the arena may call mmap); NULL
+ * when there is no room, and its calls count in the row's own.  In an
+ * api's folded totals several exiting threads may ask at once: the first
+ * pointer stored stays (a loser's block is lost to the arena). */
+static uint64_t *site_hist(struct apiprof_sites *s, size_t k)
+{
+	uint64_t *h = apiprof_load_acquire(&s->hist[k]); /* pairs with the release below */
+
+	if (h != NULL)
+		return h;
+	uint64_t busy = apiprof_busy_enter();
+	int saved = errno;
+	uint64_t *n = apiprof_arena_alloc(APIPROF_HIST_BUCKETS * sizeof(uint64_t));
+	errno = saved;
+	apiprof_busy_leave(busy);
+	if (n == NULL || __atomic_compare_exchange_n(&s->hist[k], &h, n, false, __ATOMIC_RELEASE,
+	                                             __ATOMIC_ACQUIRE))
+		return n;
+	return h;
+}
+
+/* Points row idx's timed calls at entry k's histogram, or its own. */
+static void hist_target(struct apiprof_tab *tab, uint32_t idx, const uint64_t *h)
+{
+	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
+
+	apiprof_write_once(&c->hist_off, apiprof_hist_off(tab, h ? h : c->hist));
 }
 
 /* The entry of key among the first APIPROF_SITES, a free one given to it
@@ -89,7 +135,7 @@ static void site_add_own(struct apiprof_shm_site *e, uint64_t calls, uint64_t ti
  * before its first timed call, to "(other callers)"), and the marks move
  * there.  Only the owner writes; gen is odd meanwhile. */
 static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint64_t ticks,
-                    uint64_t timed, uint64_t next)
+                    uint64_t timed, uint64_t next, bool sampled)
 {
 	struct apiprof_sites *s = sites_of(tab, idx);
 	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
@@ -113,6 +159,10 @@ static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint6
 		/* the new run's entry, kept for its end and for a reader to find */
 		s->run = (uint64_t)(site_find(s, next, true) - s->site) + 1;
 		apiprof_write_once(&c->last, next);
+		/* the new run's timed calls count in its entry's histogram */
+		hist_target(tab, idx, site_hist(s, s->run - 1));
+		if (sampled)
+			apiprof_write_once(&s->mark_timed, row_timed(tab, idx, true));
 	}
 	apiprof_store_release(&s->gen, gen + 2);
 }
@@ -124,8 +174,8 @@ void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
 
 	run_end(tab, idx, apiprof_load(&tab->calls[idx]),
-	        apiprof_load(&apiprof_tab_cold(tab, idx)->ticks), row_timed(tab, idx, sampled),
-	        key);
+	        apiprof_load(&apiprof_tab_cold(tab, idx)->ticks), row_timed(tab, idx, sampled), key,
+	        sampled);
 }
 
 /* A run of calls from one site (key) that its entry does not have yet. */
@@ -196,7 +246,25 @@ static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
 	run_end(tab, i, apiprof_load(&tab->calls[i]),
 	        apiprof_load(&apiprof_tab_cold(tab, i)->ticks), row_timed(tab, i, sampled),
-	        apiprof_read_once(&apiprof_tab_cold(tab, i)->last));
+	        apiprof_read_once(&apiprof_tab_cold(tab, i)->last), sampled);
+}
+
+/* Adds from, a histogram of src's row i (NULL: none), with the bucket
+ * noted but not yet counted if it is there, into the histogram of its
+ * entry `to` of dst's row i, or the row's own when that has none. */
+static void hist_fold(struct apiprof_tab *dst, uint32_t i, struct apiprof_shm_site *to,
+                      struct apiprof_tab *src, const uint64_t *from)
+{
+	struct apiprof_sites *s = sites_of(dst, i);
+
+	if (from == NULL)
+		return;
+	uint64_t *h = site_hist(s, (size_t)(to - s->site));
+	if (h == NULL)
+		h = apiprof_tab_cold(dst, i)->hist;
+	int due = apiprof_tab_due_in(src, from);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		apiprof_fetch_add_relaxed(&h[b], apiprof_load(&from[b]) + (b == due));
 }
 
 /* Adds row i's sites of src (an exited thread's table, whose run is ended
@@ -217,15 +285,77 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
 		                                      ? site_find(sites_of(dst, i), key, true)
 		                                      : site_find(sites_of(dst, i), key, false);
 		site_add(to, e->calls, e->ticks, e->timed);
+		hist_fold(dst, i, to, src, apiprof_load_acquire(&from->hist[k]));
 	}
 }
 
-/* Zeroes row i's sites, word by word (a reader may be copying them). */
+/* Zeroes row i's sites, word by word (a reader may be copying them), and
+ * their histograms, which they keep; the row's timed calls count in its
+ * own histogram until its first run. */
 void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
 {
-	uint64_t *w = (uint64_t *)sites_of(tab, i);
+	struct apiprof_sites *s = sites_of(tab, i);
+	uint64_t *w = (uint64_t *)s;
 
-	for (size_t k = 0; k < sizeof(struct apiprof_sites) / sizeof(uint64_t); k++)
+	for (size_t k = 0; k < offsetof(struct apiprof_sites, hist) / sizeof(uint64_t); k++)
 		apiprof_write_once(&w[k], 0);
+	for (int k = 0; k <= APIPROF_SITES; k++)
+		for (int b = 0; s->hist[k] != NULL && b < APIPROF_HIST_BUCKETS; b++)
+			apiprof_write_once(&s->hist[k][b], 0);
 	apiprof_write_once(&apiprof_tab_cold(tab, i)->last, 0);
+	hist_target(tab, i, NULL);
+}
+
+void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i)
+{
+	struct apiprof_sites *s = sites_of(tab, i);
+
+	for (int k = 0; k <= APIPROF_SITES; k++) {
+		const uint64_t *h = apiprof_load_acquire(&s->hist[k]); /* pairs with site_hist */
+		int due = h ? apiprof_tab_due_in(tab, h) : -1;
+
+		for (int b = 0; h != NULL && b < APIPROF_HIST_BUCKETS; b++)
+			hist[b] += apiprof_load(&h[b]) + (b == due);
+	}
+}
+
+bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, int k, uint64_t *scratch,
+                            uint64_t q[2])
+{
+	const uint64_t *h = apiprof_load_acquire(&sites_of(tab, i)->hist[k]);
+	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	uint64_t n = 0;
+
+	if (h == NULL)
+		return false;
+	int due = apiprof_tab_due_in(tab, h);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		n += scratch[b] = apiprof_load(&h[b]) + (b == due);
+	if (n == 0)
+		return false;
+	/* within the row's extremes: a site's calls are among the row's */
+	uint64_t lo = apiprof_load(&c->min_ticks), hi = apiprof_load(&c->max_ticks);
+	q[0] = (uint64_t)(apiprof_stat_quantile(scratch, 0.50, lo, hi) + 0.5);
+	q[1] = (uint64_t)(apiprof_stat_quantile(scratch, 0.99, lo, hi) + 0.5);
+	return true;
+}
+
+/* Written straight into dst, a ring slot; an entry that a snapshot of the
+ * sites pairs with by its key. */
+void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab, uint32_t i,
+                           uint64_t *scratch)
+{
+	struct apiprof_sites *s = sites_of(tab, i);
+
+	dst->calls = apiprof_load(&tab->calls[i]);
+	dst->reserved = 0;
+	for (int k = 0; k <= APIPROF_SITES; k++) {
+		struct apiprof_shm_siteq *e = &dst->site[k];
+		uint64_t q[2];
+
+		e->key = apiprof_read_once(&s->site[k].key);
+		bool known = e->key != 0 && apiprof_site_quantiles(tab, i, k, scratch, q);
+		e->p50_ticks = known ? q[0] : APIPROF_SITEQ_NONE;
+		e->p99_ticks = known ? q[1] : APIPROF_SITEQ_NONE;
+	}
 }

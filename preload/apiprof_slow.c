@@ -272,7 +272,7 @@ void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx
 	if (t0 != 0) {
 		uint64_t d = tick(t) - t0;
 
-		apiprof_hist_defer(s->tab, idx, d);
+		apiprof_hist_defer(s->tab, row, d);
 		apiprof_record_time(row, d);
 	}
 	t->cur = apiprof_load(&row->parent);

@@ -20,14 +20,17 @@
  * child resets its thread's tables while a call of that thread may be in
  * progress (fork itself, profiled), whose way out reads them.  So are its
  * acct pointer and self, never written again (the flusher may be reading
- * them): the area stays where the table was made with it. */
+ * them): the area stays where the table was made with it.  hist_off is
+ * set again by apiprof_sites_init, never zeroed: a call's way out may add
+ * through it at any moment. */
 static bool cold_kept(size_t word)
 {
 	size_t k = word * sizeof(uint64_t);
 
 	return k == offsetof(struct apiprof_cold, t0) || k == offsetof(struct apiprof_cold, acct) ||
 	       k == offsetof(struct apiprof_cold, parent) ||
-	       k == offsetof(struct apiprof_cold, self);
+	       k == offsetof(struct apiprof_cold, self) ||
+	       k == offsetof(struct apiprof_cold, hist_off);
 }
 
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
@@ -99,17 +102,19 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 	return tab;
 }
 
-/* The histogram bucket of row i that the table's owner has noted but not
- * yet counted (see apiprof_tab), or -1.  due is a bucket of some row, or
- * 0 (the sink), which puts w past row i. */
-static int due_bucket(struct apiprof_tab *tab, uint32_t i)
+int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *hist)
 {
 	int64_t due = apiprof_read_once(&tab->due);
-	int64_t w = due + (int64_t)(i + 1) * (int64_t)APIPROF_COLD_WORDS; /* into row i */
+	int64_t b = due - apiprof_hist_off(tab, hist);
 
-	if (w >= (int64_t)APIPROF_HIST_WORD0 && w < (int64_t)APIPROF_COLD_WORDS)
-		return (int)(w - (int64_t)APIPROF_HIST_WORD0);
-	return -1;
+	return due != 0 && b >= 0 && b < APIPROF_HIST_BUCKETS ? (int)b : -1;
+}
+
+/* The bucket of row i's own histogram that the owner has noted but not
+ * yet counted, or -1. */
+static int due_bucket(struct apiprof_tab *tab, uint32_t i)
+{
+	return apiprof_tab_due_in(tab, apiprof_tab_cold(tab, i)->hist);
 }
 
 /* The bytes and failures of row i, where the row has them. */
@@ -147,14 +152,13 @@ void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab
 		dst->errnos[k] = a ? apiprof_load(&a->errnos[k]) : 0;
 }
 
-uint64_t apiprof_tab_timed(struct apiprof_tab *tab, uint32_t i)
+uint64_t apiprof_tab_hist_timed(struct apiprof_tab *tab, const uint64_t *hist)
 {
-	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
-	int due = due_bucket(tab, i);
+	int due = apiprof_tab_due_in(tab, hist);
 	uint64_t timed = 0;
 
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
-		timed += apiprof_load(&c->hist[b]) + (b == due);
+		timed += apiprof_load(&hist[b]) + (b == due);
 	return timed;
 }
 
@@ -167,9 +171,10 @@ struct row_out {
 /* A consistent-enough copy of row i of a table another thread may be
  * updating: every field is read whole (relaxed), calls first (see
  * apiprof_leave), fields may be one call apart, and the next snapshot
- * catches up.  The bucket the owner has noted but not yet counted is
- * counted here.  Written straight to its destination, which may be a ring
- * slot: no copy of the row on the caller's stack. */
+ * catches up.  The histogram is the row's own and its sites' summed, and
+ * the bucket the owner has noted but not yet counted is counted here.
+ * Written straight to its destination, which may be a ring slot: no copy
+ * of the row on the caller's stack. */
 static void row_read(const struct row_out *o, struct apiprof_tab *tab, uint32_t i)
 {
 	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
@@ -180,12 +185,11 @@ static void row_read(const struct row_out *o, struct apiprof_tab *tab, uint32_t 
 	*o->ticks = apiprof_load(&c->ticks);
 	*o->min_ticks = apiprof_load(&c->min_ticks);
 	*o->max_ticks = apiprof_load(&c->max_ticks);
-	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
-		uint64_t n = apiprof_load(&c->hist[b]) + (b == due);
-
-		o->hist[b] = n;
-		timed += n;
-	}
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		o->hist[b] = apiprof_load(&c->hist[b]) + (b == due);
+	apiprof_sites_hist_add(o->hist, tab, i);
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
+		timed += o->hist[b];
 	*o->timed = timed;
 }
 

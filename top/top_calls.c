@@ -206,7 +206,7 @@ static void *caller_find(const struct walk *k, const struct top_cell *c, uint32_
 	struct top_caller *v = k->out;
 
 	for (size_t j = 0; j < k->n; j++) {
-		struct top_site s = {v[j].addr, v[j].parent, v[j].other, 0, 0, 0};
+		struct top_site s = {v[j].addr, v[j].parent, v[j].other, 0, 0, 0, 0, 0};
 
 		if (same_site(&s, &c->sites.site[i]))
 			return &v[j];
@@ -220,8 +220,13 @@ static void caller_add(struct walk *k, void *slot, bool fresh, const struct top_
 	const struct top_site *e = &cell->sites.site[i];
 	struct top_caller *c = slot;
 
-	if (fresh)
-		*c = (struct top_caller){e->addr, e->parent, e->other, 0, 0, 0, false};
+	if (fresh) {
+		*c = (struct top_caller){e->addr, e->parent, e->other, 0, 0, 0, false, -1, -1};
+		if (!top_site_quantiles(k->p, cell, i, &c->p50_ns, &c->p99_ns))
+			c->p50_ns = c->p99_ns = -1;
+	} else {
+		c->p50_ns = c->p99_ns = -1;
+	}
 	c->calls += e->calls;
 	c->calls_iv += cell->sites_iv[i];
 	c->ns += site_ns(k->p, e);

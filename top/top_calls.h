@@ -30,6 +30,9 @@ struct top_caller {
 	uint64_t calls_iv; /* in the latest refresh interval */
 	double ns;
 	bool estimated; /* sampled: the calls and the time are estimates */
+	/* Since the start, of one thread's site (top_site_quantiles); -1 when
+	 * not known or summed over threads (quantiles do not add up). */
+	double p50_ns, p99_ns;
 };
 
 /* The calls of one function made inside another's (or at the root). */

@@ -40,6 +40,8 @@ static json_t *caller_json(const struct top_proc *p, const struct top_caller *c)
 	json_object_set_new(o, "calls", top_u64_json(c->calls));
 	json_object_set_new(o, "total_ns", top_ns_json(c->ns));
 	json_object_set_new(o, "estimated", json_boolean(c->estimated));
+	json_object_set_new(o, "p50_ns", top_ns_json(c->p50_ns));
+	json_object_set_new(o, "p99_ns", top_ns_json(c->p99_ns));
 	if (f >= 0) {
 		char name[TOP_API_LEN + TOP_NAME_LEN + 1];
 

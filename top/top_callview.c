@@ -83,16 +83,19 @@ int top_callview_callers(struct top_lines *l, const struct top_proc *p, struct t
 	if (n == 0)
 		rc = lines_add(l, "      (no call sites known)");
 	for (long i = 0; rc == 0 && i < n; i++) {
-		char calls[TOP_FMT_LEN], rate[TOP_FMT_LEN], avg[TOP_FMT_LEN],
-		        where[TOP_SYM_NAME * 2];
+		char calls[TOP_FMT_LEN], rate[TOP_FMT_LEN], avg[TOP_FMT_LEN], p50[TOP_FMT_LEN],
+		        p99[TOP_FMT_LEN], where[TOP_SYM_NAME * 2];
 
 		top_fmt_count(calls, sizeof(calls), c[i].calls);
 		top_fmt_rate(rate, sizeof(rate), wall_s > 0 ? (double)c[i].calls_iv / wall_s : 0);
 		top_fmt_ns(avg, sizeof(avg), c[i].calls ? c[i].ns / (double)c[i].calls : -1);
+		top_fmt_ns(p50, sizeof(p50), c[i].p50_ns);
+		top_fmt_ns(p99, sizeof(p99), c[i].p99_ns);
 		caller_where(p, &c[i], where, sizeof(where));
-		rc = lines_add(l, "      <- %9s calls %8s/s %5.1f%% avg %s%-8s %s", calls, rate,
-		               total > 0 ? 100.0 * c[i].ns / total : 0.0, c[i].estimated ? "~" : "",
-		               avg, where);
+		rc = lines_add(l,
+		               "      <- %9s calls %8s/s %5.1f%% avg %s%-8s p50 %-8s p99 %-8s %s",
+		               calls, rate, total > 0 ? 100.0 * c[i].ns / total : 0.0,
+		               c[i].estimated ? "~" : "", avg, p50, p99, where);
 	}
 	if (n > 0)
 		free(c);

@@ -159,6 +159,22 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
 	return cell_find(p, tid, func);
 }
 
+bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
+                        double *p99)
+{
+	if (k >= c->sites.n || c->siteq_tick == 0 || c->siteq_tick != c->sites_tick)
+		return false;
+	const struct top_site *e = &c->sites.site[k];
+	if (e->entry > APIPROF_SITES || c->siteq.q[e->entry].key != e->key)
+		return false;
+	uint64_t a = c->siteq.q[e->entry].p50, b = c->siteq.q[e->entry].p99;
+	if (a == APIPROF_SITEQ_NONE || b == APIPROF_SITEQ_NONE)
+		return false;
+	*p50 = top_ticks_ns((double)a, p->tick_hz);
+	*p99 = top_ticks_ns((double)b, p->tick_hz);
+	return true;
+}
+
 uint64_t top_proc_cell_tick(const struct top_proc *p, uint32_t tid, uint32_t func)
 {
 	const struct top_cell *c = cell_find(p, tid, func);
@@ -176,14 +192,17 @@ struct top_cell *top_proc_cell(struct top_proc *p, uint32_t tid, uint32_t func)
 /* Records are cumulative, so of several snapshots of one (thread, function)
  * only the one taken last matters; the ring may hand them over in any order. */
 /* The tick of what s would replace in its cell: a record's times, an
- * APIPROF_REC_ACCT record's bytes and failures and an APIPROF_REC_SITES
- * record's sites are kept apart. */
+ * APIPROF_REC_ACCT record's bytes and failures, an APIPROF_REC_SITES
+ * record's sites and an APIPROF_REC_SITEQ record's quantiles are kept
+ * apart. */
 static uint64_t held_tick(const struct top_cell *c, const struct top_snap *s)
 {
 	if (c == NULL)
 		return 0;
 	if (s->flags & APIPROF_REC_SITES)
 		return c->sites_tick;
+	if (s->flags & APIPROF_REC_SITEQ)
+		return c->siteq_tick;
 	return s->flags & APIPROF_REC_ACCT ? c->acct_tick : c->tick;
 }
 
@@ -204,6 +223,11 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	if (s->flags & APIPROF_REC_SITES) {
 		c->sites_tick = s->tick;
 		c->sites = s->sites;
+		return 0;
+	}
+	if (s->flags & APIPROF_REC_SITEQ) {
+		c->siteq_tick = s->tick;
+		c->siteq = s->siteq;
 		return 0;
 	}
 	if (s->flags & APIPROF_REC_ACCT) {

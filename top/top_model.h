@@ -29,6 +29,8 @@ struct top_cell {
 	uint64_t acct_tick;  /* of the latest APIPROF_REC_ACCT record, in cur.acct */
 	uint64_t sites_tick; /* of the latest APIPROF_REC_SITES record, in sites */
 	struct top_sites sites;
+	uint64_t siteq_tick; /* of the latest APIPROF_REC_SITEQ record, in siteq */
+	struct top_siteq siteq;
 	struct top_sites sites_last;          /* sites at the previous refresh */
 	uint64_t sites_iv[APIPROF_SITES + 1]; /* sites[k]'s calls in the interval */
 	/* Since the start: the time of the calls made inside this thread's
@@ -222,6 +224,10 @@ double top_proc_time_ns(const struct top_proc *p, uint64_t ticks, uint64_t calls
 void top_calls_refresh(struct top_proc *p);
 /* The cell of (tid, func), NULL when none. */
 struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint32_t func);
+/* p50 and p99 in ns of site k of c since the start, from the quantiles
+ * of the same snapshot as its sites; false when they did not come. */
+bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
+                        double *p99);
 /* In top_busy.c: the calls in progress of a cell at a refresh (viewer
  * clock mono_ns), and what they add to the interval. */
 void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);

@@ -413,7 +413,27 @@ static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, ui
 		                                                i == APIPROF_SITES,
 		                                                e->calls,
 		                                                e->ticks,
-		                                                e->timed};
+		                                                e->timed,
+		                                                e->key,
+		                                                (uint32_t)i};
+	}
+}
+
+/* An APIPROF_REC_SITEQ record: the same header, then each entry's
+ * quantiles; a pair out of order (p50 above p99) is not known. */
+static void qrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+{
+	struct apiprof_shm_qrec x;
+
+	memcpy(&x, r, sizeof(x));
+	head_to_snap(d, r);
+	for (int i = 0; i <= APIPROF_SITES; i++) {
+		const struct apiprof_shm_siteq *e = &x.site[i];
+		bool ok = e->p50_ticks <= e->p99_ticks;
+
+		d->siteq.q[i].key = e->key;
+		d->siteq.q[i].p50 = ok ? e->p50_ticks : APIPROF_SITEQ_NONE;
+		d->siteq.q[i].p99 = ok ? e->p99_ticks : APIPROF_SITEQ_NONE;
 	}
 }
 
@@ -461,6 +481,8 @@ static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, 
 		*func_end = r.func + 1ull;
 	if (r.flags & APIPROF_REC_SITES)
 		srec_to_snap(&snap, &r, func_end);
+	else if (r.flags & APIPROF_REC_SITEQ)
+		qrec_to_snap(&snap, &r);
 	else if (r.flags & APIPROF_REC_ACCT)
 		xrec_to_snap(&snap, &r);
 	else

@@ -48,6 +48,8 @@ struct top_site {
 	uint64_t calls;
 	uint64_t ticks; /* of the timed calls */
 	uint64_t timed;
+	uint64_t key;   /* as the record has it, for its quantiles (struct top_siteq) */
+	uint32_t entry; /* its index in the record */
 };
 
 /* The used entries of an APIPROF_REC_SITES record, cumulative. */
@@ -56,9 +58,20 @@ struct top_sites {
 	struct top_site site[APIPROF_SITES + 1];
 };
 
+/* The latency quantiles of the call sites of an APIPROF_REC_SITEQ
+ * record, q[k] for entry k of the APIPROF_REC_SITES record of the same
+ * snapshot (tick), if its key is that entry's; ticks, APIPROF_SITEQ_NONE
+ * when not known. */
+struct top_siteq {
+	struct {
+		uint64_t key;
+		uint64_t p50, p99;
+	} q[APIPROF_SITES + 1];
+};
+
 /* One record copied out of the ring, already validated: its times, with
  * APIPROF_REC_ACCT in flags only st.acct, with APIPROF_REC_SITES only
- * st.calls and sites. */
+ * st.calls and sites, with APIPROF_REC_SITEQ only st.calls and siteq. */
 struct top_snap {
 	uint32_t tid;
 	uint32_t func;
@@ -68,6 +81,7 @@ struct top_snap {
 	uint64_t busy_since; /* APIPROF_REC_BUSY in flags: when the call in progress began */
 	struct top_stat st;
 	struct top_sites sites;
+	struct top_siteq siteq;
 };
 
 struct top_func {

@@ -141,8 +141,8 @@ static int check_hists(const struct top_seg *s, uint64_t n)
 		struct apiprof_shm_rec r;
 
 		if (!apiprof_ring_read(&v, pos, &r) ||
-		    (r.flags & (APIPROF_REC_ACCT | APIPROF_REC_SITES)) || r.calls != n ||
-		    r.timed == 0)
+		    (r.flags & (APIPROF_REC_ACCT | APIPROF_REC_SITES | APIPROF_REC_SITEQ)) ||
+		    r.calls != n || r.timed == 0)
 			continue;
 		checked++;
 		bad |= hist_fits(&r);

@@ -10,3 +10,12 @@ int sl_work(int n)
 		acc += n * i;
 	return acc;
 }
+
+int sl_spin(int n)
+{
+	volatile int acc = 0;
+
+	for (int i = 0; i < n; i++)
+		acc += i;
+	return acc;
+}

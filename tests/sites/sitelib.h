@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sitelib.h - tiny libraries for the call-site tests (issue 23).  They know
- * nothing of apiprof.  sl_work is the one function of api "sitelib";
+ * nothing of apiprof.  sl_work and sl_spin (n rounds of a loop: its time
+ * grows with n) are api "sitelib"'s;
  * a_work (api "sitea") calls b_leaf (api "siteb") SITE_LEAF_PER_WORK
  * times per call, from another library, so that the call goes through
  * b_leaf's shim. */
@@ -10,6 +11,7 @@
 #define SITE_LEAF_PER_WORK 5
 
 int sl_work(int n);
+int sl_spin(int n);
 int a_work(int n);
 int b_leaf(int n);
 

@@ -3,7 +3,7 @@
 """Call sites and the call tree in the exit outputs (issue 23).
 
 usage: test_sites_exit.py CASE SHIM_SITELIB SHIM_SITEA SHIM_SITEB SITESPROG
-                          SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF
+                          SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF LATPROG
 
 CASE is one of:
 
@@ -20,6 +20,14 @@ CASE is one of:
 - overflow, overprog: 20 sites, 16 named ones and "(other callers)" with the rest;
 - sampled, APIPROF_SAMPLE=64: counts exact, callers estimated and adding up;
 - summary, APIPROF_SUMMARY: the tree has b_leaf indented under a_work, the top list.
+- latency, latprog: sl_spin's callers site_fast (1000 calls of 1 round) and
+  site_slow (250 of 20000), every call a switch of site: exact counts, each
+  with its own p50/p99, the slow site's p50 above the fast one's p99 (a
+  different log2 bucket: 20000 rounds against 1); the row's histogram
+  still has every call (timed == calls == its sum), its p50 and p99
+  between the sites'; the same from a thread folded into "(exited)";
+- latsampled, APIPROF_SAMPLE=8: the sites' quantiles estimated, in the
+  same order.
 """
 import json
 import os
@@ -31,7 +39,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
 
 CASE = sys.argv[1]
-LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME = sys.argv[2:10]
+LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT = sys.argv[2:11]
 
 
 def fail(msg):
@@ -175,6 +183,41 @@ def test_summary(tmp):
     if "top by self time:" not in lines or heads[0][:3] != ["calls", "total", "self"]:
         fail("no top list or SELF column:\n" + err)
     print("ok: the summary's tree has b_leaf under a_work, a top list and SELF")
+
+
+def two_latencies(doc, state, sampled):
+    f = func(doc, "sitelib", "sl_spin", state)
+    # sampled: the calls before the first timed one have no site, nor time
+    got = {c["symbol"]: c for c in f["callers"]
+           if not sampled or c["symbol"] != "(other callers)" or c["p50_ns"] is not None}
+    if f["calls"] != 1250 or sorted(got) != ["site_fast", "site_slow"]:
+        fail("sl_spin's callers: %r" % f)
+    fast, slow = got["site_fast"], got["site_slow"]
+    for c, n in ((fast, 1000), (slow, 250)):
+        if (c["calls"] != n and not sampled) or c["p50_ns"] is None or c["p99_ns"] is None \
+                or not 0 <= c["p50_ns"] <= c["p99_ns"]:
+            fail("caller %s: %r" % (c["symbol"], c))
+    if not fast["p99_ns"] < slow["p50_ns"]:
+        fail("site_slow's p50 not above site_fast's p99: %r" % f["callers"])
+    if not sampled and (f["timed"] != 1250 or sum(f["hist"]) != 1250):
+        fail("the row's histogram lost calls: %r" % f)
+    if not fast["p50_ns"] <= f["p50_ns"] <= slow["p50_ns"] or \
+            not fast["p99_ns"] <= f["p99_ns"] <= slow["p99_ns"]:
+        fail("the row's p50/p99 not between its sites': %r" % f)
+
+
+def test_latency(tmp):
+    doc, _ = run([LIB], [LAT], tmp)
+    two_latencies(doc, "running", False)
+    doc, _ = run([LIB], [LAT, "thread"], tmp, APIPROF_KEEP_EXITED="0")
+    two_latencies(doc, "folded", False)
+    print("ok: per-caller p50/p99: site_slow above site_fast, the row's unchanged; folded too")
+
+
+def test_latsampled(tmp):
+    doc, _ = run([LIB], [LAT], tmp, APIPROF_SAMPLE="8")
+    two_latencies(doc, "running", True)
+    print("ok: sampled: per-caller p50/p99 estimated, site_slow above site_fast")
 
 
 def main():

@@ -3,7 +3,10 @@
  * test_calls.c - call sites (issue 23) through the reader and the model:
  * a synthetic segment with APIPROF_REC_SITES records gives self time,
  * callers, children, the --json fields, folded stacks that add up, and
- * the call tree; a parent beyond the function table is refused.
+ * the call tree; a parent beyond the function table is refused.  An
+ * APIPROF_REC_SITEQ record gives a caller its p50/p99 only when it is of
+ * the same snapshot (tick) and entry (key) as the caller's site, and
+ * its p50 is not above its p99.
  *
  * Functions: 0 a.a_work, 1 b.b_leaf, 2 c.c_free.  Thread 100:
  *   a_work  10 calls of 100 ns: 6 from site_one, 4 from site_two (roots)
@@ -49,6 +52,24 @@ static struct apiprof_shm_site site(uint64_t addr, uint32_t parent, uint64_t cal
 	return s;
 }
 
+/* a_work's site_one has p50 50 and p99 90, its site_two a key of no
+ * entry; b_leaf's come from another snapshot; c_free's are out of order. */
+static void write_quantiles(struct tseg *t, const struct apiprof_shm_site *a,
+                            const struct apiprof_shm_site *b, const struct apiprof_shm_site *c)
+{
+	struct apiprof_shm_siteq q[APIPROF_SITES + 1] = {0};
+
+	q[0] = (struct apiprof_shm_siteq){a[0].key, 50, 90};
+	q[1] = (struct apiprof_shm_siteq){a[1].key + 1, 40, 40};
+	tseg_write_siteq(t, TID, 0, 10, 10, q);
+	q[0] = (struct apiprof_shm_siteq){b[0].key, 10, 10};
+	q[1] = (struct apiprof_shm_siteq){b[1].key, 10, 10};
+	tseg_write_siteq(t, TID, 1, 9, 30, q);
+	memset(q, 0, sizeof(q));
+	q[APIPROF_SITES] = (struct apiprof_shm_siteq){c[APIPROF_SITES].key, 3, 2};
+	tseg_write_siteq(t, TID, 2, 10, 5, q);
+}
+
 static void write_all(struct tseg *t, uint32_t bad_parent)
 {
 	struct apiprof_shm_site a[APIPROF_SITES + 1] = {0}, b[APIPROF_SITES + 1] = {0},
@@ -68,6 +89,7 @@ static void write_all(struct tseg *t, uint32_t bad_parent)
 	tseg_write(t, TID, 2, 10, 5, 2);
 	c[APIPROF_SITES] = site(0, APIPROF_PARENT_UNKNOWN, 5, 2);
 	tseg_write_sites(t, TID, 2, 10, 5, c);
+	write_quantiles(t, a, b, c);
 }
 
 static void load(struct top_proc *p, struct tseg *t)
@@ -121,9 +143,15 @@ static void test_callers(const struct top_proc *p)
 	CHECK(c[0].addr == in(site_one) && c[0].calls == 6 && c[0].ns == 600);
 	CHECK(c[1].addr == in(site_two) && c[1].calls == 4 && !c[1].estimated);
 	CHECK(c[0].calls_iv == 6); /* the first interval: everything */
+	CHECK(c[0].p50_ns == 50 && c[0].p99_ns == 90);
+	CHECK(c[1].p50_ns == -1 && c[1].p99_ns == -1); /* not its key */
+	free(c);
+	CHECK(top_callers(p, w, 1, &c) == 2);
+	CHECK(c[0].p50_ns == -1 && c[1].p50_ns == -1); /* not its snapshot */
 	free(c);
 	CHECK(top_callers(p, w, 2, &c) == 1);
 	CHECK(c[0].other && c[0].calls == 5 && c[0].parent == APIPROF_PARENT_UNKNOWN);
+	CHECK(c[0].p50_ns == -1 && c[0].p99_ns == -1); /* p50 above p99 */
 	free(c);
 	CHECK(top_children(p, w, 1, &ch) == 1); /* inside a_work */
 	CHECK(ch[0].func == 1 && ch[0].calls == 20 && ch[0].ns == 200);
@@ -157,9 +185,13 @@ static void test_json(const struct top_proc *p)
 	CHECK(json_is_false(json_object_get(c0, "estimated")));
 	CHECK(json_object_get(json_array_get(callers, 1), "parent") == NULL);
 	CHECK(json_array_size(json_object_get(o, "children")) == 0);
+	CHECK(json_is_null(json_object_get(c0, "p50_ns")));
 	json_decref(o);
 	o = json_object();
 	top_calls_json(o, p, w, row_of(rows, n, "a_work"), true);
+	c0 = json_array_get(json_object_get(o, "callers"), 0);
+	CHECK(json_integer_value(json_object_get(c0, "p50_ns")) == 50);
+	CHECK(json_integer_value(json_object_get(c0, "p99_ns")) == 90);
 	json_t *k0 = json_array_get(json_object_get(o, "children"), 0);
 	CHECK(strcmp(json_string_value(json_object_get(k0, "api")), "b") == 0);
 	CHECK(strcmp(json_string_value(json_object_get(k0, "name")), "b_leaf") == 0);

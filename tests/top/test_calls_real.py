@@ -10,10 +10,11 @@ times; then it waits on its stdin.  Checks, in full timing (exact counts):
   --folded: the lines ending in a function add up to its calls, and the
             sites' lines are those counts;
   --json:   tt_work's callers (resolved names, counts, the parent
-            treelib.tr_outer), tr_outer's child, self <= total; sampled
+            treelib.tr_outer, each one's p50_ns <= p99_ns), tr_outer's
+            child, self <= total; sampled
             (APIPROF_SAMPLE=8): callers marked estimated, adding up;
   live (tmux): Enter on the tt_work row shows its three callers with
-            their counts (and the calls inside tr_outer) and hides them
+            their counts and p50/p99 (and the calls inside tr_outer) and hides them
             again; T shows tt_work indented under tr_outer.
 Exit 77 = skipped (no tmux: the batch checks still run first).
 """
@@ -71,6 +72,9 @@ def check_json(top, pid):
         c = got.get(site)
         if not c or c["calls"] != n or c["estimated"] or not c["file"].endswith("siteprog.c"):
             fail("caller %s: %r" % (site, c), out)
+    if not all(c["p50_ns"] is not None and 0 <= c["p50_ns"] <= c["p99_ns"]
+               for c in work["callers"]):
+        fail("callers' p50_ns/p99_ns: %r" % work["callers"], out)
     inner = [c for c in work["callers"] if c.get("parent") == "treelib.tr_outer"]
     if sum(c["calls"] for c in inner) != INNER or not all("module" in c for c in inner):
         fail("callers inside tr_outer: %r" % inner, out)
@@ -105,11 +109,14 @@ def check_sampled(top, prog, shim, shim_tree):
         p.wait()
 
 
+QUANTILES = r"p50 [0-9.]+\S*s +p99 [0-9.]+\S*s "
+
+
 def callers_shown(s):
-    """The three callers, each with its count, below the tt_work row, and
-    the calls made inside tr_outer."""
+    """The three callers, each with its count and its p50 and p99, below
+    the tt_work row, and the calls made inside tr_outer."""
     rows = [l for l in s.splitlines() if "<-" in l]
-    return len(rows) == 4 and any(
+    return len(rows) == 4 and all(re.search(QUANTILES, l) for l in rows) and any(
         re.search(r"<-\s+%d calls .* in treelib\.tr_outer$" % INNER, l.rstrip()) for l in rows) and all(
         any(re.search(r"<-\s+%d calls .* %s \(siteprog\.c:\d+\)" % (n, site), l) for l in rows)
         for site, n in SITES.items())

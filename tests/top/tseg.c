@@ -170,3 +170,26 @@ uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t 
 	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
 	return pos;
 }
+
+/* Publishes an APIPROF_REC_SITEQ record of (tid, func) at tick: the
+ * quantiles q of the 1 + APIPROF_SITES entries; returns its position. */
+uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
+                          uint64_t calls, const struct apiprof_shm_siteq *q)
+{
+	uint64_t pos = t->h->head++;
+	struct apiprof_shm_rec *r = tseg_slot(t, pos);
+	struct apiprof_shm_qrec x;
+
+	memset(r, 0, sizeof(*r));
+	memset(&x, 0, sizeof(x));
+	x.tid = tid;
+	x.func = func;
+	x.flags = APIPROF_REC_SITEQ;
+	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
+	x.tick = tick;
+	x.calls = calls;
+	memcpy(x.site, q, sizeof(x.site));
+	memcpy(r, &x, sizeof(x));
+	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
+	return pos;
+}

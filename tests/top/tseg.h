@@ -41,6 +41,8 @@ uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, 
                     uint64_t ticks_each);
 uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_site *site);
+uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
+                          uint64_t calls, const struct apiprof_shm_siteq *q);
 uint64_t tseg_self_starttime(void);
 
 #endif /* TSEG_H */
