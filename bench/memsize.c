@@ -38,6 +38,9 @@ int main(int argc, char **argv)
 	printf("per_func_process %zu\n", sizeof(struct apiprof_cold) +
 	                                         sizeof(struct apiprof_sites) + sizeof(uint64_t) +
 	                                         sizeof(struct apiprof_shm_func));
+	/* Each call site a row has used, in each thread and in the folded
+	 * totals: its latency histogram, from the arena when first used. */
+	printf("hist_per_site %zu\n", line_up(APIPROF_HIST_BUCKETS * sizeof(uint64_t)));
 	printf("rec_size %zu\n", sizeof(struct apiprof_shm_rec));
 	printf("ring_records %u\n", 1u << g.ring_order);
 	printf("func_cap %u\n", cap);

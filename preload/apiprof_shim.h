@@ -309,8 +309,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI                                                                           \
-	15u /* 15: per-site histograms (hist_off); 14: call sites and the call tree */
+#define APIPROF_SHIM_ABI 15u /* 15: per-site histograms (hist_off); 14: call sites */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
