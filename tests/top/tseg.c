@@ -147,49 +147,48 @@ uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, 
 	return pos;
 }
 
-/* Publishes an APIPROF_REC_SITES record of (tid, func) at tick: calls,
- * and the 1 + APIPROF_SITES entries of site (key 0: unused); returns its
- * position. */
-uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
-                          uint64_t calls, const struct apiprof_shm_site *site)
+/* Publishes a record of (tid, func) at tick with flags and calls, whose
+ * entries after the header (as a struct apiprof_shm_srec's, or a struct
+ * apiprof_shm_qrec's at the same place) are the len bytes of entries;
+ * returns its position. */
+static uint64_t write_entries(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
+                              uint32_t flags, uint64_t calls, const void *entries, size_t len)
 {
 	uint64_t pos = t->h->head++;
 	struct apiprof_shm_rec *r = tseg_slot(t, pos);
 	struct apiprof_shm_srec x;
 
+	_Static_assert(offsetof(struct apiprof_shm_srec, site) ==
+	                       offsetof(struct apiprof_shm_qrec, site),
+	               "the entries start at the same place");
 	memset(r, 0, sizeof(*r));
 	memset(&x, 0, sizeof(x));
 	x.tid = tid;
 	x.func = func;
-	x.flags = APIPROF_REC_SITES;
+	x.flags = flags;
 	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
 	x.tick = tick;
 	x.calls = calls;
-	memcpy(x.site, site, sizeof(x.site));
-	memcpy(r, &x, sizeof(x));
+	memcpy(r, &x, offsetof(struct apiprof_shm_srec, site));
+	memcpy((char *)r + offsetof(struct apiprof_shm_srec, site), entries, len);
 	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
 	return pos;
 }
 
-/* Publishes an APIPROF_REC_SITEQ record of (tid, func) at tick: the
- * quantiles q of the 1 + APIPROF_SITES entries; returns its position. */
+/* An APIPROF_REC_SITES record: the 1 + APIPROF_SITES entries of site
+ * (key 0: unused). */
+uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
+                          uint64_t calls, const struct apiprof_shm_site *site)
+{
+	return write_entries(t, tid, func, tick, APIPROF_REC_SITES, calls, site,
+	                     (APIPROF_SITES + 1) * sizeof(*site));
+}
+
+/* An APIPROF_REC_SITEQ record: the quantiles q of the 1 + APIPROF_SITES
+ * entries. */
 uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_siteq *q)
 {
-	uint64_t pos = t->h->head++;
-	struct apiprof_shm_rec *r = tseg_slot(t, pos);
-	struct apiprof_shm_qrec x;
-
-	memset(r, 0, sizeof(*r));
-	memset(&x, 0, sizeof(x));
-	x.tid = tid;
-	x.func = func;
-	x.flags = APIPROF_REC_SITEQ;
-	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
-	x.tick = tick;
-	x.calls = calls;
-	memcpy(x.site, q, sizeof(x.site));
-	memcpy(r, &x, sizeof(x));
-	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
-	return pos;
+	return write_entries(t, tid, func, tick, APIPROF_REC_SITEQ, calls, q,
+	                     (APIPROF_SITES + 1) * sizeof(*q));
 }
