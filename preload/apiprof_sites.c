@@ -58,8 +58,9 @@ static uint64_t *site_hist(struct apiprof_sites *s, size_t k)
 	uint64_t *n = apiprof_arena_alloc(APIPROF_HIST_BUCKETS * sizeof(uint64_t));
 	errno = saved;
 	apiprof_busy_leave(busy);
-	if (n == NULL || __atomic_compare_exchange_n(&s->hist[k], &h, n, false, __ATOMIC_RELEASE,
-	                                             __ATOMIC_ACQUIRE))
+	/* release: pairs with the readers' acquire loads; acquire: the
+	 * winner's pointer, when this one loses */
+	if (n == NULL || apiprof_cas_acq_rel(&s->hist[k], &h, n))
 		return n;
 	return h;
 }
