@@ -29,13 +29,13 @@ __attribute__((noinline)) int site_slow(void)
 
 static void *run(void *arg)
 {
-	int acc = 0;
+	unsigned acc = 0;
 
 	(void)arg;
 	for (int i = 0; i < LAT_FAST; i++) {
-		acc += site_fast();
+		acc += (unsigned)site_fast();
 		if (i % (LAT_FAST / LAT_SLOW) == 0)
-			acc += site_slow();
+			acc += (unsigned)site_slow();
 	}
 	return (void *)(long)acc;
 }

@@ -13,9 +13,9 @@ int sl_work(int n)
 
 int sl_spin(int n)
 {
-	volatile int acc = 0;
+	volatile unsigned acc = 0;
 
 	for (int i = 0; i < n; i++)
-		acc += i;
-	return acc;
+		acc += (unsigned)i;
+	return (int)(acc & 0x7fffffff);
 }
