@@ -159,6 +159,11 @@ struct apiprof_sites {
 	uint64_t gen;                                /* odd while the owner writes */
 	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
 	uint64_t run; /* 1 + the entry of the run in progress (only its owner reads it), 0: none */
+	/* The owner's own: a bit per hash of the keys its entries have, and
+	 * how many it has, so that a key they do not have is known as such
+	 * without a probe of every entry (apiprof_sites.c site_find_own). */
+	uint64_t seen[2];
+	uint64_t used;
 	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
 };
 
@@ -532,6 +537,22 @@ APIPROF_INLINE void apiprof_cur_set(uintptr_t t, uint64_t v)
 	                 : "memory");
 }
 
+/* Puts back parent as the thread's innermost call.  A root call's parent,
+ * the common case, is stored as a constant, after a branch on the value
+ * loaded: a predicted branch lets the store go ahead of that load, where
+ * storing the loaded value would chain every call to the one before
+ * through memory (cur loaded, stored, loaded again by the next call). */
+APIPROF_INLINE void apiprof_cur_put(uintptr_t t, uint64_t parent)
+{
+	if (apiprof_likely(parent == APIPROF_PARENT_NONE))
+		__asm__ volatile("movq %1, %%fs:%c2(%0)"
+		                 :
+		                 : "r"(t), "i"((uint64_t)APIPROF_PARENT_NONE), "i"(APIPROF_TLS_CUR)
+		                 : "memory");
+	else
+		apiprof_cur_set(t, parent);
+}
+
 /* Makes the call of row s the thread's innermost call in progress (a
  * parent of the calls made inside it), keeping `parent`, the one it was
  * made in, for the way out: two stores, one to the row's first line,
@@ -545,7 +566,7 @@ APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_cold *s, uint64_t p
 /* Puts back the call the call of row s was made in. */
 APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_cold *s)
 {
-	apiprof_cur_set(apiprof_tls_of(api), apiprof_load(&s->parent));
+	apiprof_cur_put(apiprof_tls_of(api), apiprof_load(&s->parent));
 }
 
 /* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
@@ -766,7 +787,7 @@ APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
 {
 	uintptr_t slot = apiprof_slot_of(api);
 
-	apiprof_cur_set(apiprof_tls_of(api), c->parent);
+	apiprof_cur_put(apiprof_tls_of(api), c->parent);
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
 }
@@ -894,7 +915,7 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 
-	apiprof_cur_set(apiprof_tls_of(api), c->parent); /* as apiprof_leave_counted */
+	apiprof_cur_put(apiprof_tls_of(api), c->parent); /* as apiprof_leave_counted */
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 	apiprof_acct_add(apiprof_tab_cold(tab, idx), failed, err, n, sized);
