@@ -134,6 +134,11 @@ struct apiprof_tab {
 	uint64_t sink;
 	int64_t due;
 	struct apiprof_sites *sites; /* row i's call sites: sites[i] (out of line) */
+	/* The call tree: the thread's innermost call (struct apiprof_tls's
+	 * `cur`) as the api's call in progress found it, put back by its way
+	 * out.  One word per thread and api does: a call made inside another
+	 * of its api is nested, and neither pushes nor pops. */
+	uint64_t parent;
 	uint64_t calls[];
 };
 
@@ -175,10 +180,7 @@ struct apiprof_cold {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	/* The call tree: the thread's innermost outermost call (struct
-	 * apiprof_tls's `cur`) as this row's call found it, put back by its
-	 * way out; only this thread writes it. */
-	uint64_t parent;
+	uint64_t spare;            /* free: room for one more word on the first line */
 	uint64_t last;             /* the site key of the run in progress, 0: none yet */
 	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
 	uint64_t self;             /* what `cur` says while this row's call runs: 1 + func */
@@ -301,7 +303,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 14u /* 14: call sites and the call tree; 13: bytes and failures */
+#define APIPROF_SHIM_ABI 15u /* 15: the parent in the table; 14: call sites and the call tree */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -537,36 +539,22 @@ APIPROF_INLINE void apiprof_cur_set(uintptr_t t, uint64_t v)
 	                 : "memory");
 }
 
-/* Puts back parent as the thread's innermost call.  A root call's parent,
- * the common case, is stored as a constant, after a branch on the value
- * loaded: a predicted branch lets the store go ahead of that load, where
- * storing the loaded value would chain every call to the one before
- * through memory (cur loaded, stored, loaded again by the next call). */
-APIPROF_INLINE void apiprof_cur_put(uintptr_t t, uint64_t parent)
+/* Makes the call of row s of table tab the thread's innermost call in
+ * progress (a parent of the calls made inside it), keeping `parent`, the
+ * one it was made in, for the way out: two stores, one to the table's
+ * head line, which the way out writes anyway (its calls), and one to the
+ * thread's first line. */
+APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_tab *tab, struct apiprof_cold *s,
+                                 uint64_t parent)
 {
-	if (apiprof_likely(parent == APIPROF_PARENT_NONE))
-		__asm__ volatile("movq %1, %%fs:%c2(%0)"
-		                 :
-		                 : "r"(t), "i"((uint64_t)APIPROF_PARENT_NONE), "i"(APIPROF_TLS_CUR)
-		                 : "memory");
-	else
-		apiprof_cur_set(t, parent);
-}
-
-/* Makes the call of row s the thread's innermost call in progress (a
- * parent of the calls made inside it), keeping `parent`, the one it was
- * made in, for the way out: two stores, one to the row's first line,
- * which the way out reads anyway, and one to the thread's first line. */
-APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_cold *s, uint64_t parent)
-{
-	apiprof_store(&s->parent, parent);
+	apiprof_store(&tab->parent, parent);
 	apiprof_cur_set(t, apiprof_load(&s->self));
 }
 
-/* Puts back the call the call of row s was made in. */
-APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_cold *s)
+/* Puts back the call that the api's call in progress was made in. */
+APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_tab *tab)
 {
-	apiprof_cur_put(apiprof_tls_of(api), apiprof_load(&s->parent));
+	apiprof_cur_set(apiprof_tls_of(api), apiprof_load(&tab->parent));
 }
 
 /* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
@@ -650,15 +638,15 @@ APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct 
 
 /* The call state after the out-of-line way in (how), which may have
  * given the thread its table just now, and has made a counted call the
- * innermost already (the parent is then in its row). */
+ * innermost already (its parent is then in the table, for a while). */
 APIPROF_INLINE void apiprof_call_fill(const struct apiprof_api *api, struct apiprof_call *c,
-                                      unsigned how, uint32_t idx)
+                                      unsigned how)
 {
 	c->slot = apiprof_slot_of(api);
 	c->tls = apiprof_tls_of(api);
 	c->tab = apiprof_tab_at(c->slot);
 	if (how == APIPROF_CALL_COUNTED)
-		c->parent = apiprof_load(&apiprof_tab_cold(c->tab, idx)->parent);
+		c->parent = apiprof_load(&c->tab->parent);
 	else if (how != APIPROF_CALL_FORWARD)
 		c->parent = apiprof_cur(c->tls);
 }
@@ -675,7 +663,7 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 		return how;
 	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
 	c->t0 = tmp.t0;
-	apiprof_call_fill(api, c, how, idx);
+	apiprof_call_fill(api, c, how);
 	return how;
 }
 
@@ -687,7 +675,7 @@ APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apipro
 {
 	unsigned how = apiprof_enter_slow(api, c, sp, idx, ret);
 
-	apiprof_call_fill(api, c, how, idx);
+	apiprof_call_fill(api, c, how);
 	return how;
 }
 
@@ -704,7 +692,7 @@ APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_
 	struct apiprof_cold *s = apiprof_tab_cold(c->tab, idx);
 
 	(void)api;
-	apiprof_push(c->tls, s, c->parent);
+	apiprof_push(c->tls, c->tab, s, c->parent);
 	c->t0 = __rdtsc();
 	apiprof_store(&s->t0, c->t0);
 }
@@ -715,7 +703,7 @@ APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct 
                                           uint32_t idx)
 {
 	(void)api;
-	/* kept in c only (see apiprof_leave_counted): the row's parent word
+	/* kept in c only (see apiprof_leave_counted): the table's parent word
 	 * is left to the timed calls and the runtime */
 	c->parent = apiprof_cur(c->tls);
 	apiprof_cur_set(c->tls,
@@ -768,7 +756,7 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 	uint64_t d = t1 - s->t0;
 
 	(void)c;
-	apiprof_pop(api, s);
+	apiprof_pop(api, tab);
 	apiprof_hist_defer(tab, idx, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
@@ -778,16 +766,15 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 /* Ends an APIPROF_CALL_COUNTED call of row idx of api.  Its site is not
  * looked at: sampled mode counts the calls between two timed ones at the
  * site of the first (struct apiprof_shm_site says why that is fair).  The
- * parent comes back from c, in a register across the real call, not from
- * the row: loaded from the row, where the way in has just stored it, it
- * would make every call wait for the one before through two stores and
- * their loads (cur, then the row), which an untimed call would notice. */
+ * parent comes back from c, in a register across the real call (the one
+ * the wrapper saves anyway to keep the stack aligned for the call), not
+ * from the table: that costs two instructions more. */
 APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
                                           const struct apiprof_call *c, uint32_t idx)
 {
 	uintptr_t slot = apiprof_slot_of(api);
 
-	apiprof_cur_put(apiprof_tls_of(api), c->parent);
+	apiprof_cur_set(apiprof_tls_of(api), c->parent);
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
 }
@@ -898,7 +885,7 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
 	(void)c;
-	apiprof_pop(api, s);
+	apiprof_pop(api, tab);
 	apiprof_hist_defer(tab, idx, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
@@ -915,7 +902,7 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 
-	apiprof_cur_put(apiprof_tls_of(api), c->parent); /* as apiprof_leave_counted */
+	apiprof_cur_set(apiprof_tls_of(api), c->parent); /* as apiprof_leave_counted */
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 	apiprof_acct_add(apiprof_tab_cold(tab, idx), failed, err, n, sized);
