@@ -342,7 +342,7 @@ APIPROF_HIDDEN void apiprof_sample_draw(struct apiprof_tls *t);
  * abandoned: counted in row `row` with no time (not counted when the row
  * is UINT32_MAX, or not the api's), the frame word idle again.  Returns
  * the call it was made in (what the thread's `cur` goes back to when it
- * was the outermost call abandoned), 0 when the row is not known. */
+ * was the outermost call abandoned), 0 when it is not known. */
 APIPROF_HIDDEN uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row);
 APIPROF_HIDDEN void apiprof_cur_after_abandon(struct apiprof_tls *t, uint64_t parent);
 /* The row of the call in progress of api id, when it was entered out of

@@ -135,6 +135,11 @@ struct apiprof_tab {
 	uint64_t sink;
 	int64_t due;
 	struct apiprof_sites *sites; /* row i's call sites: sites[i] (out of line) */
+	/* The call tree: the thread's innermost call (struct apiprof_tls's
+	 * `cur`) as the api's call in progress found it, put back by its way
+	 * out.  One word per thread and api does: a call made inside another
+	 * of its api is nested, and neither pushes nor pops. */
+	uint64_t parent;
 	uint64_t calls[];
 };
 
@@ -160,6 +165,11 @@ struct apiprof_sites {
 	uint64_t gen;                                /* odd while the owner writes */
 	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
 	uint64_t run; /* 1 + the entry of the run in progress (only its owner reads it), 0: none */
+	/* The owner's own: a bit per hash of the keys its entries have, and
+	 * how many it has, so that a key they do not have is known as such
+	 * without a probe of every entry (apiprof_sites.c site_find_own). */
+	uint64_t seen[2];
+	uint64_t used;
 	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
 	/* site[k]'s latency histogram (APIPROF_HIST_BUCKETS words, from the
 	 * arena when the entry is first used; NULL: none, its calls count in
@@ -176,10 +186,12 @@ struct apiprof_cold {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
-	/* The call tree: the thread's innermost outermost call (struct
-	 * apiprof_tls's `cur`) as this row's call found it, put back by its
-	 * way out; only this thread writes it. */
-	uint64_t parent;
+	/* Where this row's timed calls count their duration's bucket: a word
+	 * offset from its table's `sink` to a histogram's bucket 0, that of
+	 * the site of the run in progress (struct apiprof_sites' hist), or
+	 * the row's own hist below when it has none.  Set by the owner's
+	 * switch of site (apiprof_sites.c), read by apiprof_hist_defer. */
+	int64_t hist_off;
 	uint64_t last;             /* the site key of the run in progress, 0: none yet */
 	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
 	uint64_t self;             /* what `cur` says while this row's call runs: 1 + func */
@@ -191,13 +203,6 @@ struct apiprof_cold {
 	 * means "not known".  Zeroing a table keeps it (apiprof_tab_init). */
 	uint64_t t0;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
-	/* Where this row's timed calls count their duration's bucket: a word
-	 * offset from its table's `sink` to a histogram's bucket 0, that of
-	 * the site of the run in progress (struct apiprof_sites' hist), or
-	 * the row's own hist above when it has none.  Set by the owner's
-	 * switch of site (apiprof_sites.c), read by apiprof_hist_defer. */
-	int64_t hist_off;
-	uint64_t spare[7];
 };
 
 #define APIPROF_COLD_WORDS (sizeof(struct apiprof_cold) / sizeof(uint64_t))
@@ -309,7 +314,7 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 15u /* 15: per-site histograms (hist_off); 14: call sites */
+#define APIPROF_SHIM_ABI 16u /* 16: per-site histograms (hist_off); 15: the parent in the table */
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -545,20 +550,22 @@ APIPROF_INLINE void apiprof_cur_set(uintptr_t t, uint64_t v)
 	                 : "memory");
 }
 
-/* Makes the call of row s the thread's innermost call in progress (a
- * parent of the calls made inside it), keeping `parent`, the one it was
- * made in, for the way out: two stores, one to the row's first line,
- * which the way out reads anyway, and one to the thread's first line. */
-APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_cold *s, uint64_t parent)
+/* Makes the call of row s of table tab the thread's innermost call in
+ * progress (a parent of the calls made inside it), keeping `parent`, the
+ * one it was made in, for the way out: two stores, one to the table's
+ * head line, which the way out writes anyway (its calls), and one to the
+ * thread's first line. */
+APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_tab *tab, struct apiprof_cold *s,
+                                 uint64_t parent)
 {
-	apiprof_store(&s->parent, parent);
+	apiprof_store(&tab->parent, parent);
 	apiprof_cur_set(t, apiprof_load(&s->self));
 }
 
-/* Puts back the call the call of row s was made in. */
-APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_cold *s)
+/* Puts back the call that the api's call in progress was made in. */
+APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_tab *tab)
 {
-	apiprof_cur_set(apiprof_tls_of(api), apiprof_load(&s->parent));
+	apiprof_cur_set(apiprof_tls_of(api), apiprof_load(&tab->parent));
 }
 
 /* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
@@ -642,15 +649,15 @@ APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct 
 
 /* The call state after the out-of-line way in (how), which may have
  * given the thread its table just now, and has made a counted call the
- * innermost already (the parent is then in its row). */
+ * innermost already (its parent is then in the table, for a while). */
 APIPROF_INLINE void apiprof_call_fill(const struct apiprof_api *api, struct apiprof_call *c,
-                                      unsigned how, uint32_t idx)
+                                      unsigned how)
 {
 	c->slot = apiprof_slot_of(api);
 	c->tls = apiprof_tls_of(api);
 	c->tab = apiprof_tab_at(c->slot);
 	if (how == APIPROF_CALL_COUNTED)
-		c->parent = apiprof_load(&apiprof_tab_cold(c->tab, idx)->parent);
+		c->parent = apiprof_load(&c->tab->parent);
 	else if (how != APIPROF_CALL_FORWARD)
 		c->parent = apiprof_cur(c->tls);
 }
@@ -667,7 +674,7 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 		return how;
 	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
 	c->t0 = tmp.t0;
-	apiprof_call_fill(api, c, how, idx);
+	apiprof_call_fill(api, c, how);
 	return how;
 }
 
@@ -679,7 +686,7 @@ APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apipro
 {
 	unsigned how = apiprof_enter_slow(api, c, sp, idx, ret);
 
-	apiprof_call_fill(api, c, how, idx);
+	apiprof_call_fill(api, c, how);
 	return how;
 }
 
@@ -696,7 +703,7 @@ APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_
 	struct apiprof_cold *s = apiprof_tab_cold(c->tab, idx);
 
 	(void)api;
-	apiprof_push(c->tls, s, c->parent);
+	apiprof_push(c->tls, c->tab, s, c->parent);
 	c->t0 = __rdtsc();
 	apiprof_store(&s->t0, c->t0);
 }
@@ -707,7 +714,7 @@ APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct 
                                           uint32_t idx)
 {
 	(void)api;
-	/* kept in c only (see apiprof_leave_counted): the row's parent word
+	/* kept in c only (see apiprof_leave_counted): the table's parent word
 	 * is left to the timed calls and the runtime */
 	c->parent = apiprof_cur(c->tls);
 	apiprof_cur_set(c->tls,
@@ -761,7 +768,7 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 	uint64_t d = t1 - s->t0;
 
 	(void)c;
-	apiprof_pop(api, s);
+	apiprof_pop(api, tab);
 	apiprof_hist_defer(tab, s, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
@@ -771,10 +778,9 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 /* Ends an APIPROF_CALL_COUNTED call of row idx of api.  Its site is not
  * looked at: sampled mode counts the calls between two timed ones at the
  * site of the first (struct apiprof_shm_site says why that is fair).  The
- * parent comes back from c, in a register across the real call, not from
- * the row: loaded from the row, where the way in has just stored it, it
- * would make every call wait for the one before through two stores and
- * their loads (cur, then the row), which an untimed call would notice. */
+ * parent comes back from c, in a register across the real call (the one
+ * the wrapper saves anyway to keep the stack aligned for the call), not
+ * from the table: that costs two instructions more. */
 APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
                                           const struct apiprof_call *c, uint32_t idx)
 {
@@ -891,7 +897,7 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
 	(void)c;
-	apiprof_pop(api, s);
+	apiprof_pop(api, tab);
 	apiprof_hist_defer(tab, s, d);
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);

@@ -73,18 +73,43 @@ static void hist_target(struct apiprof_tab *tab, uint32_t idx, const uint64_t *h
 	apiprof_write_once(&c->hist_off, apiprof_hist_off(tab, h ? h : c->hist));
 }
 
-/* The entry of key among the first APIPROF_SITES, a free one given to it
- * (claim), or the "(other callers)" entry, whose key then keeps the
- * parent of its calls if they have one, else APIPROF_PARENT_UNKNOWN.
- * Several threads may claim at once in an api's folded totals: a free
- * entry is taken with a compare-and-swap. */
-static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key, bool claim)
+/* Where the probe for key starts (the top 4 bits of its hash), and its
+ * bit in struct apiprof_sites' seen (the top 7). */
+static unsigned site_hash(uint64_t key)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 57);
+}
+
+/* The "(other callers)" entry, for key's calls: its key keeps the parent
+ * of its calls if they all have the same one, else
+ * APIPROF_PARENT_UNKNOWN.  Several threads may set it at once in an api's
+ * folded totals. */
+static struct apiprof_shm_site *site_other(struct apiprof_sites *s, uint64_t key)
+{
+	struct apiprof_shm_site *o = &s->site[APIPROF_SITES];
+	uint64_t want = APIPROF_SITE_PARENT(key);
+	uint64_t have = apiprof_read_once(&o->key);
+
+	if (have == want || have == APIPROF_PARENT_UNKNOWN)
+		return o; /* the common case of a full table: no locked instruction */
+	while (!apiprof_cas_relaxed(&o->key, &have, want)) {
+		if (have == want || have == APIPROF_PARENT_UNKNOWN)
+			break;
+		want = APIPROF_PARENT_UNKNOWN;
+	}
+	return o;
+}
+
+/* The entry of key among the first APIPROF_SITES, or a free one given to
+ * it (claim); NULL when there is neither.  Several threads may claim at
+ * once in an api's folded totals: a free entry is taken with a
+ * compare-and-swap. */
+static struct apiprof_shm_site *site_probe(struct apiprof_sites *s, uint64_t key, bool claim)
 {
 	/* Open addressing from the key's hash: a key is found a probe or two
 	 * from where it hashes, and one that is not there at the first free
-	 * entry (entries are never freed), which a switch of site, perhaps
-	 * every call, then finds quickly. */
-	unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 60);
+	 * entry (entries are never freed). */
+	unsigned h = site_hash(key) >> 3;
 
 	for (unsigned n = 0; n < APIPROF_SITES; n++) {
 		struct apiprof_shm_site *e = &s->site[(h + n) % APIPROF_SITES];
@@ -99,17 +124,35 @@ static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key,
 		if (apiprof_cas_relaxed(&e->key, &have, key) || have == key)
 			return e;
 	}
-	struct apiprof_shm_site *o = &s->site[APIPROF_SITES];
-	uint64_t parent = APIPROF_SITE_PARENT(key), want = parent;
-	uint64_t have = apiprof_read_once(&o->key);
-	if (have == want || have == APIPROF_PARENT_UNKNOWN)
-		return o; /* the common case of a full table: no locked instruction */
-	while (!apiprof_cas_relaxed(&o->key, &have, want)) {
-		if (have == want || have == APIPROF_PARENT_UNKNOWN)
-			break;
-		want = APIPROF_PARENT_UNKNOWN;
-	}
-	return o;
+	return NULL;
+}
+
+/* site_probe's entry, or else "(other callers)". */
+static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key, bool claim)
+{
+	struct apiprof_shm_site *e = site_probe(s, key, claim);
+
+	return e ? e : site_other(s, key);
+}
+
+/* site_find in a thread's own table, whose owner is its only writer: a
+ * key that seen says no entry has goes straight to a free entry, or, once
+ * all are taken, to "(other callers)".  A program with more sites than
+ * entries (malloc's callers in an interpreter) switches between them
+ * every few calls; without seen, each such switch probed every entry. */
+static struct apiprof_shm_site *site_find_own(struct apiprof_sites *s, uint64_t key)
+{
+	unsigned h = site_hash(key);
+	uint64_t bit = 1ull << (h & 63), seen = apiprof_read_once(&s->seen[h >> 6]);
+	struct apiprof_shm_site *e = seen & bit ? site_probe(s, key, false) : NULL;
+
+	if (e != NULL)
+		return e;
+	if (s->used == APIPROF_SITES)
+		return site_other(s, key);
+	apiprof_write_once(&s->seen[h >> 6], seen | bit);
+	s->used++;
+	return site_find(s, key, true); /* the first free entry from h */
 }
 
 /* Adds to an entry of an api's folded totals, which several exiting
@@ -136,7 +179,7 @@ static void site_add_own(struct apiprof_shm_site *e, uint64_t calls, uint64_t ti
  * before its first timed call, to "(other callers)"), and the marks move
  * there.  Only the owner writes; gen is odd meanwhile. */
 static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint64_t ticks,
-                    uint64_t timed, uint64_t next, bool sampled)
+                    uint64_t timed, uint64_t next, struct apiprof_shm_site *next_e, bool sampled)
 {
 	struct apiprof_sites *s = sites_of(tab, idx);
 	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
@@ -146,19 +189,18 @@ static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint6
 	apiprof_write_once(&s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
 	apiprof_fence_release();
 	if (calls != s->mark_calls) {
-		struct apiprof_shm_site *e =
-		        s->run != 0 && last != 0
-		                ? &s->site[s->run - 1]
-		                : site_find(s, last ? last : APIPROF_PARENT_UNKNOWN, last != 0);
+		struct apiprof_shm_site *e = s->run != 0 && last != 0 ? &s->site[s->run - 1]
+		                             : last != 0              ? site_find_own(s, last)
+		                                         : site_other(s, APIPROF_PARENT_UNKNOWN);
 		site_add_own(e, calls - s->mark_calls, ticks - s->mark_ticks,
 		             timed - s->mark_timed);
 	}
 	apiprof_write_once(&s->mark_calls, calls);
 	apiprof_write_once(&s->mark_ticks, ticks);
 	apiprof_write_once(&s->mark_timed, timed);
-	if (next != last) {
+	if (next_e != NULL) {
 		/* the new run's entry, kept for its end and for a reader to find */
-		s->run = (uint64_t)(site_find(s, next, true) - s->site) + 1;
+		s->run = (uint64_t)(next_e - s->site) + 1;
 		apiprof_write_once(&c->last, next);
 		/* the new run's timed calls count in its entry's histogram */
 		hist_target(tab, idx, site_hist(s, s->run - 1));
@@ -169,14 +211,23 @@ static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint6
 }
 
 /* The owner's half, as a call of key is about to start: the run that ends
- * is the row's figures since the marks. */
+ * is the row's figures since the marks.  A key of the run's own entry
+ * ("(other callers)", mostly: an interpreter's malloc has more callers
+ * than entries, and they take turns) only becomes the run's key: a reader
+ * adds the run to the same entry whichever of the two it finds. */
 void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 {
+	struct apiprof_sites *s = sites_of(tab, idx);
+	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
+	struct apiprof_shm_site *e = site_find_own(s, key);
 	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
 
-	run_end(tab, idx, apiprof_load(&tab->calls[idx]),
-	        apiprof_load(&apiprof_tab_cold(tab, idx)->ticks), row_timed(tab, idx, sampled), key,
-	        sampled);
+	if (s->run == (uint64_t)(e - s->site) + 1 && apiprof_read_once(&c->last) != 0) {
+		apiprof_write_once(&c->last, key);
+		return;
+	}
+	run_end(tab, idx, apiprof_load(&tab->calls[idx]), apiprof_load(&c->ticks),
+	        row_timed(tab, idx, sampled), key, e, sampled);
 }
 
 /* A run of calls from one site (key) that its entry does not have yet. */
@@ -247,7 +298,7 @@ static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
 	run_end(tab, i, apiprof_load(&tab->calls[i]),
 	        apiprof_load(&apiprof_tab_cold(tab, i)->ticks), row_timed(tab, i, sampled),
-	        apiprof_read_once(&apiprof_tab_cold(tab, i)->last), sampled);
+	        apiprof_read_once(&apiprof_tab_cold(tab, i)->last), NULL, sampled);
 }
 
 /* Adds from, a histogram of src's row i (NULL: none), with the bucket

@@ -97,7 +97,7 @@ uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id)
 }
 
 /* The thread's innermost call after calls were abandoned, the outermost
- * of which was made in `parent` (0: not known, its row was not): none
+ * of which was made in `parent` (0: not known): none
  * when no call is in progress any more, else one the call tree cannot
  * name until that call ends and puts its own parent back. */
 void apiprof_cur_after_abandon(struct apiprof_tls *t, uint64_t parent)
@@ -117,13 +117,14 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	struct apiprof_tls_api *s = &t->api[id];
 	uint64_t parent = 0;
 	/* sampled mode's inline counted calls keep their parent in a
-	 * register, not in the row: the row's is then not this call's */
+	 * register, not in the table: the table's is then not this call's */
 	bool kept = (s->frame & APIPROF_FRAME_SLOW) || !(t->mode & APIPROF_MODE_SAMPLE);
 
-	if (api != NULL && row < api->nfuncs && s->tab != NULL) {
-		apiprof_add(&s->tab->calls[row], 1);
+	if (s->tab != NULL) {
+		if (api != NULL && row < api->nfuncs)
+			apiprof_add(&s->tab->calls[row], 1);
 		if (kept)
-			parent = apiprof_load(&apiprof_tab_cold(s->tab, row)->parent);
+			parent = apiprof_load(&s->tab->parent);
 	}
 	s->frame = APIPROF_FRAME_IDLE;
 	return parent;
@@ -147,11 +148,8 @@ static __attribute__((noinline, cold)) bool nested(struct apiprof_tls *t, uint32
 
 	if (sp < frame || handler_off_frame(frame))
 		return true;
-	uint32_t row = apiprof_slow_row(t, id);
-	uint64_t parent = row != UINT32_MAX
-	                          ? apiprof_load(&apiprof_tab_cold(t->api[id].tab, row)->parent)
-	                          : 0;
-	apiprof_abandon(t, id, UINT32_MAX);
+	uint64_t parent = apiprof_abandon(t, id, UINT32_MAX);
+
 	apiprof_cur_after_abandon(t, parent);
 	return false;
 }
@@ -185,9 +183,9 @@ static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint
 
 /* Makes the call of row s the thread's innermost, as apiprof_push does
  * inline for the calls that apiprof_start starts. */
-static void push(struct apiprof_tls *t, struct apiprof_cold *s)
+static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_cold *s)
 {
-	apiprof_store(&s->parent, t->cur);
+	apiprof_store(&tab->parent, t->cur);
 	t->cur = apiprof_load(&s->self);
 }
 
@@ -206,11 +204,11 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 		if (timed) /* its site, which may be why it came here */
 			site_check(tab, idx, ret, t->cur);
 		else
-			push(t, s);
+			push(t, tab, s);
 		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
 	}
 	uint64_t parent = t->cur;
-	push(t, s);
+	push(t, tab, s);
 	if (timed) /* as apiprof_start does inline */
 		site_check(tab, idx, ret, parent);
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
@@ -275,7 +273,7 @@ void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx
 		apiprof_hist_defer(s->tab, row, d);
 		apiprof_record_time(row, d);
 	}
-	t->cur = apiprof_load(&row->parent);
+	t->cur = apiprof_load(&s->tab->parent);
 	apiprof_add(&s->tab->calls[idx], 1);
 	s->frame = APIPROF_FRAME_IDLE;
 }

@@ -16,7 +16,7 @@
 /* A table of n rows (see struct apiprof_tab), zeroed word by word with
  * relaxed stores, not memset: when an entry is reset for a new thread the
  * flusher may be reading it (and will discard what it read, seeing the
- * generation change).  A row's start (t0) and parent are kept: a fork
+ * generation change).  A row's start (t0) and the table's parent are kept: a fork
  * child resets its thread's tables while a call of that thread may be in
  * progress (fork itself, profiled), whose way out reads them.  So are its
  * acct pointer and self, never written again (the flusher may be reading
@@ -28,7 +28,6 @@ static bool cold_kept(size_t word)
 	size_t k = word * sizeof(uint64_t);
 
 	return k == offsetof(struct apiprof_cold, t0) || k == offsetof(struct apiprof_cold, acct) ||
-	       k == offsetof(struct apiprof_cold, parent) ||
 	       k == offsetof(struct apiprof_cold, self) ||
 	       k == offsetof(struct apiprof_cold, hist_off);
 }
@@ -96,8 +95,8 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 
 		c->acct = api->flags[i] & APIPROF_FUNC_ACCT ? a++ : NULL;
 		c->self = row_self(api, i);
-		c->parent = APIPROF_PARENT_NONE;
 	}
+	tab->parent = APIPROF_PARENT_NONE;
 	apiprof_tab_init(tab, n);
 	return tab;
 }
