@@ -9,12 +9,15 @@
  *   lifecycle fork N      a thread calls tl_add without pause while the main
  *                         thread forks N children; each child makes 10 calls
  *                         and exits 0; prints each child's pid and the number
- *                         of children that did
+ *                         of children that did.  The forks begin once that
+ *                         thread has made calls and the runtime's flusher
+ *                         is up (tests/tools/flusher_wait.h says why)
  *   lifecycle spawn N     posix_spawn itself as "exit 3", then N calls
  *   lifecycle errno       prints errno as main() finds it
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "flusher_wait.h"
 #include "testlib.h"
 
 static int calls(int n)
@@ -33,13 +37,15 @@ static int calls(int n)
 	return s;
 }
 
-static volatile int stop;
+static volatile int stop, started;
 
 static void *hammer(void *arg)
 {
 	(void)arg;
-	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		calls(100);
+		__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+	}
 	return NULL;
 }
 
@@ -50,6 +56,9 @@ static int forks(int n)
 	int ok = 0;
 
 	pthread_create(&t, NULL, hammer, NULL);
+	while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	flusher_wait();
 	for (int i = 0; i < n; i++) {
 		int st;
 		pid_t pid = fork();

@@ -13,7 +13,8 @@
  * and serves its stdin: "rename" makes it "forkprog: master renamed" and
  * print "renamed"; end of file ends the workers and then itself.  The
  * test synchronises on those lines, never on time.  The parent forks only
- * once the runtime's flusher thread has started (flusher_wait.h says why).
+ * once the runtime's flusher thread has started (tests/tools/flusher_wait.h
+ * says why).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * lines, never on time.  Exit: 0, or 3 when the worker could not drop.
  *
  * The parent forks only once the runtime's flusher thread has started
- * (flusher_wait.h says why).
+ * (tests/tools/flusher_wait.h says why).
  */
 #include <grp.h>
 #include <stdio.h>

@@ -33,7 +33,7 @@ go_r, go_w = os.pipe()
 pids = []
 
 
-def flusher_up():  # forks wait for it: tests/top/flusher_wait.h says why
+def flusher_up():  # forks wait for it: tests/tools/flusher_wait.h says why
     for t in os.listdir("/proc/self/task"):
         try:
             with open("/proc/self/task/%s/comm" % t) as f:
