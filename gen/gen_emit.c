@@ -170,6 +170,37 @@ static void gen_emit_flags(const struct spec *s, struct gen_out *o)
 	gen_out_puts(o, "};\n\n");
 }
 
+/* The wrappers' own addresses, per symbol, for the runtime to tell a
+ * return address into one (apiprof_wrappers.c).  Through hidden symbols
+ * set to each wrapper's address, which the linker binds in this object:
+ * the exported name itself may be bound to another object's definition
+ * (an allocator or a second shim preloaded first). */
+static void gen_emit_entries(const struct spec *s, struct gen_out *o)
+{
+	size_t n = s->nfuncs + s->naliases;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct spec_func *f = gen_sym_at(s, i);
+
+		/* a versioned one's name is the one .symver exports it from */
+		bool v = f->symver != SPEC_SYMVER_NONE;
+
+		gen_out_printf(
+		        o,
+		        "__asm__(\".hidden apiprof_at_%zu\\n\\t.set apiprof_at_%zu, %s%s%s\");\n",
+		        i, i, v ? "apiprof_wrap_" : "\\\"", v ? f->cname : f->symbol,
+		        v ? "" : "\\\"");
+		gen_out_printf(
+		        o,
+		        "extern char apiprof_at_%zu[] __attribute__((visibility(\"hidden\")));\n",
+		        i);
+	}
+	gen_out_puts(o, "static const void *const apiprof_entries[] = {\n");
+	for (size_t i = 0; i < n; i++)
+		gen_out_printf(o, "\tapiprof_at_%zu,\n", i);
+	gen_out_puts(o, "};\n");
+}
+
 /* The api and, right after it, the pointers to the real functions, in the
  * spec's order: a call reads tls and slot from the api's last line, which
  * also holds the first six pointers (apiprof_shim.h), so the first six
@@ -202,6 +233,7 @@ static void gen_emit_api(const struct spec *s, struct gen_out *o)
 	               "\t.missing_warned = apiprof_missing_warned,\n"
 	               "\t.exports = apiprof_exports,\n"
 	               "\t.rows = apiprof_rows,\n"
+	               "\t.entries = apiprof_entries,\n"
 	               "}};\n",
 	               s->api, s->library, spec_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
 	spec_buf_free(&path);
@@ -239,6 +271,7 @@ void gen_emit(const struct spec *s, struct gen_out *o)
 		gen_emit_func_types(s, &s->funcs[i], o);
 	for (size_t i = 0; i < s->naliases; i++)
 		gen_emit_func_types(s, &s->aliases[i], o);
+	gen_emit_entries(s, o);
 	gen_emit_api(s, o);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_emit_func(s, &s->funcs[i], o);

@@ -539,10 +539,7 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	               "\t\t\t      : APIPROF_CALL_OUT;\n",
 	               e->f->row);
 	gen_emit_timed(e, true);
-	gen_out_printf(e->o,
-	               "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n"
-	               "\t\tapiprof_start_counted(&apiprof_self.api, &apiprof_c, %zu);\n",
-	               e->f->row);
+	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_leave(e, "\t\t", "apiprof_leave_counted");
 	gen_emit_return(e, true, true);

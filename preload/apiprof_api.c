@@ -128,6 +128,7 @@ void apiprof_register(struct apiprof_api *api)
 	}
 	api_state.folded[id] = fold;
 	if (apiprof_cas_acq_rel(&api->id, &zero, id)) {
+		apiprof_wrappers_add(api, id); /* before the hot path can see it */
 		apiprof_api_publish(api, id);
 		apiprof_store_release(&api_state.apis[id], api);
 		apiprof_segment_add_api(api);
@@ -222,7 +223,8 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 	unsigned how = apiprof_enter_any(api, &c, idx, 0);
 	if (how == APIPROF_CALL_FORWARD)
 		return;
-	if (how == APIPROF_CALL_TIMED) /* made the innermost call by apiprof_start, not here */
-		apiprof_start_counted(api, &c, idx);
-	apiprof_leave_counted(api, &c, idx);
+	if (how == APIPROF_CALL_SLOW) /* made the innermost call: its parent back */
+		apiprof_leave_slow(api, 0, idx);
+	else /* timed calls are made the innermost by apiprof_start, not here */
+		apiprof_leave_counted(api, &c, idx);
 }

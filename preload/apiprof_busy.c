@@ -44,16 +44,14 @@ static bool read_self(void *dst, uintptr_t src, size_t len)
 
 /* The row of an inline-entered call whose frame word is frame: the first
  * return address below it that lies in one of the api's wrappers. */
-static uint32_t busy_inline_row(const struct apiprof_api *api, uintptr_t frame)
+static uint32_t busy_inline_row(uint32_t id, uintptr_t frame)
 {
 	uintptr_t words[APIPROF_SCAN_WORDS];
-	uintptr_t base = apiprof_wrapper_base(api);
 
-	if (base == 0 || frame < sizeof(words) ||
-	    !read_self(words, frame - sizeof(words), sizeof(words)))
+	if (frame < sizeof(words) || !read_self(words, frame - sizeof(words), sizeof(words)))
 		return UINT32_MAX;
 	for (int n = APIPROF_SCAN_WORDS - 1; n >= 0; n--) {
-		uint32_t row = apiprof_wrapper_row(api, base, words[n]);
+		uint32_t row = apiprof_wrappers_row(id, words[n]);
 
 		if (row != UINT32_MAX)
 			return row;
@@ -70,7 +68,7 @@ static uint32_t row_of(const struct apiprof_thread *th, uint32_t id, uintptr_t w
 	if (api == NULL)
 		return UINT32_MAX;
 	if (!(w & APIPROF_FRAME_SLOW))
-		return busy_inline_row(api, frame);
+		return busy_inline_row(id, frame);
 	if (apiprof_read_once(&th->slow_frame[id]) != frame)
 		return UINT32_MAX;
 	return apiprof_read_once(&th->slow_row[id]);

@@ -226,12 +226,17 @@ struct apiprof_busy {
 APIPROF_HIDDEN void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now);
 /* How far below a frame its call's return address may be, in words. */
 #define APIPROF_SCAN_WORDS 64
-/* The start of the shim holding api's wrappers (0: none to tell), and the
- * row of the wrapper whose code holds w, a return address found on a
- * stack, or UINT32_MAX (apiprof_jmp.c). */
-APIPROF_HIDDEN uintptr_t apiprof_wrapper_base(const struct apiprof_api *api);
-APIPROF_HIDDEN uint32_t apiprof_wrapper_row(const struct apiprof_api *api, uintptr_t base,
-                                            uintptr_t w);
+
+/* --- wrappers by address (apiprof_wrappers.c) -------------------------- */
+/* Looks up where api's wrappers lie, once, as api id is registered. */
+APIPROF_HIDDEN void apiprof_wrappers_add(const struct apiprof_api *api, uint32_t id);
+/* The row of api id whose wrapper's code holds a, a return address found
+ * on a stack, or UINT32_MAX.  No lock, no loader call. */
+APIPROF_HIDDEN uint32_t apiprof_wrappers_row(uint32_t id, uintptr_t a);
+/* The row of a call of api id entered inline, whose frame word is frame:
+ * the first word below it, down to low, that apiprof_wrappers_row knows,
+ * or UINT32_MAX. */
+APIPROF_HIDDEN uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame, uintptr_t low);
 
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);

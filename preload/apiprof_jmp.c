@@ -23,12 +23,9 @@
  * stack (apiprof_slow.c), as before.
  *
  * The hooks use no lock and no allocation, and under a hundred bytes of
- * the program's stack, except to tell the row of an abandoned call
- * entered inline (dladdr, which takes the loader's recursive lock).
+ * the program's stack.
  */
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,70 +74,13 @@ static bool unwound(uintptr_t frame, uintptr_t cur, uintptr_t tgt)
 	return frame >= cur || frame < tgt;
 }
 
-/* The row of the wrapper whose return address is w, if w lies inside
- * (never at the start of) one of api's wrappers in the shim at base. */
-static uint32_t row_at(const struct apiprof_api *api, uintptr_t w, const void *base)
-{
-	Dl_info info;
-	const ElfW(Sym) *sym = NULL;
-
-	if (!dladdr1((void *)w, &info, (void **)&sym, RTLD_DL_SYMENT) || info.dli_fbase != base ||
-	    sym == NULL || info.dli_sname == NULL || ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
-	    w <= (uintptr_t)info.dli_saddr || w - (uintptr_t)info.dli_saddr >= sym->st_size)
-		return UINT32_MAX;
-	for (uint32_t i = 0; i < apiprof_api_nsyms(api); i++)
-		if (strcmp(api->exports[i], info.dli_sname) == 0)
-			return api->rows[i];
-	return UINT32_MAX;
-}
-
-/* Where the shim that holds api's wrappers starts, or 0 when its calls
- * have no wrappers to tell (dynamic mode) or it cannot be found. */
-uintptr_t apiprof_wrapper_base(const struct apiprof_api *api)
-{
-	Dl_info self;
-
-	if (api->exports == NULL || api->rows == NULL || !dladdr(api, &self))
-		return 0;
-	return (uintptr_t)self.dli_fbase;
-}
-
-/* The wrappers' code lies in the shim (from base) below the api itself:
- * the cheap test first, dladdr only for a word that passes it. */
-uint32_t apiprof_wrapper_row(const struct apiprof_api *api, uintptr_t base, uintptr_t w)
-{
-	if (base == 0 || w <= base || w >= (uintptr_t)api)
-		return UINT32_MAX;
-	return row_at(api, w, (const void *)base);
-}
-
-/* The row of a call entered inline, whose wrapper stored its stack
- * pointer in the frame word right before calling the real function: the
- * call's return address is the first word below the frame (or below the
- * arguments passed on the stack) that points into one of the api's
- * wrappers.  The words read lie between the jump's own frame (low, when
- * on the same stack) and the abandoned one: live stack. */
-__attribute__((no_sanitize_address)) static uint32_t inline_row(const struct apiprof_api *api,
-                                                                uintptr_t frame, uintptr_t low)
-{
-	const volatile uintptr_t *p = (const uintptr_t *)frame;
-	uintptr_t base = apiprof_wrapper_base(api);
-
-	for (int n = 0; base != 0 && n < APIPROF_SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
-		uint32_t row = apiprof_wrapper_row(api, base, *--p);
-
-		if (row != UINT32_MAX)
-			return row;
-	}
-	return UINT32_MAX;
-}
-
 static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uintptr_t low)
 {
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);
-	const struct apiprof_api *api = apiprof_api_get(id);
-	return api != NULL ? inline_row(api, frame, low) : UINT32_MAX;
+	/* The words read lie between the jump's own frame (low, when on the
+	 * same stack) and the abandoned one: live stack. */
+	return apiprof_wrappers_below(id, frame, low);
 }
 
 /* Ends the calls of this thread that the jump to env abandons.  The

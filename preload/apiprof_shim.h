@@ -16,7 +16,6 @@
  *			return r;
  *		}
  *		if (apiprof_likely(how == APIPROF_CALL_COUNTED)) {
- *			apiprof_start_counted(&api, &c, IDX);
  *			RET r = real_fn(ARGS);           // sampled mode between timed calls
  *			apiprof_leave_counted(&api, &c, IDX);
  *			return r;
@@ -32,13 +31,15 @@
  * inline here and touch only the calling thread's own memory: no lock, no
  * syscall, no allocation, no atomic read-modify-write.
  *
- * Every counted call is also the thread's innermost call while it runs
+ * Every timed call is also the thread's innermost call while it runs
  * (struct apiprof_tls's `cur`), the parent of the profiled calls of other
  * apis made inside it: the call tree.  And a timed call's site (its return
  * address) and parent make a key that the way in compares with the row's
  * run of calls (apiprof_sites.c): the same key costs nothing more, another
  * sends the call out of line, where the run that ends is added to its
- * site's entry.
+ * site's entry.  Sampled mode's untimed calls touch neither: its timed
+ * calls all go out of line, where they find their parent from the frame
+ * words (apiprof_slow.c), as one in 64 can afford to.
  *
  * Nothing the wrapper works out on the way in of a timed call is kept
  * across the real call, not even the first timestamp or the parent, which
@@ -288,11 +289,15 @@ struct apiprof_api {
 	 * mode, which has no wrappers. */
 	const char *const *exports;
 	const uint32_t *rows;
+	/* Per symbol: its wrapper's own address (not what its exported name
+	 * may be bound to), whose code's extent the runtime looks up once
+	 * (apiprof_wrappers.c); NULL in dynamic mode. */
+	const void *const *entries;
 	/* Up to the line that starts with tls: a generated shim puts the
 	 * pointers to its real functions right after the api (gen_emit.c), so
 	 * that a call finds the first six of them on the line it reads tls
 	 * and slot from. */
-	uint64_t reserved[3];
+	uint64_t reserved[2];
 	/* Filled in by the runtime with the id, for the hot path: the offset
 	 * of the thread's struct apiprof_tls from the thread pointer, and that
 	 * of its slot for this api (apiprof_tls.api[id]), so that the hot path
@@ -314,7 +319,9 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-#define APIPROF_SHIM_ABI 16u /* 16: per-site histograms (hist_off); 15: the parent in the table */
+/* 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
+ * (hist_off); 15: the parent in the table */
+#define APIPROF_SHIM_ABI 17u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -568,28 +575,39 @@ APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_ta
 	apiprof_cur_set(apiprof_tls_of(api), apiprof_load(&tab->parent));
 }
 
-/* The thread's countdown (t: its struct apiprof_tls), less one; *zero and
- * *neg tell whether the result is 0 or, taken as signed, negative: the
- * flags of the one instruction, so nothing is loaded or compared again. */
-APIPROF_INLINE void apiprof_countdown_dec(uintptr_t t, _Bool *zero, _Bool *neg)
+/* The thread's countdown (t: its struct apiprof_tls), less one; true
+ * when the result is 0 or, taken as signed, negative (countdowns are at
+ * most 2N-2 < 2^31, so only 0 comes out negative): the flags of the one
+ * instruction, so nothing is loaded or compared again. */
+APIPROF_INLINE _Bool apiprof_countdown_dec(uintptr_t t)
 {
-	__asm__ volatile("decl %%fs:%c3(%2)"
-	                 : "=@ccz"(*zero), "=@ccs"(*neg)
+	_Bool due;
+
+	__asm__ volatile("decl %%fs:%c2(%1)"
+	                 : "=@ccle"(due)
 	                 : "r"(t), "i"(APIPROF_TLS_COUNTDOWN)
 	                 : "memory");
+	return due;
 }
 
-/* Sampled mode: a timed call that goes out of line after all (its site
- * changed) is timed there: the countdown it took to 0 is put back to 1,
- * which the out-of-line way in takes down to 0 again. */
+/* Sampled mode: the call the countdown came down to 0 for is timed out of
+ * line (it finds its parent there): the 0 is put back to 1, which the
+ * out-of-line way in takes down to 0 again.  A countdown that was 0
+ * already (now UINT32_MAX) is left for the way in to draw a new one. */
 APIPROF_INLINE void apiprof_countdown_undo(uintptr_t t)
 {
-	__asm__ volatile("movl $1, %%fs:%c1(%0)" : : "r"(t), "i"(APIPROF_TLS_COUNTDOWN) : "memory");
+	__asm__ volatile("cmpl $0, %%fs:%c1(%0)\n\t"
+	                 "jne 1f\n\t"
+	                 "movl $1, %%fs:%c1(%0)\n"
+	                 "1:"
+	                 :
+	                 : "r"(t), "i"(APIPROF_TLS_COUNTDOWN)
+	                 : "cc", "memory");
 }
 
 /* Whether a timed call of row idx from return address ret continues the
- * run of calls in progress (apiprof_sites.c): the inline way in times only
- * those, and leaves the others out of line, where the switch to a new
+ * run of calls in progress (apiprof_sites.c), in full timing: the inline
+ * way in times only those, and leaves the others out of line, where the switch to a new
  * run keeps no register of the wrapper's (its arguments are live).  The
  * parent, the thread's innermost call, is kept in c for apiprof_start. */
 APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
@@ -606,9 +624,9 @@ APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uin
  * thread in the default mode with its table and not already inside the
  * api, costs three compares: the guard word with 0, the api's frame word
  * with IDLE and the call's site with the run's.  Sampled mode's untimed
- * calls, and the timed call its countdown comes down to, stay inline as
- * well.  Anything else is APIPROF_CALL_OUT, for apiprof_enter_slow.  *c is
- * the caller's to fill in (apiprof_start). */
+ * calls stay inline as well: two compares and a decrement.  Anything
+ * else is APIPROF_CALL_OUT, for apiprof_enter_slow.  *c is the caller's
+ * to fill in (apiprof_start). */
 APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c, uint32_t idx,
                                       uintptr_t ret)
 {
@@ -624,52 +642,37 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 		return APIPROF_CALL_TIMED;
 	}
 	if (apiprof_likely(apiprof_guard_is(t, APIPROF_GUARD_SAMPLE) && apiprof_frame_idle(slot))) {
-		_Bool timed, draw;
-
-		/* Countdowns are at most 2N-2 < 2^31: only 0 comes out negative */
-		apiprof_countdown_dec(t, &timed, &draw);
-		if (apiprof_unlikely(timed) && !apiprof_same_site(c, idx, ret)) {
-			apiprof_countdown_undo(t);
-			return APIPROF_CALL_OUT;
-		}
-		if (apiprof_likely(!draw)) {
+		if (apiprof_likely(!apiprof_countdown_dec(t))) {
 			apiprof_frame_enter(slot);
-			return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
+			return APIPROF_CALL_COUNTED;
 		}
+		apiprof_countdown_undo(t);
 	}
 	return APIPROF_CALL_OUT;
 }
 
-/* apiprof_enter, then apiprof_enter_slow where it cannot decide: for a
- * caller with a single body (dynamic mode's handlers).  The slow path fills
- * in a copy of the call state: were the address of the caller's own passed
- * out of line, the compiler would keep it in memory. */
-APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct apiprof_call *c,
-                                          uint32_t idx);
-
 /* The call state after the out-of-line way in (how), which may have
- * given the thread its table just now, and has made a counted call the
- * innermost already (its parent is then in the table, for a while). */
+ * given the thread its table just now. */
 APIPROF_INLINE void apiprof_call_fill(const struct apiprof_api *api, struct apiprof_call *c,
                                       unsigned how)
 {
 	c->slot = apiprof_slot_of(api);
 	c->tls = apiprof_tls_of(api);
 	c->tab = apiprof_tab_at(c->slot);
-	if (how == APIPROF_CALL_COUNTED)
-		c->parent = apiprof_load(&c->tab->parent);
-	else if (how != APIPROF_CALL_FORWARD)
+	if (how == APIPROF_CALL_TIMED)
 		c->parent = apiprof_cur(c->tls);
 }
 
+/* apiprof_enter, then apiprof_enter_slow where it cannot decide: for a
+ * caller with a single body (dynamic mode's handlers).  The slow path fills
+ * in a copy of the call state: were the address of the caller's own passed
+ * out of line, the compiler would keep it in memory. */
 APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apiprof_call *c,
                                           uint32_t idx, uintptr_t ret)
 {
 	struct apiprof_call tmp;
 	unsigned how = apiprof_enter(api, c, idx, ret);
 
-	if (apiprof_likely(how == APIPROF_CALL_COUNTED))
-		apiprof_start_counted(api, c, idx); /* out of line, how_of does it */
 	if (apiprof_likely(how != APIPROF_CALL_OUT))
 		return how;
 	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
@@ -706,19 +709,6 @@ APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_
 	apiprof_push(c->tls, c->tab, s, c->parent);
 	c->t0 = __rdtsc();
 	apiprof_store(&s->t0, c->t0);
-}
-
-/* The way in of an APIPROF_CALL_COUNTED call of row idx (sampled mode,
- * between two timed calls): the call is a parent too. */
-APIPROF_INLINE void apiprof_start_counted(const struct apiprof_api *api, struct apiprof_call *c,
-                                          uint32_t idx)
-{
-	(void)api;
-	/* kept in c only (see apiprof_leave_counted): the table's parent word
-	 * is left to the timed calls and the runtime */
-	c->parent = apiprof_cur(c->tls);
-	apiprof_cur_set(c->tls,
-	                apiprof_load(&apiprof_tab_cold(apiprof_tab_at(c->slot), idx)->self));
 }
 
 /* Counts a duration in its histogram bucket.  The increment of a bucket
@@ -777,16 +767,13 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 
 /* Ends an APIPROF_CALL_COUNTED call of row idx of api.  Its site is not
  * looked at: sampled mode counts the calls between two timed ones at the
- * site of the first (struct apiprof_shm_site says why that is fair).  The
- * parent comes back from c, in a register across the real call (the one
- * the wrapper saves anyway to keep the stack aligned for the call), not
- * from the table: that costs two instructions more. */
+ * site of the first (struct apiprof_shm_site says why that is fair). */
 APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
                                           const struct apiprof_call *c, uint32_t idx)
 {
 	uintptr_t slot = apiprof_slot_of(api);
 
-	apiprof_cur_set(apiprof_tls_of(api), c->parent);
+	(void)c;
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
 }
@@ -914,7 +901,7 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
 	uintptr_t slot = apiprof_slot_of(api);
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 
-	apiprof_cur_set(apiprof_tls_of(api), c->parent); /* as apiprof_leave_counted */
+	(void)c;
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 	apiprof_acct_add(apiprof_tab_cold(tab, idx), failed, err, n, sized);

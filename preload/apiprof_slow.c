@@ -116,8 +116,8 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	const struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tls_api *s = &t->api[id];
 	uint64_t parent = 0;
-	/* sampled mode's inline counted calls keep their parent in a
-	 * register, not in the table: the table's is then not this call's */
+	/* sampled mode's inline calls are untimed, and keep no parent: the
+	 * table's is then not this call's */
 	bool kept = (s->frame & APIPROF_FRAME_SLOW) || !(t->mode & APIPROF_MODE_SAMPLE);
 
 	if (s->tab != NULL) {
@@ -181,6 +181,40 @@ static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint
 		apiprof_site_switch(tab, idx, key);
 }
 
+/* Sampled mode: the parent of a timed call of api id made from stack
+ * address sp.  The untimed calls between two timed ones keep no call
+ * tree (that would cost each of them more than the rest of its way in
+ * and out), so the thread's innermost call (`cur`) is not known here.
+ * The frame words are: every api with a call in progress has one, and
+ * the innermost of those calls is the one with the lowest frame above sp
+ * (stacks grow down).  Its row is in the thread's entry when it came out
+ * of line, else found from its return address (apiprof_wrappers.c),
+ * which lies in the live stack between sp and that frame.  A signal
+ * handler's call on an alternate stack above the thread's finds none. */
+static uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
+{
+	uintptr_t best = UINTPTR_MAX;
+	uint32_t in = 0;
+
+	for (uint32_t k = 1; k <= apiprof_api_count() && k < APIPROF_MAX_APIS; k++) {
+		uintptr_t frame = t->api[k].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
+
+		if (k != id && t->api[k].frame > APIPROF_FRAME_IDLE && frame > sp && frame < best) {
+			best = frame;
+			in = k;
+		}
+	}
+	if (in == 0)
+		return APIPROF_PARENT_NONE;
+	uint32_t row = (t->api[in].frame & APIPROF_FRAME_SLOW)
+	                       ? apiprof_slow_row(t, in)
+	                       : apiprof_wrappers_below(in, best, sp);
+	const struct apiprof_api *api = apiprof_api_get(in);
+	if (api == NULL || row >= api->nfuncs || t->api[in].tab == NULL)
+		return APIPROF_PARENT_UNKNOWN;
+	return apiprof_load(&apiprof_tab_cold(t->api[in].tab, row)->self);
+}
+
 /* Makes the call of row s the thread's innermost, as apiprof_push does
  * inline for the calls that apiprof_start starts. */
 static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_cold *s)
@@ -189,22 +223,24 @@ static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_
 	t->cur = apiprof_load(&s->self);
 }
 
-/* What a call of row idx of api id that passed the guards is, by the
- * thread's mode.  A call timed here keeps its start in the row, as
- * apiprof_start does inline; one the wrapper's apiprof_start does not
- * start is made the innermost call here. */
+/* What a call of row idx of api id from stack address sp that passed
+ * the guards is, by the thread's mode.  A call timed here keeps its start
+ * in the row, as apiprof_start does inline; in slow mode, where the
+ * wrapper's apiprof_start does not start it, it is made the innermost
+ * call here.  Sampled mode's timed calls all come here, and find their
+ * parent from the frames; its untimed calls are no parents. */
 static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
-                       uintptr_t ret)
+                       uintptr_t sp, uintptr_t ret)
 {
 	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
 	struct apiprof_tab *tab = t->api[id].tab;
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 
 	if (!(t->guard & APIPROF_GUARD_SLOW)) {
+		if (timed && (t->guard & APIPROF_GUARD_SAMPLE))
+			t->cur = parent_of_frames(t, id, sp); /* apiprof_start pushes it */
 		if (timed) /* its site, which may be why it came here */
 			site_check(tab, idx, ret, t->cur);
-		else
-			push(t, tab, s);
 		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
 	}
 	uint64_t parent = t->cur;
@@ -239,7 +275,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 		return APIPROF_CALL_FORWARD;
 	}
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c, id, idx, ret);
+	return how_of(t, c, id, idx, sp, ret);
 }
 
 /* The common case first, with no call on its way, so that it saves no
@@ -258,7 +294,7 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c, id, idx, ret);
+	return how_of(t, c, id, idx, sp, ret);
 }
 
 void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx)

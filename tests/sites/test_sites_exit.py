@@ -17,6 +17,10 @@ CASE is one of:
 - edge, edgeprog: a_work's children are b_leaf with 5 x its calls, its self
   time is its total less theirs; b_leaf's callers carry parent
   sitea.a_work (500) or none (7, main's own);
+- edgesampled, edgeprog under APIPROF_SAMPLE=8: the same edge, estimated.
+  Most a_work calls are untimed, which keep no call tree: a timed b_leaf
+  finds its parent from the thread's frames (apiprof_slow.c), inline
+  entered (the wrapper's return address) or out of line;
 - overflow, overprog: 20 sites, 16 named ones and "(other callers)" with the rest;
 - sampled, APIPROF_SAMPLE=64: counts exact, callers estimated and adding up;
 - summary, APIPROF_SUMMARY: the tree has b_leaf indented under a_work, the top list.
@@ -138,6 +142,33 @@ def test_edge(tmp):
     if b["children"] != [] or b["self_ns"] != b["total_ns"]:
         fail("b_leaf: %r" % b)
     print("ok: the edge sitea.a_work -> siteb.b_leaf is exact, self <= total")
+
+
+def test_edgesampled(tmp):
+    n = 20000
+    doc, _ = run([SHIM_A, SHIM_B], [EDGE, str(n)], tmp, APIPROF_SAMPLE="8")
+    a = func(doc, "sitea", "a_work")
+    b = func(doc, "siteb", "b_leaf")
+    inside = sum(c["calls"] for c in b["callers"] if c.get("parent") == "sitea.a_work")
+    rest = [c for c in b["callers"] if "parent" not in c]
+    # A run of calls is counted at the site of its first timed call: the
+    # calls before b_leaf's first (in "(other callers)"; the countdown
+    # also runs down on a_work's calls) and the 7 of main's own at the end
+    # are all that fall outside a_work, a few dozen at most.  Were the
+    # parents of the timed calls made inside untimed a_work calls lost,
+    # only about one in 8 would be inside.
+    if b["calls"] != 5 * n + 7 or inside + sum(c["calls"] for c in rest) != b["calls"] or \
+            not 5 * n - 100 <= inside <= 5 * n + 7 or \
+            any(c["symbol"] not in ("main", "(other callers)") for c in rest) or \
+            not all(c["estimated"] for c in b["callers"]):
+        fail("b_leaf's callers, sampled: %d inside a_work: %r" % (inside, b))
+    kids = a["children"]
+    if a["calls"] != n or len(kids) != 1 or kids[0]["name"] != "b_leaf" or \
+            not kids[0]["estimated"] or kids[0]["calls"] != inside or \
+            not a["self_ns"] <= a["total_ns"]:
+        fail("a_work's children, sampled: %r" % a)
+    print("ok: sampled: the edge sitea.a_work -> siteb.b_leaf, %d of %d calls" %
+          (inside, b["calls"]))
 
 
 def test_overflow(tmp):

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_wrappers.c - which wrapper, and so which row, a return address
+ * found on a stack lies in.
+ *
+ * A call entered inline leaves nothing of its row in the thread's state:
+ * its frame word holds only the stack pointer the wrapper called the real
+ * function with, so the call's return address, into the wrapper, is the
+ * first word below it (or below the arguments passed on the stack).
+ * Three readers need the row of such a call: the longjmp hooks for the
+ * calls a jump abandons (apiprof_jmp.c), the flusher for the calls in
+ * progress (apiprof_busy.c), and sampled mode's timed calls for their
+ * parent (apiprof_slow.c), whose untimed calls keep no call tree.
+ *
+ * So when an api is registered, the extent of each of its wrappers is
+ * looked up once, from the wrapper's own address, which the shim gives
+ * (struct apiprof_api entries), and the size of the exported symbol there
+ * (dladdr1, which allocates nothing and sets no dlerror state: it runs in
+ * the shim's constructor, where a malloc shim's own functions may not be
+ * resolved yet).  The ranges are kept sorted in the arena.  A lookup is
+ * then a binary search of memory that never changes again: no lock, no
+ * loader call, safe in a signal handler and on a program thread.
+ * Dynamic mode's apis have no wrappers (no entries), and have no table.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include "apiprof_internal.h"
+
+struct range {
+	uintptr_t lo, hi; /* the wrapper's code: [lo, hi) */
+	uint32_t row;
+};
+
+struct apiprof_wrappers {
+	uint32_t n;
+	struct range r[]; /* sorted by lo, not overlapping */
+};
+
+/* By api id; set once (release) when the api is registered. */
+static struct apiprof_wrappers *by_id[APIPROF_MAX_APIS];
+
+/* The range of the wrapper at p, if the loader knows the symbol that
+ * starts there and its size. */
+static bool range_of(const void *p, struct range *out)
+{
+	Dl_info info;
+	const ElfW(Sym) *es = NULL;
+
+	if (p == NULL || !dladdr1(p, &info, (void **)&es, RTLD_DL_SYMENT) || es == NULL ||
+	    info.dli_saddr != p || ELF64_ST_TYPE(es->st_info) != STT_FUNC || es->st_size == 0)
+		return false;
+	out->lo = (uintptr_t)p;
+	out->hi = (uintptr_t)p + es->st_size;
+	return true;
+}
+
+/* Insertion sort: the wrappers come nearly in address order already. */
+static void sort(struct range *r, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		struct range x = r[i];
+		uint32_t j = i;
+
+		for (; j > 0 && r[j - 1].lo > x.lo; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+}
+
+/* The ranges of api's wrappers. */
+static struct apiprof_wrappers *build(const struct apiprof_api *api)
+{
+	uint32_t n = apiprof_api_nsyms(api);
+	struct apiprof_wrappers *w =
+	        apiprof_arena_alloc(sizeof(*w) + (size_t)n * sizeof(struct range));
+
+	if (w == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		if (api->rows[i] < api->nfuncs && range_of(api->entries[i], &w->r[w->n])) {
+			w->r[w->n].row = api->rows[i];
+			w->n++;
+		}
+	}
+	sort(w->r, w->n);
+	return w;
+}
+
+void apiprof_wrappers_add(const struct apiprof_api *api, uint32_t id)
+{
+	if (id >= APIPROF_MAX_APIS || api->entries == NULL || api->rows == NULL)
+		return;
+	struct apiprof_wrappers *w = build(api);
+	if (w != NULL)
+		apiprof_store_release(&by_id[id], w);
+}
+
+uint32_t apiprof_wrappers_row(uint32_t id, uintptr_t a)
+{
+	const struct apiprof_wrappers *w =
+	        id < APIPROF_MAX_APIS ? apiprof_load_acquire(&by_id[id]) : NULL;
+
+	if (w == NULL || w->n == 0 || a <= w->r[0].lo || a >= w->r[w->n - 1].hi)
+		return UINT32_MAX;
+	uint32_t lo = 0, hi = w->n; /* the last range starting below a is in [lo, hi) */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (w->r[mid].lo < a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* a return address is never a wrapper's first byte */
+	return a > w->r[lo].lo && a < w->r[lo].hi ? w->r[lo].row : UINT32_MAX;
+}
+
+/* The words read lie between `low` and the frame: the caller makes sure
+ * that is live stack of this thread (see apiprof_jmp.c, apiprof_slow.c). */
+__attribute__((no_sanitize_address)) uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame,
+                                                                     uintptr_t low)
+{
+	const volatile uintptr_t *p = (const uintptr_t *)frame;
+
+	for (int n = 0; n < APIPROF_SCAN_WORDS && (uintptr_t)(p - 1) >= low; n++) {
+		uint32_t row = apiprof_wrappers_row(id, *--p);
+
+		if (row != UINT32_MAX)
+			return row;
+	}
+	return UINT32_MAX;
+}
