@@ -856,15 +856,26 @@ APIPROF_INLINE unsigned apiprof_errno_slot(int e)
  * wrappers of functions that declare them call this, after a call that
  * counted (never a forwarded one), and after the clock; errno is read
  * only when the call failed, and only read. */
+/* A failed call's count and errno slot.  Out of line, and reached by a
+ * tail call: inline, the errno lookup (a call to libc) made the wrapper
+ * keep the row's acct pointer in one more saved register on every call,
+ * failed or not (80 against 76 instructions a call in callgrind). */
+static void apiprof_acct_failed(struct apiprof_acct *a, _Bool err)
+        __attribute__((noinline, cold, unused));
+static void apiprof_acct_failed(struct apiprof_acct *a, _Bool err)
+{
+	apiprof_add(&a->failures, 1);
+	if (err)
+		apiprof_add(&a->errnos[apiprof_errno_slot(errno)], 1);
+}
+
 APIPROF_INLINE void apiprof_acct_add(struct apiprof_cold *s, _Bool failed, _Bool err, uint64_t n,
                                      _Bool sized)
 {
 	struct apiprof_acct *a = s->acct;
 
 	if (apiprof_unlikely(failed)) {
-		apiprof_add(&a->failures, 1);
-		if (err)
-			apiprof_add(&a->errnos[apiprof_errno_slot(errno)], 1);
+		apiprof_acct_failed(a, err);
 	} else if (sized) {
 		apiprof_add(&a->bytes, n);
 		apiprof_add(&a->size_hist[apiprof_hist_bucket(n)], 1);
