@@ -279,8 +279,14 @@ static void test_tree(const struct top_proc *p)
 	size_t n = top_rows_build(p, &v, &rows);
 	struct top_calls_of w = {false, TID};
 	CHECK(top_callview_callers(&l, p, w, row_of(rows, n, "b_leaf")) == 0);
-	CHECK(l.n == 2 && strstr(l.v[0], "site_one") && strstr(l.v[0], "in a.a_work"));
-	CHECK(strstr(l.v[0], "66.7%") && strstr(l.v[1], "site_two"));
+	/* a title line, then a line per caller: numbers in narrow columns,
+	 * the name from column 46 (an 80-column screen shows 35 of it) */
+	CHECK(l.n == 3 && strstr(l.v[0], "CALLS CALLS/S  SHARE     P50     P99  CALLER"));
+	CHECK(strstr(l.v[1], "site_one") && strstr(l.v[1], "in a.a_work"));
+	CHECK(strstr(l.v[1], "66.7%") && strstr(l.v[2], "site_two"));
+	CHECK(strncmp(l.v[1], "   <-     20    ", 16) == 0 &&
+	      strstr(l.v[1], "site_one") - l.v[1] == 45);
+	CHECK(strstr(l.v[0], "CALLER") - l.v[0] == 45);
 	top_lines_free(&l);
 	free(rows);
 }
