@@ -159,10 +159,24 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
 	return cell_find(p, tid, func);
 }
 
+/* Whether c's quantiles go with its sites: of the same snapshot, or of
+ * one whose sites had the same timed calls (the runtime writes none for
+ * a row whose sites had no timed call since its latest, which is kept). */
+static bool siteq_pairs(const struct top_cell *c)
+{
+	uint64_t timed = 0;
+
+	if (c->siteq_tick == 0 || c->siteq_tick == c->sites_tick)
+		return c->siteq_tick != 0;
+	for (uint32_t j = 0; j < c->sites.n; j++)
+		timed += c->sites.site[j].timed;
+	return c->siteq.timed != 0 && c->siteq.timed == timed;
+}
+
 bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
                         double *p99)
 {
-	if (k >= c->sites.n || c->siteq_tick == 0 || c->siteq_tick != c->sites_tick)
+	if (k >= c->sites.n || !siteq_pairs(c))
 		return false;
 	const struct top_site *e = &c->sites.site[k];
 	if (e->entry > APIPROF_SITES || c->siteq.q[e->entry].key != e->key)
