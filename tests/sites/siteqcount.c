@@ -27,7 +27,7 @@
 
 #define MAX_TIDS  256
 #define MAX_SEQ   4096
-#define MAX_READS 2000 /* reads, one a flush interval apart at most */
+#define MAX_READS 2000 /* reads, 5 ms and half a flush interval apart */
 
 struct count {
 	bool wrapped; /* the ring has lost its first records */
@@ -38,6 +38,9 @@ struct count {
 	uint32_t times[MAX_SEQ], sites[MAX_SEQ], siteq[MAX_SEQ];
 };
 
+/* Opens the segment of pid and reads it once: -1 when there is none
+ * (yet), else the read's 0 or TOP_SEG_NOTREADY (its clock's rate is known
+ * after the first flush, which this read asks for). */
 static int attach(pid_t pid, struct top_seg *s, struct top_proc *p)
 {
 	struct top_segname *v;
@@ -45,7 +48,7 @@ static int attach(pid_t pid, struct top_seg *s, struct top_proc *p)
 	char path[128], err[TOP_ERR_LEN];
 	int rc = -1;
 
-	for (size_t i = 0; i < n && rc != 0; i++) {
+	for (size_t i = 0; i < n && rc < 0; i++) {
 		if (v[i].pid != pid)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", TOP_SHM_DIR, v[i].name);
@@ -124,20 +127,23 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	uint32_t want = (uint32_t)atoi(argv[2]);
+	bool open = false, done = false;
 	top_seg_init(&s);
-	if (attach(atoi(argv[1]), &s, &p) != 0)
-		return 1;
-	for (int i = 0; i < MAX_READS; i++) {
-		count(&s, &c);
-		range(&c, &lo, &hi);
-		if (c.nt && hi >= want && hi >= lo)
-			break;
-		struct timespec gap = {0, (long)p.interval_ms * 1000000L / 2 + 1000000L};
-		nanosleep(&gap, NULL); /* poll spacing, bounded by MAX_READS */
-		if (top_seg_read(&s, &p, err, sizeof(err)) != 0)
+	for (int i = 0; i < MAX_READS && !done; i++) {
+		if (!open)
+			open = attach(atoi(argv[1]), &s, &p) >= 0;
+		else if (top_seg_read(&s, &p, err, sizeof(err)) < 0)
 			return 1;
+		if (open) {
+			count(&s, &c);
+			range(&c, &lo, &hi);
+			done = c.nt && hi >= want && hi >= lo;
+		}
+		struct timespec gap = {0, 5000000L + (open ? (long)p.interval_ms * 500000L : 0)};
+		if (!done)
+			nanosleep(&gap, NULL); /* poll spacing, bounded by MAX_READS */
 	}
-	if (!(c.nt && hi >= want && hi >= lo))
+	if (!done)
 		return 1;
 	uint32_t q = 0;
 	for (uint32_t i = 0; i < c.nt; i++)

@@ -14,6 +14,10 @@ which writes every row.  siteqcount counts the ring's records by flush:
   lap:   in a 64-record ring the quantiles are written again once they
          are half a ring old, so that after many laps the ring still
          holds every row's, and a late apiprof-top shows them.
+  fork:  a fork child whose row has the same calls from the same site as
+         its parent's, whose quantiles the parent's flusher has written,
+         writes its own at its first flush, none after, and apiprof-top
+         shows them.
 """
 import json
 import os
@@ -31,13 +35,13 @@ def fail(msg, out=""):
     sys.exit(1)
 
 
-def run(shim, prog, env_extra):
+def run(shim, prog, env_extra, arg=str(THREADS)):
     env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="20", APIPROF_KEYFRAME="1",
                **env_extra)
     for k in ("APIPROF_SAMPLE", "APIPROF_RING_RECORDS"):
         if k not in env_extra:
             env.pop(k, None)
-    p = subprocess.Popen([prog, str(THREADS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    p = subprocess.Popen([prog, arg], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          env=env, text=True)
     if not p.stdout.readline().startswith("ready"):
         fail("idleprog did not get ready")
@@ -59,14 +63,14 @@ def count(tool, pid, flushes):
     return rows, tail, out.stdout
 
 
-def quantiles_shown(top, pid):
+def quantiles_shown(top, pid, threads=THREADS):
     """Each thread's sl_work caller, with its p50/p99, in apiprof-top --json."""
     out = subprocess.run([top, "--json", "-n", "1", "-p", str(pid)], capture_output=True,
                          text=True, check=True).stdout
     doc = json.loads(out)
     callers = [c for p in doc["processes"] if p["pid"] == pid for t in p["threads"]
                for f in t["functions"] if f["name"] == "sl_work" for c in f["callers"]]
-    if len(callers) != THREADS or not all(c["symbol"] == "idle_site" and c["calls"] == 10 and
+    if len(callers) != threads or not all(c["symbol"] == "idle_site" and c["calls"] == 10 and
                                           c["p50_ns"] is not None and
                                           c["p50_ns"] <= c["p99_ns"] for c in callers):
         fail("callers' p50/p99 not shown after flushes without quantiles", out)
@@ -104,10 +108,34 @@ def lap(shim, prog, tool, top):
         p.wait()
 
 
+def forked(shim, prog, tool, top):
+    p = run(shim, prog, {"APIPROF_RING_RECORDS": "4096"}, "fork")
+    try:
+        rows, tail, out = count(tool, p.pid, 3)
+        if rows.get(1) != (1, 1, 1) or tail != (1, 1):
+            fail("parent: its row's quantiles not written", out)
+        p.stdin.write("fork\n")
+        p.stdin.flush()
+        m = re.fullmatch(r"child (\d+)\n", p.stdout.readline())
+        if not m:
+            fail("no child")
+        child = int(m.group(1))
+        rows, tail, out = count(tool, child, 4)
+        if rows.get(1) != (1, 1, 1) or any(rows[k] != (1, 1, 0) for k in rows if k > 1):
+            fail("fork child: its own quantiles not written once", out)
+        quantiles_shown(top, child, 1)
+        print("ok: a fork child writes its row's quantiles at its first flush, none after")
+    finally:
+        p.stdin.close()
+        if p.wait() != 0:
+            fail("idleprog fork exited %d" % p.returncode)
+
+
 def main():
     shim, prog, tool, top = (os.path.abspath(a) for a in sys.argv[1:5])
     idle(shim, prog, tool, top)
     lap(shim, prog, tool, top)
+    forked(shim, prog, tool, top)
 
 
 if __name__ == "__main__":
