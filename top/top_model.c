@@ -220,6 +220,17 @@ static uint64_t held_tick(const struct top_cell *c, const struct top_snap *s)
 	return s->flags & APIPROF_REC_ACCT ? c->acct_tick : c->tick;
 }
 
+/* The tick of the newest record c holds: its thread's name is that
+ * one's (an older APIPROF_REC_SITEQ record, which the runtime does not
+ * repeat while nothing changes, may come after it and has an older name). */
+static uint64_t newest_tick(const struct top_cell *c)
+{
+	uint64_t t = c->tick > c->acct_tick ? c->tick : c->acct_tick;
+
+	t = t > c->sites_tick ? t : c->sites_tick;
+	return t > c->siteq_tick ? t : c->siteq_tick;
+}
+
 int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 {
 	struct top_cell *c = cell_find(p, s->tid, s->func);
@@ -233,7 +244,8 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	}
 	c->tid = s->tid;
 	c->func = s->func;
-	memcpy(c->comm, s->comm, sizeof(c->comm));
+	if (s->tick >= newest_tick(c))
+		memcpy(c->comm, s->comm, sizeof(c->comm));
 	if (s->flags & APIPROF_REC_SITES) {
 		c->sites_tick = s->tick;
 		c->sites = s->sites;
