@@ -25,6 +25,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
+from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
+
 THREADS = 3
 
 
@@ -36,7 +39,7 @@ def fail(msg, out=""):
 
 
 def run(shim, prog, env_extra, arg=str(THREADS)):
-    env = dict(os.environ, LD_PRELOAD=shim, APIPROF_INTERVAL_MS="20", APIPROF_KEYFRAME="1",
+    env = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS="20", APIPROF_KEYFRAME="1",
                **env_extra)
     for k in ("APIPROF_SAMPLE", "APIPROF_RING_RECORDS"):
         if k not in env_extra:
