@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "apiprof_ringbuf.h"
-#include "top_feed.h"
+#include "seg_attach.h"
 
 #define MAX_TIDS  256
 #define MAX_SEQ   4096
@@ -37,28 +37,6 @@ struct count {
 	bool q[MAX_TIDS];
 	uint32_t times[MAX_SEQ], sites[MAX_SEQ], siteq[MAX_SEQ];
 };
-
-/* Opens the segment of pid and reads it once: -1 when there is none
- * (yet), else the read's 0 or TOP_SEG_NOTREADY (its clock's rate is known
- * after the first flush, which this read asks for). */
-static int attach(pid_t pid, struct top_seg *s, struct top_proc *p)
-{
-	struct top_segname *v;
-	size_t n = top_shm_list(TOP_SHM_DIR, (uint32_t)getuid(), &v);
-	char path[128], err[TOP_ERR_LEN];
-	int rc = -1;
-
-	for (size_t i = 0; i < n && rc < 0; i++) {
-		if (v[i].pid != pid)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", TOP_SHM_DIR, v[i].name);
-		top_proc_init(p, pid, v[i].starttime);
-		if (top_seg_open(s, path, err, sizeof(err)) == 0)
-			rc = top_seg_read(s, p, err, sizeof(err));
-	}
-	free(v);
-	return rc;
-}
 
 static uint32_t tid_slot(struct count *c, uint32_t tid)
 {
@@ -131,7 +109,7 @@ int main(int argc, char **argv)
 	top_seg_init(&s);
 	for (int i = 0; i < MAX_READS && !done; i++) {
 		if (!open)
-			open = attach(atoi(argv[1]), &s, &p) >= 0;
+			open = seg_attach(atoi(argv[1]), &s, &p, err, sizeof(err)) >= 0;
 		else if (top_seg_read(&s, &p, err, sizeof(err)) < 0)
 			return 1;
 		if (open) {
