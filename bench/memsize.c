@@ -29,10 +29,11 @@ int main(int argc, char **argv)
 	printf("tls_per_thread %zu\n", sizeof(struct apiprof_tls));
 	printf("entry_per_thread %zu\n", line_up(sizeof(struct apiprof_thread)));
 	/* A function, in each thread that calls anything of its api: its
-	 * cold row, its call count, its call sites and the flusher's shadow
-	 * count. */
+	 * cold row, its call count, its call sites, the flusher's shadow
+	 * count and its marks of the row's latest quantiles record. */
 	printf("stat_per_func_thread %zu\n",
-	       sizeof(struct apiprof_cold) + sizeof(struct apiprof_sites) + 2 * sizeof(uint64_t));
+	       sizeof(struct apiprof_cold) + sizeof(struct apiprof_sites) + 2 * sizeof(uint64_t) +
+	               sizeof(struct apiprof_qmark));
 	/* A function, once per process: the exited threads' folded totals
 	 * (with their call sites) and its entry in the shared function table. */
 	printf("per_func_process %zu\n", sizeof(struct apiprof_cold) +

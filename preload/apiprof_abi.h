@@ -91,8 +91,9 @@
  * its own, or not written for a snapshot (its owner was busy updating it):
  * the next one carries everything.  After it comes one with
  * APIPROF_REC_SITEQ: each site's latency quantiles (struct
- * apiprof_shm_qrec), which may likewise be lost or missing (then that
- * snapshot's sites have none).
+ * apiprof_shm_qrec), only when they changed (see there), and which may
+ * likewise be lost or missing (then that snapshot's sites have none,
+ * unless an earlier one still holds).
  *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
@@ -380,7 +381,11 @@ struct apiprof_shm_siteq {
  * in a ring slot (flags has APIPROF_REC_SITEQ): the same header as a
  * struct apiprof_shm_rec, and the same snapshot as the APIPROF_REC_SITES
  * record with the same tid, func and thread_seq, entry k for its entry k
- * (key 0: unused).  A reader pairs only records of the same snapshot. */
+ * (key 0: unused).  The runtime writes one only when the sites had timed
+ * calls since the row's previous one (or that one is more than half a
+ * ring old), so a reader pairs it with the sites of the same snapshot,
+ * or of a later one whose entries (key != 0) add up to the same timed
+ * calls: the quantiles of a histogram with no new call are the same. */
 struct apiprof_shm_qrec {
 	uint64_t seq;
 	uint32_t tid;
@@ -390,7 +395,9 @@ struct apiprof_shm_qrec {
 	char comm[APIPROF_COMM_MAX];
 	uint64_t tick;
 	uint64_t calls; /* as in the record */
-	uint64_t reserved;
+	/* the timed calls of the used entries (key != 0) of the
+	 * APIPROF_REC_SITES record of the same snapshot; 0: not known */
+	uint64_t timed;
 	struct apiprof_shm_siteq site[APIPROF_SITES + 1];
 };
 

@@ -124,12 +124,44 @@ static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
 	return apiprof_load_acquire(&th->gen) == gen;
 }
 
-/* Row i of th's table as a record of kind k.  False when the entry was
- * reset under us (a new thread took it): the copy is dropped, and so is
- * the rest. */
+/* What a row's sites record and its quantiles record tell each other:
+ * put, whether the record was committed; pos, its ring position; timed,
+ * the timed calls of the sites record's used entries, which the
+ * quantiles record carries (0: not known). */
+struct rec_note {
+	bool put;
+	uint64_t pos;
+	uint64_t timed;
+};
+
+/* The timed calls of a sites record's used entries (key != 0), as a
+ * reader adds them up. */
+static uint64_t srec_timed(const struct apiprof_shm_srec *r)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k <= APIPROF_SITES; k++)
+		n += r->site[k].key != 0 ? r->site[k].timed : 0;
+	return n;
+}
+
+/* A filled slot of kind k and its note, before the commit. */
+static void rec_note(struct apiprof_shm_rec *r, enum rec_kind k, struct rec_note *n)
+{
+	if (n == NULL)
+		return;
+	if (k == REC_SITES)
+		n->timed = srec_timed((const struct apiprof_shm_srec *)r);
+	else if (k == REC_SITEQ)
+		((struct apiprof_shm_qrec *)r)->timed = n->timed;
+}
+
+/* Row i of th's table as a record of kind k, noted in n (NULL: no note).
+ * False when the entry was reset under us (a new thread took it): the
+ * copy is dropped, and so is the rest. */
 static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b, enum rec_kind k)
+                      uint32_t i, const struct apiprof_busy *b, enum rec_kind k, struct rec_note *n)
 {
 	uint64_t pos;
 
@@ -142,21 +174,56 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		apiprof_ring_abandon(h, r, pos);
 		return false;
 	}
-	if (r != NULL)
-		apiprof_ring_commit(r, pos);
+	if (r == NULL)
+		return true;
+	rec_note(r, k, n);
+	apiprof_ring_commit(r, pos);
+	if (n != NULL) {
+		n->put = true;
+		n->pos = pos;
+	}
 	return true;
 }
 
+/* Whether the flusher's pass writes the quantiles of a row whose sites
+ * record it has just written (s): the row's first, or its sites had timed
+ * calls since its latest (a histogram that had none has the same
+ * quantiles), or that one is more than half a ring behind, so that each
+ * keyframe leaves every row's latest in the ring for a reader that
+ * attaches late.  Its gen is the entry's: a reset entry starts again.  An
+ * idle row's keyframes thus write no quantiles, which a reader keeps
+ * (apiprof_abi.h struct apiprof_shm_qrec). */
+static bool siteq_due(const struct apiprof_qmark *m, uint32_t gen, const struct rec_note *s)
+{
+	uint64_t half = (1ull << apiprof_cfg.ring_order) / 2;
+
+	return !s->put || !m->set || m->gen != gen || m->timed != s->timed || s->pos < m->pos ||
+	       s->pos - m->pos >= half;
+}
+
 /* Row i's record, then for a row that declares bytes or failures its
- * APIPROF_REC_ACCT record, then its call sites and their quantiles. */
+ * APIPROF_REC_ACCT record, then its call sites and their quantiles: every
+ * time on the exit paths (m NULL), when siteq_due says so in the
+ * flusher's passes, which keep the marks m (only that thread writes
+ * them). */
 static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b)
+                      uint32_t i, const struct apiprof_busy *b, struct apiprof_qmark *m)
 {
-	return flush_rec(h, th, gen, sh, func, tab, i, b, REC_TIMES) &&
-	       (!row_acct(tab, i) || flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_ACCT)) &&
-	       flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES) &&
-	       flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITEQ);
+	struct rec_note sites = {false, 0, 0}, q;
+
+	if (!flush_rec(h, th, gen, sh, func, tab, i, b, REC_TIMES, NULL) ||
+	    (row_acct(tab, i) && !flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_ACCT, NULL)) ||
+	    !flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES, &sites))
+		return false;
+	if (m != NULL && !siteq_due(m, gen, &sites))
+		return true;
+	q = (struct rec_note){false, 0, sites.put ? sites.timed : 0};
+	if (!flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITEQ, &q))
+		return false;
+	if (m != NULL && q.put && sites.put)
+		*m = (struct apiprof_qmark){sites.timed, q.pos, gen, 1};
+	return true;
 }
 
 /* The call in progress of api id on th that the flusher's scan found (b:
@@ -176,7 +243,8 @@ static void busy_rows(const struct apiprof_busy *b, uint32_t n, uint32_t *now, u
  * marked once more when its call is over, so that a reader's newest record
  * of each row tells whether it is in progress. */
 static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
-                      const struct snap_head *sh, bool all, uint32_t gen, struct apiprof_busy *b)
+                      const struct snap_head *sh, bool all, uint32_t gen, struct apiprof_busy *b,
+                      bool own)
 {
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
@@ -184,6 +252,9 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 
 	if (api == NULL || tab == NULL)
 		return;
+	/* the marks, after the shadow counts (apiprof_thread.c) */
+	struct apiprof_qmark *m =
+	        own ? (struct apiprof_qmark *)(th->shadow[id] + api->nfuncs) : NULL;
 	busy_rows(b, api->nfuncs, &busy, &shown);
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		uint64_t calls = apiprof_load(&tab->calls[i]);
@@ -192,7 +263,8 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		if ((calls == 0 && !forced) ||
 		    (!all && !forced && apiprof_load(&th->shadow[id][i]) == calls))
 			continue;
-		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i, in ? b : NULL))
+		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i, in ? b : NULL,
+		               m ? &m[i] : NULL))
 			return;
 		if (!all) /* only the helper's incremental passes keep shadows */
 			apiprof_store(&th->shadow[id][i], calls);
@@ -201,9 +273,11 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		b->shown = busy;
 }
 
-/* th's snapshot; `busy` (the flusher's passes only) also tells the calls
- * in progress. */
-static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all, bool busy)
+/* th's snapshot; `busy` (the flusher's passes of live threads) also
+ * tells the calls in progress; `own` (the flusher's passes) writes
+ * quantiles by the marks (flush_row). */
+static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all, bool busy,
+                         bool own)
 {
 	struct apiprof_shm_header *h = apiprof_segment_ring();
 	uint32_t gen = apiprof_load_acquire(&th->gen);
@@ -219,12 +293,12 @@ static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all
 	if (busy)
 		apiprof_busy_scan(th, gen, sh.tick);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
-		flush_api(h, th, id, &sh, all, gen, busy ? th->busy[id] : NULL);
+		flush_api(h, th, id, &sh, all, gen, busy ? th->busy[id] : NULL, own);
 }
 
 void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
 {
-	flush_thread(th, rec_flags, all, false);
+	flush_thread(th, rec_flags, all, false, false);
 }
 
 /* The numbers of threads folded away, as one record per function, tid 0. */
@@ -247,13 +321,16 @@ void apiprof_flush_folded(void)
 			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
 				continue;
 			sh.tick = apiprof_now();
+			struct rec_note n = {false, 0, 0};
 			for (enum rec_kind k = REC_TIMES; k < REC_KINDS; k++) {
 				if (k == REC_ACCT && !row_acct(tab, i))
 					continue;
 				struct apiprof_shm_rec *r =
 				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
-				if (r != NULL)
-					apiprof_ring_commit(r, pos);
+				if (r == NULL)
+					continue;
+				rec_note(r, k, &n);
+				apiprof_ring_commit(r, pos);
 			}
 		}
 	}
@@ -269,10 +346,10 @@ static void flush_records(bool keyframe, bool busy)
 			 * /proc, a few us a thread. */
 			if (keyframe)
 				apiprof_thread_rename(th);
-			flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe, busy);
+			flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe, busy, busy);
 		} else if (st == APIPROF_T_EXITED && keyframe)
-			apiprof_flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED,
-			                     true);
+			flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED, true,
+			             false, busy);
 	}
 	if (keyframe)
 		apiprof_flush_folded();

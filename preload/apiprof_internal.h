@@ -163,6 +163,17 @@ enum apiprof_thread_state {
 	APIPROF_T_FOLDING, /* being folded into the per-api totals */
 };
 
+/* What the flusher's own passes keep of a row's latest APIPROF_REC_SITEQ
+ * record (apiprof_flush.c siteq_due): the timed calls of the sites it
+ * went with, its ring position, and the entry's gen then (a reset entry,
+ * a fork child's too, has another: its marks are no longer its own). */
+struct apiprof_qmark {
+	uint64_t timed;
+	uint64_t pos;
+	uint32_t gen;
+	uint32_t set;
+};
+
 struct apiprof_thread {
 	struct apiprof_thread *next;      /* registry list: entries are never removed */
 	struct apiprof_thread *free_next; /* free stack, under the registry lock */
@@ -187,7 +198,9 @@ struct apiprof_thread {
 	uint64_t start_tick;
 	uint64_t exit_tick;
 	struct apiprof_tab *tab[APIPROF_MAX_APIS];
-	uint64_t *shadow[APIPROF_MAX_APIS]; /* calls at the flusher's last snapshot */
+	/* calls at the flusher's last snapshot, one word per row, then each
+	 * row's struct apiprof_qmark */
+	uint64_t *shadow[APIPROF_MAX_APIS];
 	/* The latest call of each api entered out of line: its stack address
 	 * and row, the row of an abandoned call whose frame word says
 	 * APIPROF_FRAME_SLOW (apiprof_slow.c).  The owning thread's only. */

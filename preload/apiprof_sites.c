@@ -400,7 +400,7 @@ void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab
 	struct apiprof_sites *s = sites_of(tab, i);
 
 	dst->calls = apiprof_load(&tab->calls[i]);
-	dst->reserved = 0;
+	dst->timed = 0; /* the flusher stamps it */
 	for (int k = 0; k <= APIPROF_SITES; k++) {
 		struct apiprof_shm_siteq *e = &dst->site[k];
 		uint64_t q[2];

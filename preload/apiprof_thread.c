@@ -326,7 +326,8 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 
 	if (tab == NULL) {
 		tab = apiprof_tab_alloc(api);
-		th->shadow[id] = apiprof_arena_alloc((size_t)n * sizeof(uint64_t));
+		th->shadow[id] = apiprof_arena_alloc(
+		        (size_t)n * (sizeof(uint64_t) + sizeof(struct apiprof_qmark)));
 		th->busy[id] = apiprof_arena_alloc(sizeof(struct apiprof_busy));
 		if (tab == NULL || th->shadow[id] == NULL || th->busy[id] == NULL)
 			return NULL;

@@ -70,6 +70,46 @@ static void caller_where(const struct top_proc *p, const struct top_caller *c, c
 		snprintf(buf, cap, "%s%s", label, in);
 }
 
+/* The caller line's columns, narrow as top's: the name comes last, so
+ * that an 80-column terminal shows it (the line is cut at the screen's
+ * edge, never wrapped).  Widths in terminal columns ("µs" is one). */
+enum { W_CALLS = 6, W_RATE = 7, W_SHARE = 6, W_Q = 7 };
+
+/* The numbers of one line, each padded to its column, and the name. */
+static int caller_line(struct top_lines *l, const char *arrow, const char *cells[5],
+                       const char *where)
+{
+	static const int width[5] = {W_CALLS, W_RATE, W_SHARE, W_Q, W_Q};
+	char pad[5][TOP_FMT_LEN * 2];
+
+	for (int i = 0; i < 5; i++)
+		top_fmt_pad(pad[i], sizeof(pad[i]), cells[i], width[i], 1);
+	return lines_add(l, "   %-2s %s %s %s %s %s  %s", arrow, pad[0], pad[1], pad[2], pad[3],
+	                 pad[4], where);
+}
+
+/* One caller: calls, calls/s, share of the function's time, p50, p99
+ * ("~": estimates of a sampled process), where. */
+static int caller_add(struct top_lines *l, const struct top_proc *p, const struct top_caller *c,
+                      double total, double wall_s)
+{
+	char t[4][TOP_FMT_LEN], calls[TOP_FMT_LEN + 2], rate[TOP_FMT_LEN + 2], share[TOP_FMT_LEN],
+	        p50[TOP_FMT_LEN + 2], p99[TOP_FMT_LEN + 2], where[TOP_SYM_NAME * 2];
+	const char *est = c->estimated ? "~" : "";
+
+	top_fmt_count(t[0], sizeof(t[0]), c->calls);
+	top_fmt_rate(t[1], sizeof(t[1]), wall_s > 0 ? (double)c->calls_iv / wall_s : 0);
+	top_fmt_ns(t[2], sizeof(t[2]), c->p50_ns);
+	top_fmt_ns(t[3], sizeof(t[3]), c->p99_ns);
+	snprintf(calls, sizeof(calls), "%s%s", est, t[0]);
+	snprintf(rate, sizeof(rate), "%s%s", est, t[1]);
+	top_fmt_pct(share, sizeof(share), total > 0 ? 100.0 * c->ns / total : 0.0);
+	snprintf(p50, sizeof(p50), "%s%s", c->p50_ns >= 0 ? est : "", t[2]);
+	snprintf(p99, sizeof(p99), "%s%s", c->p99_ns >= 0 ? est : "", t[3]);
+	caller_where(p, c, where, sizeof(where));
+	return caller_line(l, "<-", (const char *[5]){calls, rate, share, p50, p99}, where);
+}
+
 int top_callview_callers(struct top_lines *l, const struct top_proc *p, struct top_calls_of w,
                          const struct top_row *r)
 {
@@ -82,21 +122,12 @@ int top_callview_callers(struct top_lines *l, const struct top_proc *p, struct t
 		total += c[i].ns;
 	if (n == 0)
 		rc = lines_add(l, "      (no call sites known)");
-	for (long i = 0; rc == 0 && i < n; i++) {
-		char calls[TOP_FMT_LEN], rate[TOP_FMT_LEN], avg[TOP_FMT_LEN], p50[TOP_FMT_LEN],
-		        p99[TOP_FMT_LEN], where[TOP_SYM_NAME * 2];
-
-		top_fmt_count(calls, sizeof(calls), c[i].calls);
-		top_fmt_rate(rate, sizeof(rate), wall_s > 0 ? (double)c[i].calls_iv / wall_s : 0);
-		top_fmt_ns(avg, sizeof(avg), c[i].calls ? c[i].ns / (double)c[i].calls : -1);
-		top_fmt_ns(p50, sizeof(p50), c[i].p50_ns);
-		top_fmt_ns(p99, sizeof(p99), c[i].p99_ns);
-		caller_where(p, &c[i], where, sizeof(where));
-		rc = lines_add(l,
-		               "      <- %9s calls %8s/s %5.1f%% avg %s%-8s p50 %-8s p99 %-8s %s",
-		               calls, rate, total > 0 ? 100.0 * c[i].ns / total : 0.0,
-		               c[i].estimated ? "~" : "", avg, p50, p99, where);
-	}
+	else if (n > 0)
+		rc = caller_line(l, "",
+		                 (const char *[5]){"CALLS", "CALLS/S", "SHARE", "P50", "P99"},
+		                 "CALLER");
+	for (long i = 0; rc == 0 && i < n; i++)
+		rc = caller_add(l, p, &c[i], total, wall_s);
 	if (n > 0)
 		free(c);
 	return rc;

@@ -159,10 +159,24 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
 	return cell_find(p, tid, func);
 }
 
+/* Whether c's quantiles go with its sites: of the same snapshot, or of
+ * one whose sites had the same timed calls (the runtime writes none for
+ * a row whose sites had no timed call since its latest, which is kept). */
+static bool siteq_pairs(const struct top_cell *c)
+{
+	uint64_t timed = 0;
+
+	if (c->siteq_tick == 0 || c->siteq_tick == c->sites_tick)
+		return c->siteq_tick != 0;
+	for (uint32_t j = 0; j < c->sites.n; j++)
+		timed += c->sites.site[j].timed;
+	return c->siteq.timed != 0 && c->siteq.timed == timed;
+}
+
 bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
                         double *p99)
 {
-	if (k >= c->sites.n || c->siteq_tick == 0 || c->siteq_tick != c->sites_tick)
+	if (k >= c->sites.n || !siteq_pairs(c))
 		return false;
 	const struct top_site *e = &c->sites.site[k];
 	if (e->entry > APIPROF_SITES || c->siteq.q[e->entry].key != e->key)
@@ -206,6 +220,17 @@ static uint64_t held_tick(const struct top_cell *c, const struct top_snap *s)
 	return s->flags & APIPROF_REC_ACCT ? c->acct_tick : c->tick;
 }
 
+/* The tick of the newest record c holds: its thread's name is that
+ * one's (an older APIPROF_REC_SITEQ record, which the runtime does not
+ * repeat while nothing changes, may come after it and has an older name). */
+static uint64_t newest_tick(const struct top_cell *c)
+{
+	uint64_t t = c->tick > c->acct_tick ? c->tick : c->acct_tick;
+
+	t = t > c->sites_tick ? t : c->sites_tick;
+	return t > c->siteq_tick ? t : c->siteq_tick;
+}
+
 int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 {
 	struct top_cell *c = cell_find(p, s->tid, s->func);
@@ -219,7 +244,8 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	}
 	c->tid = s->tid;
 	c->func = s->func;
-	memcpy(c->comm, s->comm, sizeof(c->comm));
+	if (s->tick >= newest_tick(c))
+		memcpy(c->comm, s->comm, sizeof(c->comm));
 	if (s->flags & APIPROF_REC_SITES) {
 		c->sites_tick = s->tick;
 		c->sites = s->sites;

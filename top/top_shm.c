@@ -427,6 +427,7 @@ static void qrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
 
 	memcpy(&x, r, sizeof(x));
 	head_to_snap(d, r);
+	d->siteq.timed = x.timed;
 	for (int i = 0; i <= APIPROF_SITES; i++) {
 		const struct apiprof_shm_siteq *e = &x.site[i];
 		bool ok = e->p50_ticks <= e->p99_ticks;

@@ -60,9 +60,11 @@ struct top_sites {
 
 /* The latency quantiles of the call sites of an APIPROF_REC_SITEQ
  * record, q[k] for entry k of the APIPROF_REC_SITES record of the same
- * snapshot (tick), if its key is that entry's; ticks, APIPROF_SITEQ_NONE
- * when not known. */
+ * snapshot (tick), or of a later one with the same timed calls (0: not
+ * known), if its key is that entry's; ticks, APIPROF_SITEQ_NONE when not
+ * known. */
 struct top_siteq {
+	uint64_t timed;
 	struct {
 		uint64_t key;
 		uint64_t p50, p99;

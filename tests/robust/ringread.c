@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "apiprof_ringbuf.h"
-#include "top_feed.h"
+#include "seg_attach.h"
 
 static int die(const char *what)
 {
@@ -58,22 +58,14 @@ static int die(const char *what)
 /* Opens the segment of pid and reads it once. */
 static int attach(pid_t pid, struct top_seg *s, struct top_proc *p)
 {
-	struct top_segname *v;
-	size_t n = top_shm_list(TOP_SHM_DIR, (uint32_t)getuid(), &v);
-	char path[128], err[TOP_ERR_LEN];
-	int rc = -1;
+	char err[TOP_ERR_LEN];
+	int rc = seg_attach(pid, s, p, err, sizeof(err));
 
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].pid != pid)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", TOP_SHM_DIR, v[i].name);
-		top_proc_init(p, pid, v[i].starttime);
-		if (top_seg_open(s, path, err, sizeof(err)) == 0)
-			rc = top_seg_read(s, p, err, sizeof(err));
-		if (rc != 0)
-			fprintf(stderr, "ringread: %s: %s\n", path, rc > 0 ? "not ready" : err);
-	}
-	free(v);
+	if (rc != 0)
+		fprintf(stderr, "ringread: the segment of %d: %s\n", (int)pid,
+		        rc > 0   ? "not ready"
+		        : err[0] ? err
+		                 : "none");
 	return rc;
 }
 

@@ -5,8 +5,9 @@
  * callers, children, the --json fields, folded stacks that add up, and
  * the call tree; a parent beyond the function table is refused.  An
  * APIPROF_REC_SITEQ record gives a caller its p50/p99 only when it is of
- * the same snapshot (tick) and entry (key) as the caller's site, and
- * its p50 is not above its p99.
+ * the same snapshot (tick), or of an earlier one whose sites had the same
+ * timed calls (the runtime writes none while they have no new one), and
+ * entry (key) as the caller's site, and its p50 is not above its p99.
  *
  * Functions: 0 a.a_work, 1 b.b_leaf, 2 c.c_free.  Thread 100:
  *   a_work  10 calls of 100 ns: 6 from site_one, 4 from site_two (roots)
@@ -279,8 +280,14 @@ static void test_tree(const struct top_proc *p)
 	size_t n = top_rows_build(p, &v, &rows);
 	struct top_calls_of w = {false, TID};
 	CHECK(top_callview_callers(&l, p, w, row_of(rows, n, "b_leaf")) == 0);
-	CHECK(l.n == 2 && strstr(l.v[0], "site_one") && strstr(l.v[0], "in a.a_work"));
-	CHECK(strstr(l.v[0], "66.7%") && strstr(l.v[1], "site_two"));
+	/* a title line, then a line per caller: numbers in narrow columns,
+	 * the name from column 46 (an 80-column screen shows 35 of it) */
+	CHECK(l.n == 3 && strstr(l.v[0], "CALLS CALLS/S  SHARE     P50     P99  CALLER"));
+	CHECK(strstr(l.v[1], "site_one") && strstr(l.v[1], "in a.a_work"));
+	CHECK(strstr(l.v[1], "66.7%") && strstr(l.v[2], "site_two"));
+	CHECK(strncmp(l.v[1], "   <-     20    ", 16) == 0 &&
+	      strstr(l.v[1], "site_one") - l.v[1] == 45);
+	CHECK(strstr(l.v[0], "CALLER") - l.v[0] == 45);
 	top_lines_free(&l);
 	free(rows);
 }
@@ -381,6 +388,68 @@ static void test_bad_parent(void)
 	tseg_destroy(&t);
 }
 
+/* One snapshot of a.a_work: site_one's 6 + extra timed calls, and its
+ * quantiles (p50 50, p99 90, of its 6 + extra timed calls) when q. */
+static void write_kept(struct tseg *t, uint64_t tick, uint64_t extra, bool q)
+{
+	struct apiprof_shm_site a[APIPROF_SITES + 1] = {0};
+	struct apiprof_shm_siteq sq[APIPROF_SITES + 1] = {0};
+
+	a[0] = site(in(site_one), APIPROF_PARENT_NONE, 6 + extra, 100);
+	tseg_write(t, TID, 0, tick, 6 + extra, 100);
+	tseg_write_sites(t, TID, 0, tick, 6 + extra, a);
+	sq[0] = (struct apiprof_shm_siteq){a[0].key, 50, 90};
+	if (q)
+		tseg_write_siteq_timed(t, TID, 0, tick, 6 + extra, 6 + extra, sq);
+}
+
+/* site_one's p50 as a reader shows it, -1 when not known. */
+static double kept_p50(struct top_proc *p)
+{
+	struct top_calls_of w = {false, TID};
+	struct top_caller *c;
+	double p50;
+
+	top_proc_refresh(p, 2000000000ull, 2000000000ull);
+	CHECK(top_callers(p, w, 0, &c) == 1);
+	p50 = c[0].p50_ns;
+	free(c);
+	return p50;
+}
+
+/* Snapshots without quantiles after one with them: a reader keeps them
+ * while the sites' timed calls are those they went with, and so does one
+ * that attaches later and finds only the older quantiles in the ring; a
+ * snapshot with new timed calls and no quantiles has none. */
+static void test_siteq_kept(void)
+{
+	struct tseg t;
+	struct top_seg s;
+	struct top_proc p, late;
+	char err[TOP_ERR_LEN] = "";
+
+	tseg_create(&t, 8, 4);
+	tseg_func(&t, 0, "a", "a_work");
+	top_seg_init(&s);
+	top_proc_init(&p, t.h->pid, t.h->starttime);
+	CHECK(top_seg_open(&s, t.path, err, sizeof(err)) == 0);
+	write_kept(&t, 10, 0, true);
+	CHECK(top_seg_read(&s, &p, err, sizeof(err)) == 0 && kept_p50(&p) == 50);
+	write_kept(&t, 20, 0, false);
+	write_kept(&t, 30, 0, false);
+	CHECK(top_seg_read(&s, &p, err, sizeof(err)) == 0 && kept_p50(&p) == 50);
+	load(&late, &t);
+	CHECK(kept_p50(&late) == 50);
+	top_proc_free(&late);
+	write_kept(&t, 40, 1, false); /* a timed call: those quantiles are old */
+	CHECK(top_seg_read(&s, &p, err, sizeof(err)) == 0 && kept_p50(&p) == -1);
+	write_kept(&t, 50, 1, true);
+	CHECK(top_seg_read(&s, &p, err, sizeof(err)) == 0 && kept_p50(&p) == 50);
+	top_seg_close(&s);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+}
+
 int main(void)
 {
 	struct tseg t;
@@ -400,6 +469,7 @@ int main(void)
 	tseg_destroy(&t);
 	test_bad_parent();
 	test_folded_cut();
+	test_siteq_kept();
 	top_sitesym_free();
 	puts("ok");
 	return 0;

@@ -14,8 +14,9 @@ times; then it waits on its stdin.  Checks, in full timing (exact counts):
             child, self <= total; sampled
             (APIPROF_SAMPLE=8): callers marked estimated, adding up;
   live (tmux): Enter on the tt_work row shows its three callers with
-            their counts and p50/p99 (and the calls inside tr_outer) and hides them
-            again; T shows tt_work indented under tr_outer.
+            their counts and p50/p99 (and the calls inside tr_outer), and on
+            an 80-column screen still each caller's numbers and its whole
+            name, and hides them again; T shows tt_work indented under tr_outer.
 Exit 77 = skipped (no tmux: the batch checks still run first).
 """
 import json
@@ -109,17 +110,44 @@ def check_sampled(top, prog, shim, shim_tree):
         p.wait()
 
 
-QUANTILES = r"p50 [0-9.]+\S*s +p99 [0-9.]+\S*s "
+# A caller line: calls, calls/s, share, p50, p99 in narrow columns, then
+# where it was called from, last (top_callview.c).
+TIME = r"~?[0-9.]+\S*s"
+CALLER = re.compile(r"^\s+<-\s+(~?\d\S*)\s+(~?[0-9.]+\S*)\s+([0-9.]+%%)\s+(%s)\s+(%s)  (\S.*)$"
+                    % (TIME, TIME))
+
+
+def callers(s):
+    """The caller lines of the screen, as (calls, where) with both p50 and
+    p99 shown, or None when a line has not all its numbers."""
+    rows = []
+    for l in s.splitlines():
+        if "<-" not in l:
+            continue
+        m = CALLER.match(l.rstrip())
+        if not m:
+            return None
+        rows.append((m.group(1), m.group(6)))
+    return rows
 
 
 def callers_shown(s):
     """The three callers, each with its count and its p50 and p99, below
     the tt_work row, and the calls made inside tr_outer."""
-    rows = [l for l in s.splitlines() if "<-" in l]
-    return len(rows) == 4 and all(re.search(QUANTILES, l) for l in rows) and any(
-        re.search(r"<-\s+%d calls .* in treelib\.tr_outer$" % INNER, l.rstrip()) for l in rows) and all(
-        any(re.search(r"<-\s+%d calls .* %s \(siteprog\.c:\d+\)" % (n, site), l) for l in rows)
-        for site, n in SITES.items())
+    rows = callers(s)
+    return rows is not None and len(rows) == 4 and any(
+        n == str(INNER) and w.endswith(" in treelib.tr_outer") for n, w in rows) and all(
+        any(n == str(k) and re.match(r"%s \(siteprog\.c:\d+\)$" % site, w) for n, w in rows)
+        for site, k in SITES.items())
+
+
+def names_at_80(s):
+    """On an 80-column screen each caller's line has its count and its
+    resolved name whole ("site_a (siteprog.c:"), and still its numbers."""
+    lines = [l for l in s.splitlines() if "<-" in l]
+    return all(len(l) <= 80 for l in s.splitlines()) and all(
+        any(re.match(r"\s+<-\s+%d\s.*\s%s \(siteprog\.c:" % (k, site), l) for l in lines)
+        for site, k in SITES.items()) and callers(s) is not None
 
 
 def indented(s):
@@ -138,6 +166,9 @@ def live(top, pid):
         t.keys("%s -d 0.1 -p %d -f tt_work" % (top, pid), "Enter")
         t.wait("the tt_work row", lambda s: re.search(r"tt_work .* %d " % CALLS, s))
         t.keys("Enter")
+        t.resize(80, 50)
+        t.wait("the callers' names on 80 columns", names_at_80)
+        t.resize(200, 50)
         t.wait("its three callers", callers_shown)
         t.keys("Enter")
         t.wait("callers hidden", lambda s: "<-" not in s and "tt_work" in s)

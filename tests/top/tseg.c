@@ -152,7 +152,8 @@ uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, 
  * apiprof_shm_qrec's at the same place) are the len bytes of entries;
  * returns its position. */
 static uint64_t write_entries(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
-                              uint32_t flags, uint64_t calls, const void *entries, size_t len)
+                              uint32_t flags, uint64_t calls, uint64_t reserved,
+                              const void *entries, size_t len)
 {
 	uint64_t pos = t->h->head++;
 	struct apiprof_shm_rec *r = tseg_slot(t, pos);
@@ -169,6 +170,7 @@ static uint64_t write_entries(struct tseg *t, uint32_t tid, uint32_t func, uint6
 	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
 	x.tick = tick;
 	x.calls = calls;
+	x.reserved = reserved; /* a qrec's timed */
 	memcpy(r, &x, offsetof(struct apiprof_shm_srec, site));
 	memcpy((char *)r + offsetof(struct apiprof_shm_srec, site), entries, len);
 	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
@@ -180,7 +182,7 @@ static uint64_t write_entries(struct tseg *t, uint32_t tid, uint32_t func, uint6
 uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_site *site)
 {
-	return write_entries(t, tid, func, tick, APIPROF_REC_SITES, calls, site,
+	return write_entries(t, tid, func, tick, APIPROF_REC_SITES, calls, 0, site,
 	                     (APIPROF_SITES + 1) * sizeof(*site));
 }
 
@@ -189,6 +191,13 @@ uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t 
 uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_siteq *q)
 {
-	return write_entries(t, tid, func, tick, APIPROF_REC_SITEQ, calls, q,
+	return tseg_write_siteq_timed(t, tid, func, tick, calls, 0, q);
+}
+
+/* The same, saying that its sites had timed calls (0: not known). */
+uint64_t tseg_write_siteq_timed(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
+                                uint64_t calls, uint64_t timed, const struct apiprof_shm_siteq *q)
+{
+	return write_entries(t, tid, func, tick, APIPROF_REC_SITEQ, calls, timed, q,
 	                     (APIPROF_SITES + 1) * sizeof(*q));
 }

@@ -43,6 +43,8 @@ uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t 
                           uint64_t calls, const struct apiprof_shm_site *site);
 uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_siteq *q);
+uint64_t tseg_write_siteq_timed(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
+                                uint64_t calls, uint64_t timed, const struct apiprof_shm_siteq *q);
 uint64_t tseg_self_starttime(void);
 
 #endif /* TSEG_H */
