@@ -189,8 +189,14 @@ static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint
  * the innermost of those calls is the one with the lowest frame above sp
  * (stacks grow down).  Its row is in the thread's entry when it came out
  * of line, else found from its return address (apiprof_wrappers.c),
- * which lies in the live stack between sp and that frame.  A signal
- * handler's call on an alternate stack above the thread's finds none. */
+ * which lies in the live stack between sp and that frame.  A frame more
+ * than STACK_SPAN above sp is taken to be on another stack (a signal
+ * handler's call on an alternate stack, made while the thread was inside
+ * that call): its return address is not looked for, since the words
+ * below it may lie below what the interrupted code had touched of its
+ * stack.  On an alternate stack above the thread's, the call finds none. */
+#define STACK_SPAN (1u << 20)
+
 static uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
 {
 	uintptr_t best = UINTPTR_MAX;
@@ -206,9 +212,11 @@ static uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id, uintptr_t s
 	}
 	if (in == 0)
 		return APIPROF_PARENT_NONE;
-	uint32_t row = (t->api[in].frame & APIPROF_FRAME_SLOW)
-	                       ? apiprof_slow_row(t, in)
-	                       : apiprof_wrappers_below(in, best, sp);
+	bool inline_entered = !(t->api[in].frame & APIPROF_FRAME_SLOW);
+	if (inline_entered && best - sp > STACK_SPAN)
+		return APIPROF_PARENT_UNKNOWN;
+	uint32_t row =
+	        inline_entered ? apiprof_wrappers_below(in, best, sp) : apiprof_slow_row(t, in);
 	const struct apiprof_api *api = apiprof_api_get(in);
 	if (api == NULL || row >= api->nfuncs || t->api[in].tab == NULL)
 		return APIPROF_PARENT_UNKNOWN;
