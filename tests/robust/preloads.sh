@@ -12,7 +12,17 @@
 # libfaketime resolves its real functions lazily with dlsym, from inside
 # whatever it wraps: this once made the shim's first free double-free
 # glibc's dlerror string (see dlsym_alloc.sh).
+#
+# libfaketime keeps a segment and a semaphore in /dev/shm, which its
+# destructor removes: a run that aborts would leave them there.  So the
+# faketime runs get a /dev/shm of their own, in a private mount namespace,
+# where one can be had.
 set -u
+if [ "$1" = faketime ] && [ -z "${PRELOADS_OWN_SHM:-}" ] &&
+	unshare -m sh -c 'mount -t tmpfs tmpfs /dev/shm' 2>/dev/null; then
+	export PRELOADS_OWN_SHM=1
+	exec unshare -m sh -c 'mount -t tmpfs tmpfs /dev/shm && exec sh "$0" "$@"' "$0" "$@"
+fi
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
 which=$1 shim=$2 prog=$3
