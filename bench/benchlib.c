@@ -20,6 +20,11 @@ EXPORT int bench_f(int a, int b)
 	return a + b;
 }
 
+EXPORT int bench_g(int a, int b)
+{
+	return a + b;
+}
+
 EXPORT int bench_work(int a, int b)
 {
 	unsigned x = (unsigned)a;

@@ -6,6 +6,10 @@
 /* The cheapest call there is: about 3 ns including the PLT jump. */
 int bench_f(int a, int b);
 
+/* bench_f's twin, with the same body: a shim can treat the two alike or
+ * not, and the driver's -t fg times them in turn in one process. */
+int bench_g(int a, int b);
+
 /* A fixed amount of dependent arithmetic, about 100 ns, with a latency
  * that does not depend on its arguments or on any memory. */
 int bench_work(int a, int b);

@@ -3,7 +3,7 @@
  * bench_driver - calls one function of the bench libraries N times in each
  * of T threads and prints what one call cost.
  *
- *   bench_driver [-t f|work|m1|m1000|m100|m50] [-n CALLS] [-T THREADS] [-r REPS]
+ *   bench_driver [-t f|fg|work|m1|m1000|m100|m50] [-n CALLS] [-T THREADS] [-r REPS]
  *                [-P MICROSECONDS]
  *
  * Output, one line:  wall_ns W cpu_ns C calls K
@@ -11,6 +11,15 @@
  * read around each thread's loop; each thread takes the median of its REPS
  * repetitions, and the line gives the mean of the threads' medians.  K is
  * the calls made in all (warm-up included), for checking a profiler's count.
+ *
+ * -t fg times bench_f and its twin bench_g in each repetition, one after
+ * the other (f first in even repetitions, g first in odd ones), and adds
+ * "twin_ns G diff_ns D": G as C for bench_g, D the median over the
+ * repetitions of (g - f) in CPU time.  A shim that treats the two
+ * differently is measured against itself, in one process, 2 x CALLS calls
+ * apart: whatever the machine does to both at the time (this VM's host
+ * runs the same calls a third slower for seconds at a time) is the same.
+ * W and C are bench_f's, K counts both.
  *
  * The driver knows nothing of apiprof or any other tool: whatever measures
  * it is preloaded, audited or traced from outside, as with a real program.
@@ -42,6 +51,13 @@ static int loop_f(long n, int x)
 {
 	for (long i = 0; i < n; i++)
 		x = bench_f(x, (int)i);
+	return x;
+}
+
+static int loop_g(long n, int x)
+{
+	for (long i = 0; i < n; i++)
+		x = bench_g(x, (int)i);
 	return x;
 }
 
@@ -93,14 +109,17 @@ static const struct target {
 	const char *name;
 	loop_fn loop;
 	long per_iter; /* calls per loop iteration; n is rounded down to a multiple */
+	loop_fn twin;  /* timed in turn with loop (-t fg), or NULL */
 } targets[] = {
-        {"f", loop_f, 1},         {"work", loop_work, 1},   {"m1", loop_m1, 1},
-        {"m1000", loop_m1000, 1}, {"m100", loop_m100, 100}, {"m50", loop_m50, 50},
+        {"f", loop_f, 1, NULL},      {"fg", loop_f, 1, loop_g},      {"work", loop_work, 1, NULL},
+        {"m1", loop_m1, 1, NULL},    {"m1000", loop_m1000, 1, NULL}, {"m100", loop_m100, 100, NULL},
+        {"m50", loop_m50, 50, NULL},
 };
 
 struct worker {
 	pthread_t thread;
-	double *wall, *cpu; /* ns per call, one per repetition */
+	double *wall, *cpu;  /* ns per call, one per repetition */
+	double *twin, *diff; /* the twin's CPU ns per call, and twin - cpu */
 	int sink;
 };
 
@@ -114,6 +133,18 @@ static double ns_between(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) * 1e9 + (double)(b->tv_nsec - a->tv_nsec);
 }
 
+/* The twin's loop of repetition r, with its CPU ns per call. */
+static int time_twin(struct worker *w, int r, int x)
+{
+	struct timespec m0, m1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &m0);
+	x = target->twin(ncalls, x);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &m1);
+	w->twin[r] = ns_between(&m0, &m1) / (double)ncalls;
+	return x;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -122,8 +153,12 @@ static void *worker_main(void *arg)
 
 	/* Warm-up: lazy binding, the tool's per-thread set-up, the caches. */
 	x = target->loop(target->per_iter, x);
+	if (target->twin != NULL)
+		x = target->twin(target->per_iter, x);
 	for (int r = 0; r < nreps; r++) {
 		pthread_barrier_wait(&start);
+		if (target->twin != NULL && r % 2 == 1)
+			x = time_twin(w, r, x);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 		clock_gettime(CLOCK_MONOTONIC, &m0);
 		x = target->loop(ncalls, x);
@@ -131,6 +166,10 @@ static void *worker_main(void *arg)
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		w->wall[r] = ns_between(&m0, &m1) / (double)ncalls;
 		w->cpu[r] = ns_between(&c0, &c1) / (double)ncalls;
+		if (target->twin != NULL && r % 2 == 0)
+			x = time_twin(w, r, x);
+		if (target->twin != NULL)
+			w->diff[r] = w->twin[r] - w->cpu[r];
 	}
 	w->sink = x;
 	return NULL;
@@ -151,7 +190,7 @@ static double median(double *v, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_driver [-t f|work|m1|m1000|m100|m50] [-n CALLS] "
+	fprintf(stderr, "usage: bench_driver [-t f|fg|work|m1|m1000|m100|m50] [-n CALLS] "
 	                "[-T THREADS] [-r REPS] [-P MICROSECONDS]\n");
 	exit(2);
 }
@@ -159,7 +198,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	long nthreads = 1;
-	double wall = 0, cpu = 0;
+	double wall = 0, cpu = 0, twin = 0, diff = 0;
+	long per_rep;
 	struct worker *w;
 	int opt, err;
 
@@ -208,8 +248,10 @@ int main(int argc, char **argv)
 	for (long t = 0; t < nthreads; t++) {
 		w[t].wall = calloc((size_t)nreps, sizeof(double));
 		w[t].cpu = calloc((size_t)nreps, sizeof(double));
+		w[t].twin = calloc((size_t)nreps, sizeof(double));
+		w[t].diff = calloc((size_t)nreps, sizeof(double));
 		w[t].sink = (int)t;
-		if (w[t].wall == NULL || w[t].cpu == NULL)
+		if (w[t].wall == NULL || w[t].cpu == NULL || w[t].twin == NULL || w[t].diff == NULL)
 			return 1;
 		err = pthread_create(&w[t].thread, NULL, worker_main, &w[t]);
 		if (err != 0) {
@@ -221,8 +263,15 @@ int main(int argc, char **argv)
 		pthread_join(w[t].thread, NULL);
 		wall += median(w[t].wall, nreps);
 		cpu += median(w[t].cpu, nreps);
+		twin += median(w[t].twin, nreps);
+		diff += median(w[t].diff, nreps);
 	}
-	printf("wall_ns %.3f cpu_ns %.3f calls %ld\n", wall / (double)nthreads,
-	       cpu / (double)nthreads, nthreads * (ncalls * nreps + target->per_iter));
+	per_rep = target->twin != NULL ? 2 : 1;
+	printf("wall_ns %.3f cpu_ns %.3f calls %ld", wall / (double)nthreads,
+	       cpu / (double)nthreads, nthreads * per_rep * (ncalls * nreps + target->per_iter));
+	if (target->twin != NULL)
+		printf(" twin_ns %.3f diff_ns %.3f", twin / (double)nthreads,
+		       diff / (double)nthreads);
+	printf("\n");
 	return 0;
 }
