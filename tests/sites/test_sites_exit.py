@@ -4,6 +4,7 @@
 
 usage: test_sites_exit.py CASE SHIM_SITELIB SHIM_SITEA SHIM_SITEB SITESPROG
                           SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF LATPROG
+                          SHIM_SITEV EDGEVER
 
 CASE is one of:
 
@@ -32,6 +33,11 @@ CASE is one of:
   between the sites'; the same from a thread folded into "(exited)";
 - latsampled, APIPROF_SAMPLE=8: the sites' quantiles estimated, in the
   same order.
+- edgever, edgever under APIPROF_SAMPLE=8: edgesampled through versioned
+  wrappers (sitev.a_work at SV_2, a_work_old at SV_1) and one named by an
+  asm label (a_work_cxx, a C++ symbol): the inline-entered
+  frames' rows come from the shim's table of wrappers, which must know
+  the versioned wrappers' own addresses (apiprof_wrappers.c).
 """
 import json
 import os
@@ -43,7 +49,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
 
 CASE = sys.argv[1]
-LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT = sys.argv[2:11]
+LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT, SHIM_V, EDGEVER = sys.argv[2:13]
 
 
 def fail(msg):
@@ -169,6 +175,36 @@ def test_edgesampled(tmp):
         fail("a_work's children, sampled: %r" % a)
     print("ok: sampled: the edge sitea.a_work -> siteb.b_leaf, %d of %d calls" %
           (inside, b["calls"]))
+
+
+def test_edgever(tmp):
+    n = 10000
+    doc, _ = run([SHIM_V, SHIM_B], [EDGEVER, str(n)], tmp, APIPROF_SAMPLE="8")
+    b = func(doc, "siteb", "b_leaf")
+    inside = {}
+    for c in b["callers"]:
+        inside[c.get("parent")] = inside.get(c.get("parent"), 0) + c["calls"]
+    # As in edgesampled, with three parents: b_leaf's calls before its first
+    # timed one and main's 7 are all that may fall outside them.  The three
+    # take turns every 5 calls, and a run of calls counts at the site of
+    # its first timed call, so each has its 5n only to a percent or so.
+    # Had the runtime not known a wrapper's code, the timed calls made
+    # inside its untimed calls (7 in 8) would have no parent.
+    parents = {"sitev.a_work", "sitev.a_work_old", "sitev.a_work_cxx"}
+    if b["calls"] != 15 * n + 7 or sum(inside.values()) != b["calls"] or \
+            set(inside) - {None} != parents or \
+            inside.get(None, 0) > 100 or \
+            any(not 4.5 * n <= inside[p] <= 5.5 * n for p in parents):
+        fail("b_leaf's callers through versioned and labelled wrappers: %r" % inside)
+    for name in ("a_work", "a_work_old", "a_work_cxx"):
+        a = func(doc, "sitev", name)
+        kids = a["children"]
+        if a["calls"] != n or len(kids) != 1 or kids[0]["name"] != "b_leaf" or \
+                kids[0]["calls"] != inside["sitev." + name]:
+            fail("sitev.%s's children: %r" % (name, a))
+    print("ok: versioned and labelled wrappers: b_leaf inside a_work@@SV_2 %d, a_work@SV_1 %d, "
+          "_ZN5sitev4workEi %d of %d calls" % (inside["sitev.a_work"], inside["sitev.a_work_old"],
+                                               inside["sitev.a_work_cxx"], b["calls"]))
 
 
 def test_overflow(tmp):
