@@ -74,8 +74,16 @@ static bool unwound(uintptr_t frame, uintptr_t cur, uintptr_t tgt)
 	return frame >= cur || frame < tgt;
 }
 
+/* The row of the abandoned call at `frame`, UINT32_MAX when unknown (not
+ * counted).  A dynamic-mode api has no wrappers (entries NULL), so only
+ * its calls entered out of line would be known, and which those are
+ * depends on the calls' sites: none is counted. */
 static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uintptr_t low)
 {
+	const struct apiprof_api *api = apiprof_api_get(id);
+
+	if (api == NULL || api->entries == NULL)
+		return UINT32_MAX;
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);
 	/* The words read lie between the jump's own frame (low, when on the

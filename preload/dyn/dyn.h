@@ -72,6 +72,7 @@ struct dyn_fn {
 	unsigned nfixed;  /* vtwin: the fixed parameters */
 	ffi_cif twin_cif; /* vtwin: the twin's signature */
 	void *twin;       /* vtwin: the twin, found on first use */
+	bool sited;       /* dyn_site.c: its calls' sites can be read */
 	/* dyn_acct.c: what the spec declares about its calls, and the types
 	 * of the values judged (the result, the parameters of "bytes"). */
 	struct spec_acct acct;
@@ -102,6 +103,14 @@ static inline bool dyn_acct_any(const struct dyn_fn *f)
 
 /* dyn_vtwin.c: a vtwin function's cifs, its va_list, its twin. */
 DYN_HIDDEN bool dyn_vtwin_works(void);
+
+/* dyn_site.c: measures where libffi's closures find the caller's return
+ * address (once, before any closure is made); whether a function returning
+ * rtype can have its call sites read; the site of f's call whose result
+ * buffer is ret, 0 when none. */
+DYN_HIDDEN void dyn_site_init(void);
+DYN_HIDDEN bool dyn_site_known(const ffi_type *rtype);
+DYN_HIDDEN uintptr_t dyn_site(const struct dyn_fn *f, void *ret);
 DYN_HIDDEN int dyn_vtwin_prep(struct dyn_fn *f, ffi_type *rtype, ffi_type **fixed, unsigned n);
 DYN_HIDDEN void dyn_vtwin_va(const struct dyn_fn *f, void **args, void *va);
 DYN_HIDDEN void *dyn_vtwin_real(struct dyn_fn *f);

@@ -40,7 +40,7 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	struct apiprof_call c;
 
 	(void)cif;
-	unsigned how = apiprof_enter_any(f->api, &c, f->row, 0); /* site: not known */
+	unsigned how = apiprof_enter_any(f->api, &c, f->row, dyn_site(f, ret));
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(f->api, &c, f->row);
 		f->fwd(f, ret, args);
@@ -74,7 +74,7 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	unsigned how = apiprof_enter_any(f->api, &c, f->row, 0); /* site: not known */
+	unsigned how = apiprof_enter_any(f->api, &c, f->row, dyn_site(f, ret));
 	if (how == APIPROF_CALL_TIMED) {
 		apiprof_start(f->api, &c, f->row);
 		ffi_call(&f->twin_cif, fn, ret, targs);
@@ -181,6 +181,7 @@ int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct spec_func 
 		return -1;
 	}
 	dyn_acct_prep(f, g, rtype, atypes);
+	f->sited = dyn_site_known(rtype);
 	f->slot = slot;
 	f->row = (uint32_t)g->row;
 	f->sym = (uint32_t)g->sym;

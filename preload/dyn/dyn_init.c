@@ -136,5 +136,6 @@ __attribute__((constructor)) static void dyn_init(void)
 		return;
 	}
 	apiprof_set_mode(APIPROF_PROC_MODE_DYNAMIC);
+	dyn_site_init();
 	load_specs(specs);
 }
