@@ -103,6 +103,9 @@ static inline bool dyn_acct_any(const struct dyn_fn *f)
 
 /* dyn_vtwin.c: a vtwin function's cifs, its va_list, its twin. */
 DYN_HIDDEN bool dyn_vtwin_works(void);
+DYN_HIDDEN int dyn_vtwin_prep(struct dyn_fn *f, ffi_type *rtype, ffi_type **fixed, unsigned n);
+DYN_HIDDEN void dyn_vtwin_va(const struct dyn_fn *f, void **args, void *va);
+DYN_HIDDEN void *dyn_vtwin_real(struct dyn_fn *f);
 
 /* dyn_site.c: measures where libffi's closures find the caller's return
  * address (once, before any closure is made); whether a function returning
@@ -111,9 +114,6 @@ DYN_HIDDEN bool dyn_vtwin_works(void);
 DYN_HIDDEN void dyn_site_init(void);
 DYN_HIDDEN bool dyn_site_known(const ffi_type *rtype);
 DYN_HIDDEN uintptr_t dyn_site(const struct dyn_fn *f, void *ret);
-DYN_HIDDEN int dyn_vtwin_prep(struct dyn_fn *f, ffi_type *rtype, ffi_type **fixed, unsigned n);
-DYN_HIDDEN void dyn_vtwin_va(const struct dyn_fn *f, void **args, void *va);
-DYN_HIDDEN void *dyn_vtwin_real(struct dyn_fn *f);
 
 /* dyn_init.c: p, or the function behind it if p is one of the stubs. */
 DYN_HIDDEN void *dyn_unstub(void *p);
