@@ -4,9 +4,10 @@
  *
  * A shipped api name maps to the shim the build made from specs/NAME.json.
  * A spec file is built with `apiprof-gen build` into the cache directory
- * (run_cache.c), named by a hash of the spec's bytes and of the
- * generator's path and bytes, so an edited spec (or a new generator)
- * rebuilds and an unchanged one is reused.  A cached shim is loaded only
+ * (run_cache.c), named by a hash of the spec's bytes, of the
+ * generator's path and bytes and of the shim headers' bytes, so an edited
+ * spec (or a new generator or shim ABI) rebuilds and an unchanged one is
+ * reused.  A cached shim is loaded only
  * when it is a regular file of ours that nobody else can write (opened
  * with O_NOFOLLOW, checked on the descriptor).  Every element the
  * launcher puts in LD_PRELOAD is checked before the exec: a path the
@@ -15,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +157,21 @@ static int build_into(const struct run_cache *c, const char *spec, const char *n
 	return rc;
 }
 
+/* The headers every shim compiles against, the runtime's ABI among them:
+ * a new apiprof can change the shim ABI (which the runtime checks,
+ * refusing an old shim) with an apiprof-gen of the same bytes.  One that
+ * cannot be read adds nothing (the build then says why). */
+static void hash_headers(uint64_t *h)
+{
+	static const char *const names[] = {"apiprof_shim.h", "apiprof_abi.h"};
+	const char *dir = gen_path(GEN_PART_INCLUDEDIR);
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path))
+			(void)hash_file(path, h);
+}
+
 static int build_spec(const struct run_opts *o, const char *spec, char *out, size_t cap)
 {
 	static struct run_cache cache = {.fd = -1};
@@ -162,10 +179,11 @@ static int build_spec(const struct run_opts *o, const char *spec, char *out, siz
 	const char *gen = gen_path(GEN_PART_GEN);
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
 
-	/* The generator's own bytes too: a new apiprof-gen may emit another
-	 * shim ABI (the runtime refuses old shims) or other exports.  A
-	 * generator given by a name that is no file keeps the path-only key. */
+	/* The generator's own bytes too: a new apiprof-gen may emit other
+	 * exports.  A generator given by a name that is no file keeps the
+	 * path-only key. */
 	(void)hash_file(gen, &h);
+	hash_headers(&h);
 	if (hash_file(spec, &h) != 0) {
 		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
 		return -1;
