@@ -3,6 +3,7 @@
 #ifndef APIPROF_INTERNAL_H
 #define APIPROF_INTERNAL_H
 
+#include <cpuid.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,18 @@ APIPROF_HIDDEN void apiprof_api_after_fork(void);
 /* Tables of n rows (struct apiprof_tab, apiprof_shim.h): a table of
  * api's rows, with acct areas for those with APIPROF_FUNC_ACCT flags. */
 APIPROF_HIDDEN struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api);
+
+/* A table's hist_xor (apiprof_hist_bucket_lz): 63 on a CPU with LZCNT
+ * (CPUID 0x80000001 ECX bit 5), 0 on one that runs it as BSR.  Asked
+ * once per table, which is made once per thread and api. */
+static inline uint64_t apiprof_cpu_hist_xor(void)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid(0x80000001u, &a, &b, &c, &d) == 0)
+		return 0;
+	return (c & bit_LZCNT) ? 63 : 0;
+}
 APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n);
 APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab,
                                      uint32_t i);

@@ -439,18 +439,14 @@ APIPROF_INLINE uintptr_t apiprof_sp(void)
 	return sp;
 }
 
-/* floor(log2(d)), 0 for d <= 1: 64 buckets cover every duration. */
-APIPROF_INLINE unsigned apiprof_hist_bucket(uint64_t d)
-{
-	return 63u - (unsigned)__builtin_clzll(d | 1u);
-}
-
-/* The same on the hot path, without BSR, a slow instruction on some CPUs
- * (this AMD Zen 3: a timed call 1.1 ns faster with LZCNT, bench_driver
- * -t fg): LZCNT gives 63 - the bucket.  A CPU that lacks LZCNT runs the
- * same bytes as BSR (it ignores the F3 prefix), which gives the bucket
- * itself; the table's hist_xor (63 or 0, apiprof_tab.c) makes either one
- * the bucket, so a shim works on every x86-64 whatever it was built on. */
+/* The histogram bucket of d: floor(log2(d)), 0 for d <= 1, so 64 buckets
+ * cover every duration and size.  Not with BSR, a slow instruction on
+ * some CPUs (this AMD Zen 3: a timed call 1.1 ns faster with LZCNT,
+ * bench_driver -t fg): LZCNT gives 63 - the bucket.  A CPU that lacks
+ * LZCNT runs the same bytes as BSR (it ignores the F3 prefix), which
+ * gives the bucket itself; the table's hist_xor (apiprof_cpu_hist_xor:
+ * 63 or 0) makes either one the bucket, so a shim works on every x86-64
+ * whatever it was built on. */
 APIPROF_INLINE unsigned apiprof_hist_bucket_lz(const struct apiprof_tab *tab, uint64_t d)
 {
 	uint64_t r;

@@ -11,8 +11,6 @@
  * (a thread entry's, apiprof_thread.c, or an api's totals, apiprof_api.c),
  * and each owner resets its tables with apiprof_tab_init.
  */
-#include <cpuid.h>
-
 #include "apiprof_internal.h"
 
 /* A table of n rows (see struct apiprof_tab), zeroed word by word with
@@ -72,19 +70,6 @@ static uint64_t row_self(const struct apiprof_api *api, uint32_t i)
 	return func < APIPROF_PARENT_MAX ? func + 1 : APIPROF_PARENT_UNKNOWN;
 }
 
-/* What the hot path xors its LZCNT result with to get a histogram bucket
- * (apiprof_hist_bucket_lz): 63 on a CPU with LZCNT (CPUID 0x80000001 ECX
- * bit 5), 0 on one that runs the instruction as BSR.  Asked per table,
- * which is made once per thread and api. */
-static uint64_t cpu_hist_xor(void)
-{
-	unsigned a, b, c, d;
-
-	if (__get_cpuid(0x80000001u, &a, &b, &c, &d) == 0)
-		return 0;
-	return (c & bit_LZCNT) ? 63 : 0;
-}
-
 /* The cold rows, then the head and the counts, then the rows' call sites,
  * then an acct area for each row that declares bytes or failures.  The
  * arena's blocks are 64-byte aligned and a cold row is 9 lines, so the
@@ -112,7 +97,7 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 		c->self = row_self(api, i);
 	}
 	tab->parent = APIPROF_PARENT_NONE;
-	tab->hist_xor = cpu_hist_xor();
+	tab->hist_xor = apiprof_cpu_hist_xor();
 	apiprof_tab_init(tab, n);
 	return tab;
 }

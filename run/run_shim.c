@@ -4,15 +4,15 @@
  *
  * A shipped api name maps to the shim the build made from specs/NAME.json.
  * A spec file is built with `apiprof-gen build` into the cache directory
- * (run_cache.c), named by a hash of the spec's bytes, of the
- * generator's path and bytes and of the shim headers' bytes, so an edited
- * spec (or a new generator or shim ABI) rebuilds and an unchanged one is
- * reused.  A cached shim is loaded only
- * when it is a regular file of ours that nobody else can write (opened
- * with O_NOFOLLOW, checked on the descriptor).  Every element the
- * launcher puts in LD_PRELOAD is checked before the exec: a path the
- * loader would split, or a file it could not load, is refused in one
- * line rather than leave the program running unprofiled.
+ * (run_cache.c), named by a hash of the spec's bytes, of the generator's
+ * path and bytes and of the shim headers' bytes, so an edited spec (or a
+ * new generator or shim ABI) rebuilds and an unchanged one is reused.  A
+ * cached shim is loaded only when it is a regular file of ours that
+ * nobody else can write (opened with O_NOFOLLOW, checked on the
+ * descriptor).  Every element the launcher puts in LD_PRELOAD is checked
+ * before the exec: a path the loader would split, or a file it could not
+ * load, is refused in one line rather than leave the program running
+ * unprofiled.
  */
 #include <errno.h>
 #include <fcntl.h>
