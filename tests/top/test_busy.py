@@ -37,6 +37,17 @@ FLUSH_MS = 50
 BLOCKED_REFRESHES = 4  # refreshes seen inside tt_wait before it is let go
 
 
+def stop(p):
+    """Ends busyprog as it ends when let go (end of file on its stdin), so
+    that its runtime removes its segment; SIGKILL, which would leave the
+    segment in /dev/shm, only if it does not end within 30 s."""
+    try:
+        p.stdin.close()
+        p.wait(timeout=30)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        p.kill()
+
+
 def start(shim, prog, sample, clock="auto"):
     if not os.access("/dev/shm", os.W_OK):
         print("skip: /dev/shm not writable")
@@ -46,7 +57,7 @@ def start(shim, prog, sample, clock="auto"):
     env.pop("APIPROF_SHM", None)
     p = subprocess.Popen([prog, str(CALLS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          env=env, text=True)
-    atexit.register(p.kill)
+    atexit.register(stop, p)
     if p.stdout.readline() != "ready\n":
         fail("busyprog did not get ready")
     return p
@@ -163,8 +174,13 @@ def full(top, shim, prog, clock):
     if "in_progress" in w or row(t, "tt_work")["calls"] != CALLS:
         fail("after the call: %r" % t)
     # Each interval_ns is rounded to the ns: one ns a refresh either way.
+    # And the runtime estimates the TSC's rate anew at each flush
+    # (apiprof_clock_hz), so the intervals' ticks and the total's convert
+    # to ns at slightly different rates (14 ns of 825 ms seen): ten parts
+    # in a million are allowed for it.
     total, charged = w["total_ns"], charged[0]
-    if not total - before - REFRESHES[0] <= charged <= total + late + REFRESHES[0]:
+    slack = REFRESHES[0] + total // 100000
+    if not total - before - slack <= charged <= total + late + slack:
         fail("the intervals charged %d ns for a call of %d ns (%d ns from release to the end seen)"
              % (charged, total, late))
     p.stdin.close()
