@@ -25,6 +25,11 @@ EXPORT int bench_g(int a, int b)
 	return a + b;
 }
 
+EXPORT int bench_h(int a, int b)
+{
+	return a + b;
+}
+
 EXPORT int bench_work(int a, int b)
 {
 	unsigned x = (unsigned)a;

@@ -10,6 +10,10 @@ int bench_f(int a, int b);
  * not, and the driver's -t fg times them in turn in one process. */
 int bench_g(int a, int b);
 
+/* The third twin, which the driver's -t fgh times with the other two: a
+ * tool left off it gives the bare call in the same process. */
+int bench_h(int a, int b);
+
 /* A fixed amount of dependent arithmetic, about 100 ns, with a latency
  * that does not depend on its arguments or on any memory. */
 int bench_work(int a, int b);

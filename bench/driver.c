@@ -3,7 +3,7 @@
  * bench_driver - calls one function of the bench libraries N times in each
  * of T threads and prints what one call cost.
  *
- *   bench_driver [-t f|fg|work|m1|m1000|m100|m50] [-n CALLS] [-T THREADS] [-r REPS]
+ *   bench_driver [-t f|fg|fgh|work|m1|m1000|m100|m50] [-n CALLS] [-T THREADS] [-r REPS]
  *                [-P MICROSECONDS]
  *
  * Output, one line:  wall_ns W cpu_ns C calls K
@@ -20,6 +20,14 @@
  * apart: whatever the machine does to both at the time (this VM's host
  * runs the same calls a third slower for seconds at a time) is the same.
  * W and C are bench_f's, K counts both.
+ *
+ * -t fgh times bench_f, bench_g and their third twin bench_h in turn in
+ * each repetition (starting with each in turn), and adds to fg's line
+ * "third_ns H ratio R": H as C for bench_h, R the median over the
+ * repetitions of (g - h) / (f - h).  With one tool on bench_f, another
+ * on bench_g and none on bench_h, R is what the second adds to a call
+ * over what the first adds, all three taken in one process; K counts the
+ * three.
  *
  * The driver knows nothing of apiprof or any other tool: whatever measures
  * it is preloaded, audited or traced from outside, as with a real program.
@@ -58,6 +66,13 @@ static int loop_g(long n, int x)
 {
 	for (long i = 0; i < n; i++)
 		x = bench_g(x, (int)i);
+	return x;
+}
+
+static int loop_h(long n, int x)
+{
+	for (long i = 0; i < n; i++)
+		x = bench_h(x, (int)i);
 	return x;
 }
 
@@ -109,17 +124,21 @@ static const struct target {
 	const char *name;
 	loop_fn loop;
 	long per_iter; /* calls per loop iteration; n is rounded down to a multiple */
-	loop_fn twin;  /* timed in turn with loop (-t fg), or NULL */
+	/* the loops timed in turn with loop in each repetition (-t fg and
+	 * fgh), or NULL */
+	loop_fn twin, third;
 } targets[] = {
-        {"f", loop_f, 1, NULL},      {"fg", loop_f, 1, loop_g},      {"work", loop_work, 1, NULL},
-        {"m1", loop_m1, 1, NULL},    {"m1000", loop_m1000, 1, NULL}, {"m100", loop_m100, 100, NULL},
-        {"m50", loop_m50, 50, NULL},
+        {"f", loop_f, 1, NULL, NULL},         {"fg", loop_f, 1, loop_g, NULL},
+        {"fgh", loop_f, 1, loop_g, loop_h},   {"work", loop_work, 1, NULL, NULL},
+        {"m1", loop_m1, 1, NULL, NULL},       {"m1000", loop_m1000, 1, NULL, NULL},
+        {"m100", loop_m100, 100, NULL, NULL}, {"m50", loop_m50, 50, NULL, NULL},
 };
 
 struct worker {
 	pthread_t thread;
-	double *wall, *cpu;  /* ns per call, one per repetition */
-	double *twin, *diff; /* the twin's CPU ns per call, and twin - cpu */
+	double *wall, *cpu;    /* ns per call, one per repetition */
+	double *twin, *diff;   /* the twin's CPU ns per call, and twin - cpu */
+	double *third, *ratio; /* the third's, and (twin - third) / (cpu - third) */
 	int sink;
 };
 
@@ -133,43 +152,55 @@ static double ns_between(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) * 1e9 + (double)(b->tv_nsec - a->tv_nsec);
 }
 
-/* The twin's loop of repetition r, with its CPU ns per call. */
-static int time_twin(struct worker *w, int r, int x)
+/* How many loops a repetition times: 1, 2 (fg) or 3 (fgh). */
+static int target_loops(void)
 {
-	struct timespec m0, m1;
+	return target->third != NULL ? 3 : target->twin != NULL ? 2 : 1;
+}
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &m0);
-	x = target->twin(ncalls, x);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &m1);
-	w->twin[r] = ns_between(&m0, &m1) / (double)ncalls;
+/* Loop k of the target: 0 loop, 1 twin, 2 third. */
+static loop_fn target_loop(int k)
+{
+	return k == 0 ? target->loop : k == 1 ? target->twin : target->third;
+}
+
+/* The CPU ns per call of loop k (0: loop, 1: twin, 2: third) of
+ * repetition r, and for loop 0 the wall-clock ns too. */
+static int time_loop(struct worker *w, int k, int r, int x)
+{
+	loop_fn fn = target_loop(k);
+	double *cpu = k == 0 ? w->cpu : k == 1 ? w->twin : w->third;
+	struct timespec m0, m1, c0, c1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	x = fn(ncalls, x);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	cpu[r] = ns_between(&c0, &c1) / (double)ncalls;
+	if (k == 0)
+		w->wall[r] = ns_between(&m0, &m1) / (double)ncalls;
 	return x;
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct timespec m0, m1, c0, c1;
-	int x = w->sink;
+	int x = w->sink, n = target_loops();
 
 	/* Warm-up: lazy binding, the tool's per-thread set-up, the caches. */
-	x = target->loop(target->per_iter, x);
-	if (target->twin != NULL)
-		x = target->twin(target->per_iter, x);
+	for (int k = 0; k < n; k++)
+		x = target_loop(k)(target->per_iter, x);
 	for (int r = 0; r < nreps; r++) {
 		pthread_barrier_wait(&start);
-		if (target->twin != NULL && r % 2 == 1)
-			x = time_twin(w, r, x);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-		clock_gettime(CLOCK_MONOTONIC, &m0);
-		x = target->loop(ncalls, x);
-		clock_gettime(CLOCK_MONOTONIC, &m1);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-		w->wall[r] = ns_between(&m0, &m1) / (double)ncalls;
-		w->cpu[r] = ns_between(&c0, &c1) / (double)ncalls;
-		if (target->twin != NULL && r % 2 == 0)
-			x = time_twin(w, r, x);
-		if (target->twin != NULL)
+		/* each loop goes first in turn: f first in even repetitions
+		 * of fg, g first in odd ones */
+		for (int k = 0; k < n; k++)
+			x = time_loop(w, (r + k) % n, r, x);
+		if (n > 1)
 			w->diff[r] = w->twin[r] - w->cpu[r];
+		if (n > 2)
+			w->ratio[r] = (w->twin[r] - w->third[r]) / (w->cpu[r] - w->third[r]);
 	}
 	w->sink = x;
 	return NULL;
@@ -190,7 +221,7 @@ static double median(double *v, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_driver [-t f|fg|work|m1|m1000|m100|m50] [-n CALLS] "
+	fprintf(stderr, "usage: bench_driver [-t f|fg|fgh|work|m1|m1000|m100|m50] [-n CALLS] "
 	                "[-T THREADS] [-r REPS] [-P MICROSECONDS]\n");
 	exit(2);
 }
@@ -198,7 +229,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	long nthreads = 1;
-	double wall = 0, cpu = 0, twin = 0, diff = 0;
+	double wall = 0, cpu = 0, twin = 0, diff = 0, third = 0, ratio = 0;
 	long per_rep;
 	struct worker *w;
 	int opt, err;
@@ -250,8 +281,11 @@ int main(int argc, char **argv)
 		w[t].cpu = calloc((size_t)nreps, sizeof(double));
 		w[t].twin = calloc((size_t)nreps, sizeof(double));
 		w[t].diff = calloc((size_t)nreps, sizeof(double));
+		w[t].third = calloc((size_t)nreps, sizeof(double));
+		w[t].ratio = calloc((size_t)nreps, sizeof(double));
 		w[t].sink = (int)t;
-		if (w[t].wall == NULL || w[t].cpu == NULL || w[t].twin == NULL || w[t].diff == NULL)
+		if (w[t].wall == NULL || w[t].cpu == NULL || w[t].twin == NULL ||
+		    w[t].diff == NULL || w[t].third == NULL || w[t].ratio == NULL)
 			return 1;
 		err = pthread_create(&w[t].thread, NULL, worker_main, &w[t]);
 		if (err != 0) {
@@ -265,13 +299,18 @@ int main(int argc, char **argv)
 		cpu += median(w[t].cpu, nreps);
 		twin += median(w[t].twin, nreps);
 		diff += median(w[t].diff, nreps);
+		third += median(w[t].third, nreps);
+		ratio += median(w[t].ratio, nreps);
 	}
-	per_rep = target->twin != NULL ? 2 : 1;
+	per_rep = target_loops();
 	printf("wall_ns %.3f cpu_ns %.3f calls %ld", wall / (double)nthreads,
 	       cpu / (double)nthreads, nthreads * per_rep * (ncalls * nreps + target->per_iter));
 	if (target->twin != NULL)
 		printf(" twin_ns %.3f diff_ns %.3f", twin / (double)nthreads,
 		       diff / (double)nthreads);
+	if (target->third != NULL)
+		printf(" third_ns %.3f ratio %.4f", third / (double)nthreads,
+		       ratio / (double)nthreads);
 	printf("\n");
 	return 0;
 }
