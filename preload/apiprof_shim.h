@@ -41,15 +41,16 @@
  * calls all go out of line, where they find their parent from the frame
  * words (apiprof_slow.c), as one in 64 can afford to.
  *
- * Nothing the wrapper works out on the way in of a timed call is kept
- * across the real call, not even the first timestamp or the parent, which
- * the way in stores in the row (where the runtime reads how long a call in
- * progress has run): the way out loads what it needs again, from lines the
- * way in has just brought to the cache, so a timed call needs no saved
- * register.  The first call of an api on a thread goes out of line
- * (apiprof_thread_attach), which registers the thread and allocates its
- * table; so do nested calls, sampled mode's draws, calls from a new site
- * and the monotonic clock (apiprof_slow.c).
+ * One thing only that the wrapper works out on the way in is kept across
+ * the real call: the offset of the thread's slot for the api, in a saved
+ * register.  Loading it again from the api on the way out, as the way
+ * out of a timed call does everything else (even the first timestamp and
+ * the parent, which the way in stores in the row, where the runtime reads
+ * how long a call in progress has run), cost sampled mode's untimed call
+ * about 0.9 ns of its 3 to 5.  The first call of an api on a thread goes
+ * out of line (apiprof_thread_attach), which registers the thread and
+ * allocates its table; so do nested calls, sampled mode's draws, calls
+ * from a new site and the monotonic clock (apiprof_slow.c).
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
@@ -351,8 +352,10 @@ enum apiprof_how {
 struct apiprof_call {
 	uint64_t t0; /* 0 for a counted call in slow mode */
 	/* Where the thread's slot is (apiprof_slot_of), from the way in to
-	 * apiprof_start, which then need not load it again: set by
-	 * apiprof_enter and apiprof_enter_out, never by the runtime. */
+	 * apiprof_start and the way out, which then need not load it again:
+	 * set by apiprof_enter and apiprof_enter_out, never by the runtime.
+	 * The one word kept across the real call (see the top of the file);
+	 * the _acct ways out, which keep the size argument, load it again. */
 	uintptr_t slot;
 	/* The thread's innermost call when this one is made (its parent),
 	 * from the way in to apiprof_start, which makes this call the
@@ -487,9 +490,8 @@ APIPROF_INLINE uintptr_t apiprof_tls_of(const struct apiprof_api *api)
 	return (uintptr_t)__atomic_load_n(&api->tls, __ATOMIC_ACQUIRE);
 }
 
-/* Where the calling thread's slot for api is, from %fs.  Loaded again on
- * the way out rather than kept: the line is hot, and a register kept
- * across the real call would be one more to save. */
+/* Where the calling thread's slot for api is, from %fs: loaded by the way
+ * in, which keeps it for the way out (struct apiprof_call's slot). */
 APIPROF_INLINE uintptr_t apiprof_slot_of(const struct apiprof_api *api)
 {
 	return (uintptr_t)__atomic_load_n(&api->slot, __ATOMIC_RELAXED);
@@ -501,16 +503,11 @@ APIPROF_INLINE uintptr_t apiprof_slot_of(const struct apiprof_api *api)
 #define APIPROF_SLOT_TAB      offsetof(struct apiprof_tls_api, tab)
 #define APIPROF_SLOT_FRAME    offsetof(struct apiprof_tls_api, frame)
 
-/* Whether the thread's guard word (t: its struct apiprof_tls) is v: one
- * compare with the word in memory, v an immediate once inlined. */
-APIPROF_INLINE _Bool apiprof_guard_is(uintptr_t t, uint64_t v)
+/* The thread's guard word (t: its struct apiprof_tls), loaded once and
+ * compared in a register with each value the way in knows. */
+APIPROF_INLINE uint64_t apiprof_guard(uintptr_t t)
 {
-	_Bool eq;
-
-	__asm__ volatile("cmpq %2, %%fs:%c3(%1)"
-	                 : "=@ccz"(eq)
-	                 : "r"(t), "er"(v), "i"(APIPROF_TLS_GUARD));
-	return eq;
+	return apiprof_fs_load(t + APIPROF_TLS_GUARD);
 }
 
 /* Whether the thread's frame word for an api (slot: its slot) is idle:
@@ -634,35 +631,41 @@ APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uin
 }
 
 /* Decides what a call of row idx from return address ret is (enum
- * apiprof_how) as far as the inline fast path can.  The common case, a
- * thread in the default mode with its table and not already inside the
- * api, costs three compares: the guard word with 0, the api's frame word
- * with IDLE and the call's site with the run's.  Sampled mode's untimed
- * calls stay inline as well: two compares and a decrement.  Anything
- * else is APIPROF_CALL_OUT, for apiprof_enter_slow.  *c is the caller's
- * to fill in (apiprof_start). */
+ * apiprof_how) as far as the inline fast path can.  Sampled mode's
+ * untimed calls, the cheapest, are tested first and laid out straight
+ * through to the real call: one load of the guard word and two compares
+ * with it in a register, the api's frame word with IDLE and a decrement.
+ * Taking a branch and comparing twice in memory on the way cost them
+ * about 1 ns of their 3 to 5 (bench_driver -t fg, two builds of the shim
+ * in one process); the timed call, with its two rdtsc, does not notice
+ * the branch.  A thread in the default mode with its table and not
+ * already inside the api then costs the frame word's compare and the
+ * call's site with the run's.  Anything else is APIPROF_CALL_OUT, for
+ * apiprof_enter_slow.  *c is the caller's to fill in (apiprof_start). */
 APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c, uint32_t idx,
                                       uintptr_t ret)
 {
 	uintptr_t t = apiprof_tls_of(api);
 	uintptr_t slot = apiprof_slot_of(api);
+	uint64_t guard = apiprof_guard(t);
 
 	c->slot = slot;
 	c->tls = t;
-	if (apiprof_likely(apiprof_guard_is(t, 0))) {
-		if (apiprof_unlikely(!apiprof_frame_idle(slot) || !apiprof_same_site(c, idx, ret)))
+	if (apiprof_likely(guard == APIPROF_GUARD_SAMPLE)) {
+		if (apiprof_unlikely(!apiprof_frame_idle(slot)))
 			return APIPROF_CALL_OUT;
-		apiprof_frame_enter(slot);
-		return APIPROF_CALL_TIMED;
-	}
-	if (apiprof_likely(apiprof_guard_is(t, APIPROF_GUARD_SAMPLE) && apiprof_frame_idle(slot))) {
 		if (apiprof_likely(!apiprof_countdown_dec(t))) {
 			apiprof_frame_enter(slot);
 			return APIPROF_CALL_COUNTED;
 		}
 		apiprof_countdown_undo(t);
+		return APIPROF_CALL_OUT;
 	}
-	return APIPROF_CALL_OUT;
+	if (apiprof_unlikely(guard != 0 || !apiprof_frame_idle(slot) ||
+	                     !apiprof_same_site(c, idx, ret)))
+		return APIPROF_CALL_OUT;
+	apiprof_frame_enter(slot);
+	return APIPROF_CALL_TIMED;
 }
 
 /* The call state after the out-of-line way in (how), which may have
@@ -764,14 +767,13 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
                                   uint32_t idx)
 {
 	uint64_t t1 = __rdtsc();
-	uintptr_t slot = apiprof_slot_of(api);
+	uintptr_t slot = c->slot;
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 	/* a plain load, which the subtraction takes as its operand: only
 	 * this thread writes the word */
 	uint64_t d = t1 - s->t0;
 
-	(void)c;
 	apiprof_pop(api, tab);
 	apiprof_hist_defer(tab, s, d);
 	apiprof_record_time(s, d);
@@ -785,9 +787,9 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 APIPROF_INLINE void apiprof_leave_counted(const struct apiprof_api *api,
                                           const struct apiprof_call *c, uint32_t idx)
 {
-	uintptr_t slot = apiprof_slot_of(api);
+	uintptr_t slot = c->slot;
 
-	(void)c;
+	(void)api;
 	apiprof_add(&apiprof_tab_at(slot)->calls[idx], 1);
 	apiprof_frame_leave(slot);
 }
