@@ -354,8 +354,7 @@ struct apiprof_call {
 	/* Where the thread's slot is (apiprof_slot_of), from the way in to
 	 * apiprof_start and the way out, which then need not load it again:
 	 * set by apiprof_enter and apiprof_enter_out, never by the runtime.
-	 * The one word kept across the real call (see the top of the file);
-	 * the _acct ways out, which keep the size argument, load it again. */
+	 * The one word kept across the real call (see the top of the file). */
 	uintptr_t slot;
 	/* The thread's innermost call when this one is made (its parent),
 	 * from the way in to apiprof_start, which makes this call the
@@ -905,12 +904,11 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
                                        _Bool sized)
 {
 	uint64_t t1 = __rdtsc();
-	uintptr_t slot = apiprof_slot_of(api);
+	uintptr_t slot = c->slot;
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
-	(void)c;
 	apiprof_pop(api, tab);
 	apiprof_hist_defer(tab, s, d);
 	apiprof_record_time(s, d);
@@ -925,10 +923,10 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
                                                const struct apiprof_call *c, uint32_t idx,
                                                _Bool failed, _Bool err, uint64_t n, _Bool sized)
 {
-	uintptr_t slot = apiprof_slot_of(api);
+	uintptr_t slot = c->slot;
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
 
-	(void)c;
+	(void)api;
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 	apiprof_acct_add(tab, apiprof_tab_cold(tab, idx), failed, err, n, sized);
