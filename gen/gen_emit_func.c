@@ -532,12 +532,13 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		gen_emit_noreturn_body(e);
 		return;
 	}
+	/* apiprof_shim.h apiprof_enter_acct says why the two differ */
 	gen_out_printf(e->o,
 	               "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
-	               "\t\t\t      ? apiprof_enter(&apiprof_self.api, &apiprof_c, %zu, "
+	               "\t\t\t      ? apiprof_enter%s(&apiprof_self.api, &apiprof_c, %zu, "
 	               "apiprof_caller())\n"
 	               "\t\t\t      : APIPROF_CALL_OUT;\n",
-	               e->f->row);
+	               gen_acct_any(e) ? "_acct" : "", e->f->row);
 	gen_emit_timed(e, true);
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);
