@@ -27,9 +27,10 @@
  * apiprof_enter_slow and apiprof_leave_other.  A function whose spec
  * declares "bytes" or "fails" calls apiprof_enter_acct and the _acct
  * forms of the apiprof_leave* functions (apiprof_acct_after out of line);
- * the others' wrappers are exactly as above.  The timed path and sampled mode's untimed calls are
- * inline here and touch only the calling thread's own memory: no lock, no
- * syscall, no allocation, no atomic read-modify-write.
+ * the others' wrappers are exactly as above.  The timed path and sampled
+ * mode's untimed calls are inline here and touch only the calling
+ * thread's own memory: no lock, no syscall, no allocation, no atomic
+ * read-modify-write.
  *
  * Every timed call is also the thread's innermost call while it runs
  * (struct apiprof_tls's `cur`), the parent of the profiled calls of other
@@ -43,14 +44,15 @@
  *
  * One thing only that the wrapper works out on the way in is kept across
  * the real call: the offset of the thread's slot for the api, in a saved
- * register.  Loading it again from the api on the way out, as the way
- * out of a timed call does everything else (even the first timestamp and
- * the parent, which the way in stores in the row, where the runtime reads
- * how long a call in progress has run), cost sampled mode's untimed call
- * about 0.9 ns of its 3 to 5.  The first call of an api on a thread goes
- * out of line (apiprof_thread_attach), which registers the thread and
- * allocates its table; so do nested calls, sampled mode's draws, calls
- * from a new site and the monotonic clock (apiprof_slow.c).
+ * register (not by a declaring function's, apiprof_enter_acct says why).
+ * Loading it again from the api on the way out, as the way out of a timed
+ * call does everything else (even the first timestamp and the parent,
+ * which the way in stores in the row, where the runtime reads how long a
+ * call in progress has run), cost sampled mode's untimed call about 0.9
+ * ns of its 3 to 5.  The first call of an api on a thread goes out of
+ * line (apiprof_thread_attach), which registers the thread and allocates
+ * its table; so do nested calls, sampled mode's draws, calls from a new
+ * site and the monotonic clock (apiprof_slow.c).
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
