@@ -235,11 +235,10 @@ struct apiprof_tls_api {
  * process's first two apis touches one line of TLS, not two. */
 struct apiprof_tls {
 	uint64_t guard; /* APIPROF_GUARD_*: busy and the thread's mode */
-	/* Sampled mode: calls left up to and including the next timed one;
-	 * 0 after it, when the next call draws a new countdown out of line
-	 * (apiprof_slow.c says why there).  apiprof_enter decrements it
-	 * first and looks at the result, so the call that goes out of line
-	 * to draw finds UINT32_MAX here, which means the same as 0. */
+	/* Sampled mode: calls left up to and including the next timed one,
+	 * which draws the one after it (apiprof_slow.c).  apiprof_enter
+	 * decrements it first and looks at the result; 0 (UINT32_MAX once
+	 * decremented) until the thread's first call, which only draws. */
 	uint32_t countdown;
 	uint32_t rng; /* sampled mode: xorshift32 state, 0 until first used */
 	/* Only the outermost call of an api counts (a library function that
@@ -602,7 +601,7 @@ APIPROF_INLINE void apiprof_pop(const struct apiprof_api *api, struct apiprof_ta
 
 /* The thread's countdown (t: its struct apiprof_tls), less one; true
  * when the result is 0 or, taken as signed, negative (countdowns are at
- * most 2N-2 < 2^31, so only 0 comes out negative): the flags of the one
+ * most 2N-1 < 2^31, so only 0 comes out negative): the flags of the one
  * instruction, so nothing is loaded or compared again. */
 APIPROF_INLINE _Bool apiprof_countdown_dec(uintptr_t t)
 {

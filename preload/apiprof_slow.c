@@ -22,14 +22,14 @@ static inline uint64_t tick(const struct apiprof_tls *t)
 	return apiprof_clock_mono();
 }
 
-/* Sampled mode: a new countdown drawn uniformly from [1, 2N-2] by a
+/* Sampled mode: a new countdown drawn uniformly from [1, 2N-1] by a
  * per-thread xorshift32, so that the timed calls cannot lock onto a
- * periodic pattern of the program's calls.  The draw takes a call of its
- * own (below), so timed calls are 2 to 2N-1 calls apart, N + 1/2 on
- * average. */
+ * periodic pattern of the program's calls: they are 1 to 2N-1 calls
+ * apart, N on average.  The draw scales the 32-bit state with a multiply
+ * rather than divides it: no division runs on the way to a timed call. */
 void apiprof_sample_draw(struct apiprof_tls *t)
 {
-	uint32_t span = 2u * apiprof_sample - 2u; /* N >= 2 in sampled mode */
+	uint64_t span = 2u * (uint64_t)apiprof_sample - 1u; /* N >= 2 in sampled mode */
 	uint32_t x = t->rng;
 
 	if (x == 0)
@@ -38,26 +38,24 @@ void apiprof_sample_draw(struct apiprof_tls *t)
 	x ^= x >> 17;
 	x ^= x << 5;
 	t->rng = x;
-	t->countdown = 1u + x % span;
+	t->countdown = 1u + (uint32_t)(((uint64_t)x * span) >> 32);
 }
 
 /* Sampled mode: is this call one to time?  The countdown counts down to
- * the timed call, as apiprof_enter does inline.  The call after it finds
- * 0, comes here, draws the next countdown and is only counted: the draw,
- * a detour through this file, then never runs just before a timed call,
- * where it would change what the first timestamp sees.  The TSC is read
- * without waiting for earlier instructions, so what ran just before the
- * window moves it: a timed call is preceded by the same inline code in
- * sampled mode as in full timing, and its window measures the same. */
+ * the timed call, as apiprof_enter does inline, and the timed call draws
+ * the next one before its clock starts: a countdown of 0 (UINT32_MAX once
+ * apiprof_enter has decremented it) is only a thread's first call, which
+ * draws and is not timed. */
 static bool sample_due(struct apiprof_tls *t)
 {
-	/* UINT32_MAX: apiprof_enter has decremented a 0 before sending the
-	 * call here */
 	if (t->countdown == 0 || t->countdown == UINT32_MAX) {
 		apiprof_sample_draw(t);
 		return false;
 	}
-	return --t->countdown == 0;
+	if (--t->countdown != 0)
+		return false;
+	apiprof_sample_draw(t);
+	return true;
 }
 
 /* Whether this thread runs on its alternate signal stack while the stack
@@ -201,8 +199,9 @@ static uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id, uintptr_t s
 {
 	uintptr_t best = UINTPTR_MAX;
 	uint32_t in = 0;
+	uint32_t n = apiprof_api_count();
 
-	for (uint32_t k = 1; k <= apiprof_api_count() && k < APIPROF_MAX_APIS; k++) {
+	for (uint32_t k = 1; k <= n && k < APIPROF_MAX_APIS; k++) {
 		uintptr_t frame = t->api[k].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
 		if (k != id && t->api[k].frame > APIPROF_FRAME_IDLE && frame > sp && frame < best) {
@@ -261,6 +260,19 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 	return APIPROF_CALL_SLOW;
 }
 
+/* how_of for sampled mode with the TSC, the case every timed call of
+ * sampled mode is: kept apart so that it saves only the registers it
+ * needs. */
+static unsigned sample_how(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
+                           uintptr_t ret)
+{
+	if (!sample_due(t))
+		return APIPROF_CALL_COUNTED;
+	t->cur = parent_of_frames(t, id, sp); /* apiprof_start pushes it */
+	site_check(t->api[id].tab, idx, ret, t->cur);
+	return APIPROF_CALL_TIMED;
+}
+
 /* Every case of a call that left the inline path: not started, runtime
  * busy, first call, a frame in progress. */
 static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, struct apiprof_call *c,
@@ -302,6 +314,8 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
+	if (t->guard == APIPROF_GUARD_SAMPLE)
+		return sample_how(t, id, idx, sp, ret);
 	return how_of(t, c, id, idx, sp, ret);
 }
 

@@ -16,8 +16,8 @@
  *       counted was timed and each timed call is in the histogram
  *   -s: a run in sampled mode, APIPROF_SAMPLE=N: every row's `timed` is at
  *       most its `calls`, `estimated` is true exactly where it is less, and
- *       a row of 1000 N calls or more has about one timed in N + 1/2 (the
- *       mean distance of sampled mode's draws), within 20%: many times the
+ *       a row of 1000 N calls or more has about one timed in N (the mean
+ *       distance of sampled mode's draws), within 20%: many times the
  *       spread of the countdown's random draws
  */
 #include <jansson.h>
@@ -47,7 +47,7 @@ static int check_sampled(json_t *f)
 {
 	long long calls = ival(f, "calls"), timed = ival(f, "timed");
 	json_t *est = json_object_get(f, "estimated");
-	double per = (double)sample_n + 0.5;
+	double per = (double)sample_n;
 
 	if (timed > calls || !json_is_boolean(est) || json_is_true(est) != (timed < calls)) {
 		fprintf(stderr, "outdump: %s: timed %lld of %lld calls, estimated %s\n",
