@@ -487,9 +487,9 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 }
 
 /* Everything the fast path leaves: forwarded (nested, runtime busy, no
- * table yet), sampled mode's draws, the monotonic clock.  Out of line,
- * with the wrapper's stack pointer: a longjmp is told from nesting by the
- * frames of the wrappers. */
+ * table yet), a new site, sampled mode's timed calls inside another api's
+ * call, the monotonic clock.  Out of line, with the wrapper's stack
+ * pointer: a longjmp is told from nesting by the frames of the wrappers. */
 static void gen_emit_slow(const struct gen_fn *e)
 {
 	const char *n = e->f->cname;

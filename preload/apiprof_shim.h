@@ -38,9 +38,12 @@
  * address) and parent make a key that the way in compares with the row's
  * run of calls (apiprof_sites.c): the same key costs nothing more, another
  * sends the call out of line, where the run that ends is added to its
- * site's entry.  Sampled mode's untimed calls touch neither: its timed
- * calls all go out of line, where they find their parent from the frame
- * words (apiprof_slow.c), as one in 64 can afford to.
+ * site's entry.  Sampled mode's untimed calls touch neither, so `cur` is
+ * not kept in that mode: its timed calls are timed inline only when the
+ * thread has no call in progress, and have no parent then
+ * (apiprof_enter_due); the others go out of line, where they find their
+ * parent from the frame words (apiprof_slow.c), as one in 64 can afford
+ * to.
  *
  * One thing only that the wrapper works out on the way in is kept across
  * the real call: the offset of the thread's slot for the api, in a saved
@@ -51,8 +54,8 @@
  * call in progress has run), cost sampled mode's untimed call about 0.9
  * ns of its 3 to 5.  The first call of an api on a thread goes out of
  * line (apiprof_thread_attach), which registers the thread and allocates
- * its table; so do nested calls, sampled mode's draws, calls from a new
- * site and the monotonic clock (apiprof_slow.c).
+ * its table; so do nested calls, calls from a new site and the monotonic
+ * clock (apiprof_slow.c).
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
@@ -264,8 +267,13 @@ struct apiprof_tls {
 		struct apiprof_tls_api api[APIPROF_MAX_APIS];
 		uint64_t cur;
 	};
-	uint32_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
-	uint32_t reserved;
+	uint16_t mode; /* APIPROF_MODE_*, this thread's copy, set on attach */
+	/* The highest id of an api the thread has a table for, and sampled
+	 * mode's span of draws (2N - 1): what a timed call of sampled mode
+	 * reads on the inline way in (apiprof_enter_due), on a line no other
+	 * call touches. */
+	uint16_t apis;
+	uint32_t span;
 };
 
 /* One per generated shim (per spec).  Static storage in the shim; the
@@ -324,10 +332,11 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 18: the table's hist_xor (LZCNT buckets); 17: sampled mode's untimed
+/* 19: sampled mode's timed calls inline (struct apiprof_tls's apis and
+ * span); 18: the table's hist_xor (LZCNT buckets); 17: sampled mode's untimed
  * calls keep no `cur`; 16: per-site histograms (hist_off); 15: the parent
  * in the table */
-#define APIPROF_SHIM_ABI 18u
+#define APIPROF_SHIM_ABI 19u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -483,6 +492,19 @@ APIPROF_INLINE uint64_t apiprof_fs_load(uintptr_t off)
 	return v;
 }
 
+APIPROF_INLINE uint32_t apiprof_fs_load32(uintptr_t off)
+{
+	uint32_t v;
+
+	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(v) : "r"(off));
+	return v;
+}
+
+APIPROF_INLINE void apiprof_fs_store32(uintptr_t off, uint32_t v)
+{
+	__asm__ volatile("movl %1, %%fs:(%0)" : : "r"(off), "r"(v) : "memory");
+}
+
 /* Where the calling thread's struct apiprof_tls is, from %fs, for a
  * registered api (see tls above); its fields are at offsetof from there.
  * Acquire: pairs with the release that stores tls last (apiprof_api.c). */
@@ -501,6 +523,9 @@ APIPROF_INLINE uintptr_t apiprof_slot_of(const struct apiprof_api *api)
 #define APIPROF_TLS_GUARD     offsetof(struct apiprof_tls, guard)
 #define APIPROF_TLS_COUNTDOWN offsetof(struct apiprof_tls, countdown)
 #define APIPROF_TLS_API       offsetof(struct apiprof_tls, api)
+#define APIPROF_TLS_RNG       offsetof(struct apiprof_tls, rng)
+#define APIPROF_TLS_APIS      offsetof(struct apiprof_tls, apis)
+#define APIPROF_TLS_SPAN      offsetof(struct apiprof_tls, span)
 #define APIPROF_SLOT_TAB      offsetof(struct apiprof_tls_api, tab)
 #define APIPROF_SLOT_FRAME    offsetof(struct apiprof_tls_api, frame)
 
@@ -629,33 +654,120 @@ APIPROF_INLINE void apiprof_countdown_undo(uintptr_t t)
 	                 : "cc", "memory");
 }
 
-/* Whether a timed call of row idx from return address ret continues the
- * run of calls in progress (apiprof_sites.c), in full timing: the inline
- * way in times only those, and leaves the others out of line, where the switch to a new
- * run keeps no register of the wrapper's (its arguments are live).  The
- * parent, the thread's innermost call, is kept in c for apiprof_start. */
-APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
+/* Sampled mode's draws: the next state of a thread's xorshift32 (never 0
+ * from a state that is not), and the countdown it gives, uniform in
+ * [1, span] (span = 2N - 1, so N on average): a multiply, no division on
+ * the way to a timed call.  The runtime draws with them too
+ * (apiprof_sample_draw). */
+static inline uint32_t apiprof_xorshift32(uint32_t x)
+{
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return x;
+}
+
+static inline uint32_t apiprof_countdown_of(uint32_t x, uint32_t span)
+{
+	return 1u + (uint32_t)(((uint64_t)x * span) >> 32);
+}
+
+/* The countdown after a timed call of sampled mode, drawn by the call
+ * itself (t: the thread's struct apiprof_tls): its rng is set from the
+ * thread's first table on (apiprof_thread_attach). */
+APIPROF_INLINE void apiprof_sample_redraw(uintptr_t t)
+{
+	uint32_t x = apiprof_xorshift32(apiprof_fs_load32(t + APIPROF_TLS_RNG));
+
+	apiprof_fs_store32(t + APIPROF_TLS_RNG, x);
+	apiprof_fs_store32(t + APIPROF_TLS_COUNTDOWN,
+	                   apiprof_countdown_of(x, apiprof_fs_load32(t + APIPROF_TLS_SPAN)));
+}
+
+/* Whether the thread has a call of any api in progress (t: its struct
+ * apiprof_tls): the frame words of the apis it has tables for, which are
+ * 0 or IDLE otherwise.  Sampled mode's untimed calls keep no `cur`, so a
+ * timed call that finds none has no parent; one that finds one looks for
+ * it out of line (apiprof_slow.c). */
+APIPROF_INLINE _Bool apiprof_any_in_call(uintptr_t t)
+{
+	uint32_t n;
+
+	__asm__ volatile("movzwl %%fs:(%1), %0" : "=r"(n) : "r"(t + APIPROF_TLS_APIS));
+	for (uint32_t k = 1; k <= n; k++) {
+		uintptr_t slot = t + APIPROF_TLS_API + k * sizeof(struct apiprof_tls_api);
+
+		if (apiprof_fs_load(slot + APIPROF_SLOT_FRAME) > APIPROF_FRAME_IDLE)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a timed call of row idx from return address ret, made in
+ * `parent`, continues the run of calls in progress (apiprof_sites.c): the
+ * inline way in times only those, and leaves the others out of line,
+ * where the switch to a new run keeps no register of the wrapper's (its
+ * arguments are live).  The parent is kept in c for apiprof_start. */
+APIPROF_INLINE _Bool apiprof_same_site_as(struct apiprof_call *c, uint32_t idx, uintptr_t ret,
+                                          uint64_t parent)
 {
 	c->tab = apiprof_tab_at(c->slot);
-	c->parent = apiprof_cur(c->tls);
+	c->parent = parent;
 	/* a plain load, which the compare takes as its operand: only this
 	 * thread writes the word */
-	return ((uint64_t)ret << 16 | c->parent) == apiprof_tab_cold(c->tab, idx)->last;
+	return ((uint64_t)ret << 16 | parent) == apiprof_tab_cold(c->tab, idx)->last;
+}
+
+/* The same in full timing, where the parent is the thread's innermost
+ * call. */
+APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
+{
+	return apiprof_same_site_as(c, idx, ret, apiprof_cur(c->tls));
+}
+
+/* Whether the thread's countdown is 0 (after apiprof_countdown_dec): the
+ * call it came down to, not a countdown never drawn. */
+APIPROF_INLINE _Bool apiprof_countdown_zero(uintptr_t t)
+{
+	_Bool z;
+
+	__asm__ volatile("cmpl $0, %%fs:%c2(%1)" : "=@ccz"(z) : "r"(t), "i"(APIPROF_TLS_COUNTDOWN));
+	return z;
+}
+
+/* Sampled mode's timed call, once the countdown has come down to it:
+ * inline, as full timing's, when the thread has no call of any api in
+ * progress (then it has no parent) and the call continues its row's run.
+ * It draws the next countdown before its clock starts.  Anything else
+ * puts the countdown back (apiprof_countdown_undo) for the out-of-line
+ * way in, which times the call there, finding its parent from the frame
+ * words (apiprof_slow.c). */
+APIPROF_INLINE unsigned apiprof_enter_due(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
+{
+	uintptr_t t = c->tls;
+
+	if (apiprof_unlikely(!apiprof_countdown_zero(t) || apiprof_any_in_call(t) ||
+	                     !apiprof_same_site_as(c, idx, ret, APIPROF_PARENT_NONE))) {
+		apiprof_countdown_undo(t);
+		return APIPROF_CALL_OUT;
+	}
+	apiprof_sample_redraw(t);
+	apiprof_frame_enter(c->slot);
+	return APIPROF_CALL_TIMED;
 }
 
 /* The rest of the way in of a sampled-mode call, once the guard word has
  * said sampled mode: counted inline while the thread is not inside the
  * api and the countdown is not down to the next timed call. */
-APIPROF_INLINE unsigned apiprof_enter_sampled(uintptr_t t, uintptr_t slot)
+APIPROF_INLINE unsigned apiprof_enter_sampled(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
 {
-	if (apiprof_unlikely(!apiprof_frame_idle(slot)))
+	if (apiprof_unlikely(!apiprof_frame_idle(c->slot)))
 		return APIPROF_CALL_OUT;
-	if (apiprof_likely(!apiprof_countdown_dec(t))) {
-		apiprof_frame_enter(slot);
+	if (apiprof_likely(!apiprof_countdown_dec(c->tls))) {
+		apiprof_frame_enter(c->slot);
 		return APIPROF_CALL_COUNTED;
 	}
-	apiprof_countdown_undo(t);
-	return APIPROF_CALL_OUT;
+	return apiprof_enter_due(c, idx, ret);
 }
 
 /* The rest of the way in of a full-timing call, once the guard word has
@@ -691,7 +803,7 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 	c->slot = slot;
 	c->tls = t;
 	if (apiprof_likely(guard == APIPROF_GUARD_SAMPLE))
-		return apiprof_enter_sampled(t, slot);
+		return apiprof_enter_sampled(c, idx, ret);
 	if (apiprof_unlikely(guard != 0))
 		return APIPROF_CALL_OUT;
 	return apiprof_enter_full(c, idx, ret);
@@ -716,7 +828,7 @@ APIPROF_INLINE unsigned apiprof_enter_acct(struct apiprof_api *api, struct apipr
 	if (apiprof_likely(apiprof_guard_is(t, 0)))
 		return apiprof_enter_full(c, idx, ret);
 	if (apiprof_likely(apiprof_guard_is(t, APIPROF_GUARD_SAMPLE)))
-		return apiprof_enter_sampled(t, slot);
+		return apiprof_enter_sampled(c, idx, ret);
 	return APIPROF_CALL_OUT;
 }
 

@@ -3,11 +3,13 @@
  * apiprof_slow.c - the out-of-line halves of the hot path.
  *
  * The inline apiprof_enter/apiprof_leave handle a thread that already has
- * its table making an outermost call, in the default mode (TSC, every call
- * timed) or between sampled mode's draws.  Everything else comes here: the
- * runtime busy on this thread, a nested call (or one that finds a frame
- * an unwinding left behind), the thread's first call of an api, the
- * monotonic clock, and sampled mode's draws.
+ * its table making an outermost call from the site of the row's run, in
+ * the default mode (TSC, every call timed) or in sampled mode, whose timed
+ * calls they handle only while no call is in progress on the thread.
+ * Everything else comes here: the runtime busy on this thread, a nested
+ * call (or one that finds a frame an unwinding left behind), the thread's
+ * first call of an api, a new site, the monotonic clock, and sampled
+ * mode's timed calls made inside a call of another api.
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,27 +27,23 @@ static inline uint64_t tick(const struct apiprof_tls *t)
 /* Sampled mode: a new countdown drawn uniformly from [1, 2N-1] by a
  * per-thread xorshift32, so that the timed calls cannot lock onto a
  * periodic pattern of the program's calls: they are 1 to 2N-1 calls
- * apart, N on average.  The draw scales the 32-bit state with a multiply
- * rather than divides it: no division runs on the way to a timed call. */
+ * apart, N on average.  The same draw as a timed call's inline
+ * (apiprof_sample_redraw); the first one seeds the state. */
 void apiprof_sample_draw(struct apiprof_tls *t)
 {
-	uint64_t span = 2u * (uint64_t)apiprof_sample - 1u; /* N >= 2 in sampled mode */
 	uint32_t x = t->rng;
 
 	if (x == 0)
 		x = (uint32_t)__rdtsc() | 1u;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	t->rng = x;
-	t->countdown = 1u + (uint32_t)(((uint64_t)x * span) >> 32);
+	t->rng = x = apiprof_xorshift32(x);
+	t->countdown = apiprof_countdown_of(x, t->span);
 }
 
 /* Sampled mode: is this call one to time?  The countdown counts down to
  * the timed call, as apiprof_enter does inline, and the timed call draws
- * the next one before its clock starts: a countdown of 0 (UINT32_MAX once
- * apiprof_enter has decremented it) is only a thread's first call, which
- * draws and is not timed. */
+ * the next one before its clock starts, as apiprof_enter_due does.  A
+ * countdown of 0 (UINT32_MAX once apiprof_enter has decremented it) has
+ * not been drawn yet: that call draws and is not timed. */
 static bool sample_due(struct apiprof_tls *t)
 {
 	if (t->countdown == 0 || t->countdown == UINT32_MAX) {
@@ -260,9 +258,10 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 	return APIPROF_CALL_SLOW;
 }
 
-/* how_of for sampled mode with the TSC, the case every timed call of
- * sampled mode is: kept apart so that it saves only the registers it
- * needs. */
+/* how_of for sampled mode with the TSC, where its timed calls come when
+ * the inline way in cannot time them (another api's call in progress,
+ * which is their parent, or a new site): kept apart so that it saves only
+ * the registers it needs. */
 static unsigned sample_how(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
                            uintptr_t ret)
 {
@@ -299,7 +298,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 }
 
 /* The common case first, with no call on its way, so that it saves no
- * registers: sampled mode's draws and timed calls, and the monotonic
+ * registers: a new site, sampled mode's timed calls, and the monotonic
  * clock's calls, on a started runtime, by a thread with its table and no
  * call of the api in progress.  Everything else is enter_any's. */
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,

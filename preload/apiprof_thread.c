@@ -353,10 +353,13 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 		struct apiprof_tls *t = apiprof_tls_self();
 
 		apiprof_api_publish(api, id);
-		t->mode = apiprof_mode;
+		t->mode = (uint16_t)apiprof_mode;
+		if (id > t->apis)
+			t->apis = (uint16_t)id;
 		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
 			t->guard |= APIPROF_GUARD_SLOW;
 		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && !(t->guard & APIPROF_GUARD_SAMPLE)) {
+			t->span = 2u * apiprof_sample - 1u; /* N >= 2 in sampled mode */
 			apiprof_sample_draw(t);
 			t->guard |= APIPROF_GUARD_SAMPLE;
 		}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sitea.c - see sitelib.h: a_work, a caller of another api. */
+/* sitea.c - see sitelib.h: a_work and a_mix, callers of another api. */
 #include "sitelib.h"
 
 int a_work(int n)
@@ -8,5 +8,20 @@ int a_work(int n)
 
 	for (int i = 0; i < SITE_LEAF_PER_WORK; i++)
 		acc += b_leaf(n + i);
+	return acc;
+}
+
+/* not a tail call: the return address into b_leaf's wrapper is a_leaf's */
+__attribute__((noinline)) int a_leaf(int n)
+{
+	return b_leaf(n) ^ 1;
+}
+
+int a_mix(int n)
+{
+	int acc = 0;
+
+	for (int i = 0; i < SITE_LEAF_PER_WORK; i++)
+		acc += a_leaf(n + i);
 	return acc;
 }

@@ -13,6 +13,8 @@
 int sl_work(int n);
 int sl_spin(int n);
 int a_work(int n);
+int a_mix(int n);  /* a_leaf SITE_LEAF_PER_WORK times */
+int a_leaf(int n); /* b_leaf once: not in sitea.json, a site shared by a_mix and its callers */
 int b_leaf(int n);
 
 #endif /* SITELIB_H */

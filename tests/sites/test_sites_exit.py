@@ -33,6 +33,17 @@ CASE is one of:
   between the sites'; the same from a thread folded into "(exited)";
 - latsampled, APIPROF_SAMPLE=8: the sites' quantiles estimated, in the
   same order.
+- edgeroots, edgeprog under APIPROF_SAMPLE=8 with 40000 calls of main's
+  own after the a_work ones: those are roots, though the timed b_leaf
+  calls before them had a_work for parent.  A timed call with no call in
+  progress on its thread is timed inline (apiprof_enter_due), with no
+  parent whatever the thread's innermost call was left at;
+- edgemix, edgeprog under APIPROF_SAMPLE=8 in 10 rounds of 1000 a_mix
+  calls (5000 of b_leaf inside, through a_leaf) and 5000 of a_leaf by
+  main: the same site of b_leaf (in a_leaf) is inside a_mix or a root by
+  turns, and its calls are each where they were made, within a few draws
+  a round.  A timed call inline finds it has a parent by the frame words
+  (apiprof_any_in_call), not by its site, which the roots share;
 - edgever, edgever under APIPROF_SAMPLE=8: edgesampled through versioned
   wrappers (sitev.a_work at SV_2, a_work_old at SV_1) and one named by an
   asm label (a_work_cxx, a C++ symbol): the inline-entered
@@ -177,6 +188,45 @@ def test_edgesampled(tmp):
         fail("a_work's children, sampled: %r" % a)
     print("ok: sampled: the edge sitea.a_work -> siteb.b_leaf, %d of %d calls" %
           (inside, b["calls"]))
+
+
+def test_edgeroots(tmp):
+    n, m = 2000, 40000
+    doc, _ = run([SHIM_A, SHIM_B], [EDGE, str(n), str(m)], tmp, APIPROF_SAMPLE="8")
+    b = func(doc, "siteb", "b_leaf")
+    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
+    roots = [c for c in b["callers"] if "parent" not in c]
+    n_in = sum(c["calls"] for c in inside)
+    n_root = sum(c["calls"] for c in roots)
+    # Runs are counted at the site of their first timed call: the calls of
+    # the run that crosses from a_work's calls to main's (a few draws of
+    # at most 15 calls) and those before b_leaf's first timed call are
+    # all that may land on the other side.
+    if b["calls"] != 5 * n + m or n_in + n_root != b["calls"] or \
+            len(inside) + len(roots) != len(b["callers"]) or \
+            not 5 * n - 100 <= n_in <= 5 * n + 100 or \
+            any(c["symbol"] != "a_work" for c in inside) or \
+            any(c["symbol"] not in ("main", "(other callers)") for c in roots):
+        fail("b_leaf's callers, sampled, roots after edges: %d inside, %d roots: %r" %
+             (n_in, n_root, b))
+    print("ok: sampled: %d of b_leaf's calls inside a_work, %d of main's own" % (n_in, n_root))
+
+
+def test_edgemix(tmp):
+    doc, _ = run([SHIM_A, SHIM_B], [EDGE, "1000", "5000", "10"], tmp, APIPROF_SAMPLE="8")
+    b = func(doc, "siteb", "b_leaf")
+    n_in = sum(c["calls"] for c in b["callers"] if c.get("parent") == "sitea.a_mix")
+    n_root = sum(c["calls"] for c in b["callers"] if "parent" not in c)
+    # 20 changes between inside and outside, each of which may put the
+    # calls up to the first timed one after it (at most 15 apart) on the
+    # other side, and those before b_leaf's first timed call
+    if b["calls"] != 100000 or n_in + n_root != b["calls"] or \
+            not 50000 - 400 <= n_in <= 50000 + 400 or \
+            any(c["symbol"] not in ("a_leaf", "(other callers)") for c in b["callers"]):
+        fail("b_leaf's callers, inside a_mix and not by turns: %d inside, %d roots: %r" %
+             (n_in, n_root, b))
+    print("ok: sampled: %d of b_leaf's calls inside a_mix, %d roots, from one site" %
+          (n_in, n_root))
 
 
 def test_edgever(tmp):
