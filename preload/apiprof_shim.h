@@ -175,10 +175,11 @@ struct apiprof_sites {
 	uint64_t gen;                                /* odd while the owner writes */
 	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
 	uint64_t run; /* 1 + the entry of the run in progress (only its owner reads it), 0: none */
-	/* The owner's own: a bit per hash of the keys its entries have, and
-	 * how many it has, so that a key they do not have is known as such
-	 * without a probe of every entry (apiprof_sites.c site_find_own). */
-	uint64_t seen[2];
+	/* The owner's own: three bits of 256 for each key its entries have
+	 * (a Bloom filter), and how many it has, so that a key they do not
+	 * have is known as such without a probe of every entry
+	 * (apiprof_sites.c site_seen). */
+	uint64_t seen[4];
 	uint64_t used;
 	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
 	/* site[k]'s latency histogram (APIPROF_HIST_BUCKETS words, from the
