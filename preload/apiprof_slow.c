@@ -300,7 +300,9 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 /* The common case first, with no call on its way, so that it saves no
  * registers: a new site, sampled mode's timed calls, and the monotonic
  * clock's calls, on a started runtime, by a thread with its table and no
- * call of the api in progress.  Everything else is enter_any's. */
+ * call of the api in progress; the first two without how_of, whose
+ * registers a switch of site every call (an interpreter's malloc) paid
+ * for.  Everything else is enter_any's. */
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
                             uint32_t idx, uintptr_t ret)
 {
@@ -313,6 +315,10 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
+	if (t->guard == 0) { /* full timing with the TSC: a new site */
+		site_check(t->api[id].tab, idx, ret, t->cur);
+		return APIPROF_CALL_TIMED;
+	}
 	if (t->guard == APIPROF_GUARD_SAMPLE)
 		return sample_how(t, id, idx, sp, ret);
 	return how_of(t, c, id, idx, sp, ret);
