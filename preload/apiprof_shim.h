@@ -660,7 +660,7 @@ APIPROF_INLINE void apiprof_countdown_undo(uintptr_t t)
  * [1, span] (span = 2N - 1, so N on average): a multiply, no division on
  * the way to a timed call.  The runtime draws with them too
  * (apiprof_sample_draw). */
-static inline uint32_t apiprof_xorshift32(uint32_t x)
+APIPROF_INLINE uint32_t apiprof_xorshift32(uint32_t x)
 {
 	x ^= x << 13;
 	x ^= x >> 17;
@@ -668,7 +668,7 @@ static inline uint32_t apiprof_xorshift32(uint32_t x)
 	return x;
 }
 
-static inline uint32_t apiprof_countdown_of(uint32_t x, uint32_t span)
+APIPROF_INLINE uint32_t apiprof_countdown_of(uint32_t x, uint32_t span)
 {
 	return 1u + (uint32_t)(((uint64_t)x * span) >> 32);
 }
