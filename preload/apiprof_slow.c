@@ -112,8 +112,8 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	const struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tls_api *s = &t->api[id];
 	uint64_t parent = 0;
-	/* sampled mode's inline calls are untimed, and keep no parent: the
-	 * table's is then not this call's */
+	/* sampled mode's untimed inline calls keep no parent (the table's is
+	 * not this call's), and a timed one has none: 0 tells both */
 	bool kept = (s->frame & APIPROF_FRAME_SLOW) || !(t->mode & APIPROF_MODE_SAMPLE);
 
 	if (s->tab != NULL) {
@@ -190,10 +190,13 @@ static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint
  * handler's call on an alternate stack, made while the thread was inside
  * that call): its return address is not looked for, since the words
  * below it may lie below what the interrupted code had touched of its
- * stack.  On an alternate stack above the thread's, the call finds none. */
+ * stack.  On an alternate stack above the thread's, the call finds none.
+ * Not inline: its loop's registers would be saved by every call that
+ * comes out of line with the TSC (tsc_how), a new site's too. */
 #define STACK_SPAN (1u << 20)
 
-static uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id, uintptr_t sp)
+static __attribute__((noinline)) uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id,
+                                                           uintptr_t sp)
 {
 	uintptr_t best = UINTPTR_MAX;
 	uint32_t in = 0;
@@ -229,26 +232,44 @@ static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_
 }
 
 /* What a call of row idx of api id from stack address sp that passed
+ * the guards is, when the thread times with the TSC: in full timing a
+ * call from a new site (the switch of site is why it came here), in
+ * sampled mode one the countdown came down to that the inline way in
+ * could not time (another api's call in progress, its parent, which it
+ * finds from the frames, or a new site), or the call that draws the first
+ * countdown.  Its untimed calls are no parents.  Inline in
+ * apiprof_enter_slow, apart from the monotonic clock's case (how_of),
+ * whose registers a program whose calls switch site every call (an
+ * interpreter's malloc) paid for on most of them: 214 instructions a call
+ * of that workload with a call of tsc_how, 202 inline. */
+APIPROF_INLINE unsigned tsc_how(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
+                                uintptr_t ret)
+{
+	bool sampled = t->guard & APIPROF_GUARD_SAMPLE;
+
+	if (sampled && !sample_due(t))
+		return APIPROF_CALL_COUNTED;
+	if (sampled)
+		t->cur = parent_of_frames(t, id, sp); /* apiprof_start pushes it */
+	site_check(t->api[id].tab, idx, ret, t->cur);
+	return APIPROF_CALL_TIMED;
+}
+
+/* What a call of row idx of api id from stack address sp that passed
  * the guards is, by the thread's mode.  A call timed here keeps its start
- * in the row, as apiprof_start does inline; in slow mode, where the
- * wrapper's apiprof_start does not start it, it is made the innermost
- * call here.  Sampled mode's timed calls all come here, and find their
- * parent from the frames; its untimed calls are no parents. */
+ * in the row, as apiprof_start does inline; with the monotonic clock,
+ * where the wrapper's apiprof_start does not start it, it is made the
+ * innermost call here. */
 static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
                        uintptr_t sp, uintptr_t ret)
 {
+	if (!(t->guard & APIPROF_GUARD_SLOW))
+		return tsc_how(t, id, idx, sp, ret);
 	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
 	struct apiprof_tab *tab = t->api[id].tab;
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
-
-	if (!(t->guard & APIPROF_GUARD_SLOW)) {
-		if (timed && (t->guard & APIPROF_GUARD_SAMPLE))
-			t->cur = parent_of_frames(t, id, sp); /* apiprof_start pushes it */
-		if (timed) /* its site, which may be why it came here */
-			site_check(tab, idx, ret, t->cur);
-		return timed ? APIPROF_CALL_TIMED : APIPROF_CALL_COUNTED;
-	}
 	uint64_t parent = t->cur;
+
 	push(t, tab, s);
 	if (timed) /* as apiprof_start does inline */
 		site_check(tab, idx, ret, parent);
@@ -256,20 +277,6 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 	if (timed)
 		apiprof_store(&s->t0, c->t0);
 	return APIPROF_CALL_SLOW;
-}
-
-/* how_of for sampled mode with the TSC, where its timed calls come when
- * the inline way in cannot time them (another api's call in progress,
- * which is their parent, or a new site): kept apart so that it saves only
- * the registers it needs. */
-static unsigned sample_how(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
-                           uintptr_t ret)
-{
-	if (!sample_due(t))
-		return APIPROF_CALL_COUNTED;
-	t->cur = parent_of_frames(t, id, sp); /* apiprof_start pushes it */
-	site_check(t->api[id].tab, idx, ret, t->cur);
-	return APIPROF_CALL_TIMED;
 }
 
 /* Every case of a call that left the inline path: not started, runtime
@@ -298,11 +305,10 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 }
 
 /* The common case first, with no call on its way, so that it saves no
- * registers: a new site, sampled mode's timed calls, and the monotonic
- * clock's calls, on a started runtime, by a thread with its table and no
- * call of the api in progress; the first two without how_of, whose
- * registers a switch of site every call (an interpreter's malloc) paid
- * for.  Everything else is enter_any's. */
+ * registers: a new site, sampled mode's timed calls (tsc_how), and the
+ * monotonic clock's calls, on a started runtime, by a thread with its
+ * table and no call of the api in progress.  Everything else is
+ * enter_any's. */
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
                             uint32_t idx, uintptr_t ret)
 {
@@ -315,12 +321,8 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
-	if (t->guard == 0) { /* full timing with the TSC: a new site */
-		site_check(t->api[id].tab, idx, ret, t->cur);
-		return APIPROF_CALL_TIMED;
-	}
-	if (t->guard == APIPROF_GUARD_SAMPLE)
-		return sample_how(t, id, idx, sp, ret);
+	if (!(t->guard & APIPROF_GUARD_SLOW))
+		return tsc_how(t, id, idx, sp, ret);
 	return how_of(t, c, id, idx, sp, ret);
 }
 
