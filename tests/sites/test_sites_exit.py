@@ -42,8 +42,9 @@ CASE is one of:
   calls (5000 of b_leaf inside, through a_leaf) and 5000 of a_leaf by
   main: the same site of b_leaf (in a_leaf) is inside a_mix or a root by
   turns, and its calls are each where they were made, within a few draws
-  a round.  A timed call inline finds it has a parent by the frame words
-  (apiprof_any_in_call), not by its site, which the roots share;
+  a round.  A timed call inline tells whether it has a parent from the
+  frame words (apiprof_any_in_call), not from its site, which the roots
+  share;
 - edgever, edgever under APIPROF_SAMPLE=8: edgesampled through versioned
   wrappers (sitev.a_work at SV_2, a_work_old at SV_1) and one named by an
   asm label (a_work_cxx, a C++ symbol): the inline-entered
