@@ -238,10 +238,11 @@ static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_
  * could not time (another api's call in progress, its parent, which it
  * finds from the frames, or a new site), or the call that draws the first
  * countdown.  Its untimed calls are no parents.  Inline in
- * apiprof_enter_slow, apart from the monotonic clock's case (how_of),
- * whose registers a program whose calls switch site every call (an
- * interpreter's malloc) paid for on most of them: 214 instructions a call
- * of that workload with a call of tsc_how, 202 inline. */
+ * apiprof_enter_slow (how_of), apart from the monotonic clock's case
+ * (mono_how), whose registers a program whose calls switch site every
+ * call (an interpreter's malloc) paid for on most of them: 214
+ * instructions a call of that workload with a call of tsc_how, 202
+ * inline. */
 APIPROF_INLINE unsigned tsc_how(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
                                 uintptr_t ret)
 {
@@ -255,16 +256,12 @@ APIPROF_INLINE unsigned tsc_how(struct apiprof_tls *t, uint32_t id, uint32_t idx
 	return APIPROF_CALL_TIMED;
 }
 
-/* What a call of row idx of api id from stack address sp that passed
- * the guards is, by the thread's mode.  A call timed here keeps its start
- * in the row, as apiprof_start does inline; with the monotonic clock,
- * where the wrapper's apiprof_start does not start it, it is made the
- * innermost call here. */
-static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
-                       uintptr_t sp, uintptr_t ret)
+/* tsc_how with the monotonic clock: a call timed here keeps its start in
+ * the row, as apiprof_start does inline, and since the wrapper's
+ * apiprof_start does not start it, it is made the innermost call here. */
+static unsigned mono_how(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
+                         uintptr_t ret)
 {
-	if (!(t->guard & APIPROF_GUARD_SLOW))
-		return tsc_how(t, id, idx, sp, ret);
 	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
 	struct apiprof_tab *tab = t->api[id].tab;
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
@@ -277,6 +274,16 @@ static unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t i
 	if (timed)
 		apiprof_store(&s->t0, c->t0);
 	return APIPROF_CALL_SLOW;
+}
+
+/* What a call of row idx of api id from stack address sp that passed
+ * the guards is, by the thread's clock. */
+APIPROF_INLINE unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id,
+                               uint32_t idx, uintptr_t sp, uintptr_t ret)
+{
+	if (!(t->guard & APIPROF_GUARD_SLOW))
+		return tsc_how(t, id, idx, sp, ret);
+	return mono_how(t, c, id, idx, ret);
 }
 
 /* Every case of a call that left the inline path: not started, runtime
@@ -305,7 +312,7 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 }
 
 /* The common case first, with no call on its way, so that it saves no
- * registers: a new site, sampled mode's timed calls (tsc_how), and the
+ * registers: a new site, sampled mode's timed calls, and the
  * monotonic clock's calls, on a started runtime, by a thread with its
  * table and no call of the api in progress.  Everything else is
  * enter_any's. */
@@ -321,8 +328,6 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
 		return enter_any(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
-	if (!(t->guard & APIPROF_GUARD_SLOW))
-		return tsc_how(t, id, idx, sp, ret);
 	return how_of(t, c, id, idx, sp, ret);
 }
 
