@@ -22,3 +22,11 @@ skip_if_sanitized() {
 		exit 77
 	fi
 }
+
+# need TOOL PACKAGE - fail (never skip) when a tool that ./quickstart installs
+# is missing: a test skips only for what the machine cannot offer.
+need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	echo "FAIL: $1 is missing (Debian package $2, which ./quickstart installs)"
+	exit 1
+}

@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/../lib.sh"
 run=$1 outdump=$2 script=$3
 py=/usr/bin/python3
-[ -x $py ] || { echo "SKIP: no $py"; exit 77; }
+[ -x $py ] || need $py python3
 skip_if_sanitized "$run"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

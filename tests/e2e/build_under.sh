@@ -8,7 +8,8 @@ set -u
 run=$1
 shift
 skip_if_sanitized "$1"
-command -v make >/dev/null && command -v cc >/dev/null || { echo "SKIP: no make or cc"; exit 77; }
+need make make
+need cc gcc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

@@ -9,7 +9,7 @@ set -eu
 shim=$1 script=$2 outdump=$3
 py=/usr/bin/python3
 threads=3 rounds=500
-[ -x $py ] || { echo "SKIP: no $py"; exit 77; }
+[ -x $py ] || need $py python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -6,7 +6,8 @@
 # behind the program.
 set -u
 page=$1 prog=$2
-command -v groff >/dev/null 2>&1 || { echo "SKIP: no groff (Debian: groff-base)"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+need groff groff-base
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

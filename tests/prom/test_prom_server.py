@@ -117,8 +117,8 @@ def observed(top, pid):
 
 def main():
     if not shutil.which("prometheus"):
-        print("skip: no prometheus (Debian package prometheus)")
-        sys.exit(77)
+        print("FAIL: prometheus is missing (Debian package prometheus, which ./quickstart installs)")
+        sys.exit(1)
     private_shm(__file__)
     top, shim, prog = sys.argv[1:4]
     ex = Exporter(top, "-d", "0.2")

@@ -8,6 +8,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
 rt=$1 shim=$2 prog=$3 chk=$4
+need jq jq
 n=1000
 
 # timed OUT.json FUNC: the timed calls of one function of testlib

@@ -60,7 +60,7 @@ elif [ -f "$jemalloc" ]; then
 		stack "jemalloc ls" "$jemalloc" $order $min ls -la /usr
 	done
 else
-	skip "$jemalloc missing (Debian libjemalloc2)"
+	fail "$jemalloc missing (Debian libjemalloc2, which ./quickstart installs)"
 fi
 
 if [ "$which" != faketime ]; then
@@ -74,6 +74,6 @@ elif [ -f "$faketime" ]; then
 	done
 	unset FAKETIME
 else
-	skip "$faketime missing (Debian libfaketime)"
+	fail "$faketime missing (Debian libfaketime, which ./quickstart installs)"
 fi
 [ $ran -gt 0 ] || fail "nothing ran for $which"

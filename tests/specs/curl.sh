@@ -15,7 +15,7 @@ set -eu
 . "$(dirname "$0")/../lib.sh"
 shim=$1 outdump=$2
 here=$(cd "$(dirname "$0")" && pwd)
-command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
+need curl curl
 skip_if_sanitized "$shim"
 preload=$(shim_preload "$shim")
 tmp=$(mktemp -d)

@@ -13,7 +13,7 @@ gen=$1 run=$2 outdump=$3 mode=$4
 case $gen in /*) ;; *) gen=$PWD/$gen ;; esac
 case $run in /*) ;; *) run=$PWD/$run ;; esac
 case $outdump in /*) ;; *) outdump=$PWD/$outdump ;; esac
-[ -x /usr/bin/xmllint ] || { echo "SKIP: no xmllint (libxml2-utils)"; exit 77; }
+need xmllint libxml2-utils
 skip_if_sanitized "$run"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

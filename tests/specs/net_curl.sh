@@ -17,8 +17,8 @@ set -eu
 . "$(dirname "$0")/../lib.sh"
 shim=$1 outdump=$2
 here=$(cd "$(dirname "$0")" && pwd)
-command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
-command -v strace >/dev/null || { echo "SKIP: no strace"; exit 77; }
+need curl curl
+need strace strace
 skip_if_sanitized "$shim"
 preload=$(shim_preload "$shim")
 tmp=$(mktemp -d)

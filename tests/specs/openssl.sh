@@ -12,7 +12,7 @@
 set -eu
 . "$(dirname "$0")/../lib.sh"
 shim=$1 outdump=$2
-command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
+need openssl openssl
 skip_if_sanitized "$shim"
 preload=$(shim_preload "$shim")
 tmp=$(mktemp -d)

@@ -49,7 +49,7 @@ sed 's/^pthread_//' "$tmp/got.txt" >"$tmp/got2.txt"
 cmp "$tmp/want.txt" "$tmp/got2.txt" || { diff -u "$tmp/want.txt" "$tmp/got2.txt"; fail pthread_prog; }
 echo "ok: pthread_prog: $t workers x $k, $r ping-pong rounds, every row exact"
 
-command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 CLI"; exit 77; }
+need sqlite3 sqlite3
 for m in 1 2 3; do
 	n=$((m * 300))
 	yes "select 1;" | head -n $n >"$tmp/w.sql"

@@ -12,7 +12,7 @@ set -eu
 . "$(dirname "$0")/../lib.sh"
 shim=$1 outdump=$2
 n=1000
-command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3 CLI"; exit 77; }
+need sqlite3 sqlite3
 skip_if_sanitized "$shim"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

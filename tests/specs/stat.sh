@@ -48,7 +48,7 @@ for prog in "$plain" "$lfs"; do
 done
 echo "ok: stat_prog, plain and LFS builds: every stat-family row exact"
 
-command -v stat >/dev/null || { echo "SKIP: no stat(1)"; exit 77; }
+need stat coreutils
 f=$tmp/file
 stat -c %s "$f" >"$tmp/bare1.out"
 rows stat -c %s "$f" >"$tmp/one"

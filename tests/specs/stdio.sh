@@ -24,7 +24,7 @@ rows() {
 }
 count() { awk -v f="$1" '$1 == f { n += $2 } END { print n + 0 }'; }
 
-command -v sed >/dev/null || { echo "SKIP: no sed"; exit 77; }
+need sed sed
 n=1000
 seq 1 $n >"$tmp/in.txt"
 sed s/1/x/ "$tmp/in.txt" >"$tmp/bare1.out"

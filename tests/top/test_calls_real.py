@@ -17,7 +17,7 @@ times; then it waits on its stdin.  Checks, in full timing (exact counts):
             their counts and p50/p99 (and the calls inside tr_outer), and on
             an 80-column screen still each caller's numbers and its whole
             name, and hides them again; T shows tt_work indented under tr_outer.
-Exit 77 = skipped (no tmux: the batch checks still run first).
+
 """
 import json
 import os
@@ -194,8 +194,7 @@ def main():
         check_json(top, p.pid)
         check_sampled(top, prog, shim, shim_tree)
         if not shutil.which("tmux"):
-            print("skip: no tmux (--folded and --json passed)")
-            sys.exit(77)
+            fail("tmux is missing (Debian package tmux, which ./quickstart installs)")
         live(top, p.pid)
     finally:
         p.stdin.close()
