@@ -108,6 +108,7 @@ __attribute__((constructor)) static void apiprof_ctor(void)
 		if (apiprof_tls_ok()) {
 			apiprof_flusher_start();
 			apiprof_signal_init();
+			apiprof_hooks_init();
 		}
 		apiprof_busy_leave(busy);
 	}

@@ -386,6 +386,8 @@ APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);
  * counted.  Every hook of the runtime finds its real function this way. */
 APIPROF_HIDDEN void *apiprof_hook_next(const char *name);
 APIPROF_HIDDEN void apiprof_hook_store(void *slot, void *p);
+/* Registers the image's end at quick_exit(); from the constructor. */
+APIPROF_HIDDEN void apiprof_hooks_init(void);
 
 /* Resolves the real function into slot once; returns it or NULL. */
 #define APIPROF_REAL(slot, name)                                                                   \
