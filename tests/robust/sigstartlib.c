@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sigstartlib - preloaded after the runtime: a signal arrives while the
+ * runtime starts up, and the program's handler makes calls.
+ *
+ * SIGSTART_AT=start: the runtime's first call of getpid() is its
+ * start-up's first step (apiprof_init.c); this getpid(), which comes
+ * first in the lookup order, sees that call by its return address,
+ * installs a SIGUSR1 handler and raises SIGUSR1 then, once.
+ * SIGSTART_AT=attach: the same at the runtime's first prctl(PR_GET_NAME)
+ * after its start-up, which names the thread as the runtime gives it its
+ * table on its first call of an api (apiprof_thread.c).
+ * The handler makes HANDLER_CALLS calls of tl_add and writes "handler N"
+ * on stdout, N their sum.  Every other call is the kernel's.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define HANDLER_CALLS 6
+
+static volatile sig_atomic_t fired;
+
+static void handler(int sig)
+{
+	char line[32];
+	int sum = 0;
+
+	(void)sig;
+	for (int i = 0; i < HANDLER_CALLS; i++)
+		sum = tl_add(sum, 1);
+	int n = snprintf(line, sizeof(line), "handler %d\n", sum);
+	if (write(STDOUT_FILENO, line, (size_t)n) != n)
+		_exit(90);
+}
+
+static int from_runtime(const void *ret)
+{
+	Dl_info in;
+
+	return dladdr(ret, &in) && in.dli_fname && strstr(in.dli_fname, "libapiprof.so");
+}
+
+static void fire(const char *at)
+{
+	const char *want = getenv("SIGSTART_AT");
+	struct sigaction sa = {.sa_handler = handler};
+
+	if (fired || want == NULL || strcmp(want, at) != 0)
+		return;
+	fired = 1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+}
+
+static volatile sig_atomic_t started; /* the runtime called getpid() */
+
+pid_t getpid(void)
+{
+	if (from_runtime(__builtin_return_address(0))) {
+		fire("start");
+		started = 1;
+	}
+	return (pid_t)syscall(SYS_getpid);
+}
+
+int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option == PR_GET_NAME && started && from_runtime(__builtin_return_address(0)))
+		fire("attach");
+	return (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+}
