@@ -306,15 +306,15 @@ APIPROF_EXPORT handler_fn sigset(int sig, handler_fn h)
 	return signal_like(APIPROF_REAL(real_sigset, "sigset"), sig, h);
 }
 
-/* Signals are held back while the runtime starts, or starts on a thread
- * (its first call of an api), on a program's thread: a handler that
- * interrupted the start-up would find the runtime busy there, and its
- * calls would go uncounted.  Held, a signal is delivered the moment
- * start-up ends, to the same handler, with the program's mask restored,
- * so the program cannot tell.  Not held: the signals of a fault
- * (the kernel kills a thread that faults with them blocked) and glibc's
- * internal two (setxid would wait on this thread).  The kernel's sets, 8
- * bytes on the stack, not sigset_t's 128. */
+/* Signals are held back while the runtime starts, registers an api, or
+ * starts on a thread (its first call of an api), on a program's thread: a
+ * handler that interrupted the start-up would find the runtime busy
+ * there, and its calls would go uncounted.  Held, a signal is delivered
+ * the moment start-up ends, to the same handler, with the program's mask
+ * restored, so the program cannot tell.  Not held: the signals of a
+ * fault (the kernel kills a thread that faults with them blocked) and
+ * glibc's internal two (setxid would wait on this thread).  The kernel's
+ * sets, 8 bytes on the stack, not sigset_t's 128. */
 #define SIG_BIT(sig) (1ull << ((sig)-1))
 #define SIG_NOT_HELD                                                                               \
 	(SIG_BIT(SIGSEGV) | SIG_BIT(SIGBUS) | SIG_BIT(SIGILL) | SIG_BIT(SIGFPE) |                  \

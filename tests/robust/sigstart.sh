@@ -1,9 +1,9 @@
 #!/bin/sh
 # sigstart.sh RUNTIME SHIM SIGSTARTLIB CALLS - a signal that arrives while
-# the runtime starts up on the program's thread, or gives the thread its
-# table at its first call: the calls its handler makes are counted, as the
-# program's other calls (sigstartlib.c raises it from within), and the
-# program runs as bare.
+# the runtime starts up on the program's thread, registers an api, or
+# gives the thread its table at its first call: the calls its handler
+# makes are counted, as the program's other calls (sigstartlib.c raises
+# it from within), and the program runs as bare.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
@@ -11,7 +11,7 @@ runtime=$1 shim=$2 lib=$3 prog=$4
 n=1000
 
 pl=$(shim_preload "$runtime" "$shim"):$lib
-for at in start attach; do
+for at in start attach register; do
 	SIGSTART_AT=$at APIPROF_OUTPUT="$tmp/$at.json" wd env LD_PRELOAD="$pl" "$prog" $n \
 		>"$tmp/$at.out" 2>"$tmp/$at.err"
 	st=$?

@@ -10,6 +10,8 @@
  * SIGSTART_AT=attach: the same at the runtime's first prctl(PR_GET_NAME)
  * after its start-up, which names the thread as the runtime gives it its
  * table on its first call of an api (apiprof_thread.c).
+ * SIGSTART_AT=register: the same at the runtime's first dladdr1(), as it
+ * registers the api (apiprof_api.c, apiprof_wrappers.c).
  * The handler makes HANDLER_CALLS calls of tl_add and writes "handler N"
  * on stdout, N their sum.  Every other call is the kernel's.
  */
@@ -71,6 +73,17 @@ pid_t getpid(void)
 		started = 1;
 	}
 	return (pid_t)syscall(SYS_getpid);
+}
+
+int dladdr1(const void *addr, Dl_info *info, void **extra, int flags)
+{
+	static int (*real)(const void *, Dl_info *, void **, int);
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "dladdr1");
+	if (from_runtime(__builtin_return_address(0)))
+		fire("register");
+	return real(addr, info, extra, flags);
 }
 
 int prctl(int option, ...)
