@@ -27,6 +27,7 @@ mount -t tmpfs -o mode=755 tmpfs "$d"
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mkdir "$d/up" "$d/work"
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$d/up,workdir=$d/work" /etc
+touch "$res/mounts.ok"
 printf "%s\n" "$runtime" >/etc/ld.so.preload
 user=apiprof-sec$$
 useradd -M -l -s /usr/sbin/nologin "$user"
@@ -66,8 +67,9 @@ mkdir "$tmp/ns"
 chmod 711 "$tmp" # the user reaches the scratch mount through it
 wd unshare -m --propagation private sh -c "$inner" sh "$tmp/ns" "$tmp" "$runtime" "$prog" >"$tmp/ns.log" 2>&1
 st=$?
-[ -e "$tmp/setup.ok" ] ||
-	skip "cannot set up the namespace (tmpfs, overlayfs on /etc, useradd): $(cat "$tmp/ns.log")"
+[ -e "$tmp/mounts.ok" ] ||
+	skip "this kernel cannot mount a tmpfs and an overlay of /etc in a mount namespace: $(cat "$tmp/ns.log")"
+[ -e "$tmp/setup.ok" ] || fail "set-up in the namespace (useradd): $(cat "$tmp/ns.log")"
 [ $st -eq 0 ] || fail "in the namespace: status $st: $(cat "$tmp/ns.log")"
 
 cmp -s "$tmp/target.before" "$tmp/target.after" && [ "$(cat "$tmp/target.text")" = "root owned" ] ||
