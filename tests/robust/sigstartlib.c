@@ -7,20 +7,20 @@
  * start-up's first step (apiprof_init.c); this getpid(), which comes
  * first in the lookup order, sees that call by its return address,
  * installs a SIGUSR1 handler and raises SIGUSR1 then, once.
- * SIGSTART_AT=attach: the same at the runtime's first prctl(PR_GET_NAME)
- * after its start-up, which names the thread as the runtime gives it its
- * table on its first call of an api (apiprof_thread.c).
+ * SIGSTART_AT=attach: the same at the runtime's first
+ * pthread_setspecific() after its start-up, as it registers the thread
+ * at its first call of an api (apiprof_thread.c).  Not prctl(), which
+ * the sanitizers' runtimes intercept first.
  * SIGSTART_AT=register: the same at the runtime's first dladdr1(), as it
  * registers the api (apiprof_api.c, apiprof_wrappers.c).
  * The handler makes HANDLER_CALLS calls of tl_add and writes "handler N"
- * on stdout, N their sum.  Every other call is the kernel's.
+ * on stdout, N their sum.  Every other call is libc's.
  */
 #include <dlfcn.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <sys/prctl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -86,16 +86,13 @@ int dladdr1(const void *addr, Dl_info *info, void **extra, int flags)
 	return real(addr, info, extra, flags);
 }
 
-int prctl(int option, ...)
+int pthread_setspecific(pthread_key_t key, const void *value)
 {
-	unsigned long a[4];
-	va_list ap;
+	static int (*real)(pthread_key_t, const void *);
 
-	va_start(ap, option);
-	for (int i = 0; i < 4; i++)
-		a[i] = va_arg(ap, unsigned long);
-	va_end(ap);
-	if (option == PR_GET_NAME && started && from_runtime(__builtin_return_address(0)))
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_setspecific");
+	if (started && from_runtime(__builtin_return_address(0)))
 		fire("attach");
-	return (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	return real(key, value);
 }
