@@ -22,13 +22,12 @@ want='apiprof: secure-execution mode (setuid, setgid or file capabilities): ever
 # In the namespace: $1 = scratch (a tmpfs), $2 = results (outside it).
 inner='
 set -eu
-d=$1 res=$2 runtime=$3 prog=$4
+d=$1 res=$2 preload=$3 prog=$4
 mount -t tmpfs -o mode=755 tmpfs "$d"
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mkdir "$d/up" "$d/work"
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$d/up,workdir=$d/work" /etc
 touch "$res/mounts.ok"
-printf "%s\n" "$runtime" >/etc/ld.so.preload
 user=apiprof-sec$$
 useradd -M -l -s /usr/sbin/nologin "$user"
 touch "$res/setup.ok"
@@ -38,6 +37,9 @@ chmod 4755 "$d/prog"
 mkdir -m 700 "$d/rootonly"
 printf "root owned\n" >"$d/target"
 ls -li "$d/target" >"$res/target.before"
+# From here on every program in the namespace loads the runtime (in a
+# sanitizer build, after the sanitizer runtimes).
+printf "%s\n" "$preload" >/etc/ld.so.preload
 # setpriv, root, runs under the runtime too (ld.so.preload): with no
 # flusher thread, which its per-thread credential changes do not expect
 # (glibc aborts its setresgid when it fails on the other thread), and no
@@ -65,7 +67,7 @@ for f in /dev/shm/* /dev/shm/.[!.]*; do [ ! -e "$f" ] || echo "${f##*/}"; done >
 '
 mkdir "$tmp/ns"
 chmod 711 "$tmp" # the user reaches the scratch mount through it
-wd unshare -m --propagation private sh -c "$inner" sh "$tmp/ns" "$tmp" "$runtime" "$prog" >"$tmp/ns.log" 2>&1
+wd unshare -m --propagation private sh -c "$inner" sh "$tmp/ns" "$tmp" "$(shim_preload "$runtime")" "$prog" >"$tmp/ns.log" 2>&1
 st=$?
 [ -e "$tmp/mounts.ok" ] ||
 	skip "this kernel cannot mount a tmpfs and an overlay of /etc in a mount namespace: $(cat "$tmp/ns.log")"
