@@ -114,7 +114,7 @@ void apiprof_register(struct apiprof_api *api)
 		abi_mismatch(api);
 		return;
 	}
-	uint64_t busy = apiprof_busy_enter();
+	uint64_t held = apiprof_signal_hold(), busy = apiprof_busy_enter();
 	uint32_t id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
 	/* first: the table's rows know their place in it (row_self) */
 	api->func_base = apiprof_func_reserve(api->nfuncs);
@@ -124,6 +124,7 @@ void apiprof_register(struct apiprof_api *api)
 			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
 			             APIPROF_MAX_APIS - 1);
 		apiprof_busy_leave(busy);
+		apiprof_signal_release(held);
 		return;
 	}
 	api_state.folded[id] = fold;
@@ -134,6 +135,7 @@ void apiprof_register(struct apiprof_api *api)
 		apiprof_segment_add_api(api);
 	}
 	apiprof_busy_leave(busy);
+	apiprof_signal_release(held);
 }
 
 /* The threads inside a lookup, by thread pointer.  Not TLS: lookups come

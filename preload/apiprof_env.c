@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,11 +116,31 @@ void apiprof_warn(const char *fmt, ...)
 	errno = saved;
 }
 
+/* Secure-execution mode (AT_SECURE): a setuid or setgid program, or one
+ * that gains file capabilities, run by a user who may not be the owner,
+ * with the runtime in /etc/ld.so.preload.  Then the environment is the
+ * invoking user's, not to be trusted: every setting reads as unset
+ * (secure_getenv), so no file is named by it, and nothing is written but
+ * warnings: no output file, no summary, no shared-memory segment. */
+static bool env_secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+/* Whether any APIPROF_* variable is set: the user asked for something. */
+static bool env_any_set(void)
+{
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, "APIPROF_", 8) == 0)
+			return true;
+	return false;
+}
+
 /* Parses an unsigned decimal setting; a malformed or out-of-range value is
  * reported once and the default kept, so a typo never stops the program. */
 static uint32_t env_u32(const char *name, uint32_t def, uint32_t lo, uint32_t hi)
 {
-	const char *s = getenv(name);
+	const char *s = secure_getenv(name);
 	char *end;
 
 	if (s == NULL || *s == '\0')
@@ -135,7 +156,7 @@ static uint32_t env_u32(const char *name, uint32_t def, uint32_t lo, uint32_t hi
 
 static bool env_bool(const char *name, bool def)
 {
-	const char *s = getenv(name);
+	const char *s = secure_getenv(name);
 
 	if (s == NULL || *s == '\0')
 		return def;
@@ -144,7 +165,7 @@ static bool env_bool(const char *name, bool def)
 
 static int env_clock(void)
 {
-	const char *s = getenv("APIPROF_CLOCK");
+	const char *s = secure_getenv("APIPROF_CLOCK");
 
 	if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0)
 		return 0;
@@ -164,9 +185,13 @@ static uint32_t log2_floor(uint32_t v)
 
 void apiprof_env_load(struct apiprof_config *cfg)
 {
-	const char *out = getenv("APIPROF_OUTPUT");
+	const char *out = secure_getenv("APIPROF_OUTPUT");
+	bool secure = env_secure();
 
 	apiprof_err_init();
+	if (secure && env_any_set())
+		apiprof_warn("secure-execution mode (setuid, setgid or file capabilities): "
+		             "every APIPROF_* setting is ignored and no profile is written");
 	cfg->interval_ms = env_u32("APIPROF_INTERVAL_MS", 200, 0, 1000);
 	cfg->keyframe = env_u32("APIPROF_KEYFRAME", 10, 1, 1000000);
 	cfg->ring_order = log2_floor(env_u32("APIPROF_RING_RECORDS", 4096, 2, 1u << 22));
@@ -176,7 +201,7 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	cfg->clock = env_clock();
 	cfg->sample = env_u32("APIPROF_SAMPLE", 0, 0, 1u << 30);
 	cfg->summary = env_bool("APIPROF_SUMMARY", false);
-	cfg->shm = env_bool("APIPROF_SHM", true);
+	cfg->shm = !secure && env_bool("APIPROF_SHM", true);
 	cfg->keep_shm = env_bool("APIPROF_KEEP_SHM", false);
 	cfg->output[0] = '\0';
 	if (out != NULL && strlen(out) < sizeof(cfg->output))

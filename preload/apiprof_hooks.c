@@ -13,6 +13,14 @@
  * dlsym(RTLD_NEXT).  A failed exec resumes profiling with errno intact.
  * glibc's execl* and execv* call its internal __execve directly, so every
  * public entry point is hooked, not just execve.
+ *
+ * quick_exit() runs the at_quick_exit handlers, then ends the process as
+ * _exit does (glibc's internal call, which no hook sees).  It is not
+ * hooked: a handler of the runtime's own, registered by its constructor,
+ * finishes the image as exit() does, after the handlers the program
+ * registered since, whose calls count; and whether or not the runtime is
+ * preloaded ahead of libc.  The runtime is never unloaded (-z nodelete),
+ * so the handler stays valid.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -229,4 +237,16 @@ APIPROF_EXPORT void _Exit(int status)
 	if (f != NULL)
 		f(status);
 	abort();
+}
+
+static void quick_exit_finish(void)
+{
+	apiprof_finish(APIPROF_END_EXIT); /* the thread keeps the busy bit, as _exit's */
+}
+
+void apiprof_hooks_init(void)
+{
+	if (at_quick_exit(quick_exit_finish) != 0)
+		apiprof_warn("cannot register a quick_exit handler: a program that ends by "
+		             "quick_exit() writes no output and leaves its segment");
 }

@@ -86,9 +86,11 @@ bool apiprof_ready(void)
 		return true;
 	if (st == INIT_RUNNING || !apiprof_cas_acq_rel(&init_state, &st, INIT_RUNNING))
 		return false;
+	uint64_t held = apiprof_signal_hold();
 	start();
 	apiprof_store_release(&init_state, INIT_DONE);
 	apiprof_store_release(&apiprof_init_done, 1);
+	apiprof_signal_release(held);
 	return true;
 }
 
@@ -100,6 +102,7 @@ bool apiprof_ready(void)
 __attribute__((constructor)) static void apiprof_ctor(void)
 {
 	int saved = errno;
+	uint64_t held = apiprof_signal_hold();
 
 	if (apiprof_ready()) {
 		if (apiprof_load_acquire(&apiprof_tls_state) == 0 && apiprof_tls_use_spare())
@@ -108,9 +111,11 @@ __attribute__((constructor)) static void apiprof_ctor(void)
 		if (apiprof_tls_ok()) {
 			apiprof_flusher_start();
 			apiprof_signal_init();
+			apiprof_hooks_init();
 		}
 		apiprof_busy_leave(busy);
 	}
+	apiprof_signal_release(held);
 	errno = saved;
 }
 

@@ -386,6 +386,8 @@ APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);
  * counted.  Every hook of the runtime finds its real function this way. */
 APIPROF_HIDDEN void *apiprof_hook_next(const char *name);
 APIPROF_HIDDEN void apiprof_hook_store(void *slot, void *p);
+/* Registers the image's end at quick_exit(); from the constructor. */
+APIPROF_HIDDEN void apiprof_hooks_init(void);
 
 /* Resolves the real function into slot once; returns it or NULL. */
 #define APIPROF_REAL(slot, name)                                                                   \
@@ -417,6 +419,11 @@ APIPROF_HIDDEN uint32_t apiprof_gettid(void);
 /* Catches SIGTERM, SIGINT, SIGHUP and SIGQUIT left at their default, so a
  * program they kill still writes its outputs; from the constructor. */
 APIPROF_HIDDEN void apiprof_signal_init(void);
+/* Blocks every signal but a fault's and glibc's own on this thread while
+ * the runtime starts (returns the mask to restore), so that a handler's
+ * calls never find start-up's busy guard: they come after. */
+APIPROF_HIDDEN uint64_t apiprof_signal_hold(void);
+APIPROF_HIDDEN void apiprof_signal_release(uint64_t old);
 /* The end of the image happens once: apiprof_finish claims it (false: it
  * is some other thread's), marks it done, and a failed exec reopens it. */
 APIPROF_HIDDEN bool apiprof_end_claim(void);

@@ -339,7 +339,7 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 /* The slow path of apiprof_enter: the first call of an api on a thread. */
 struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 {
-	uint64_t busy = apiprof_busy_enter();
+	uint64_t held = apiprof_signal_hold(), busy = apiprof_busy_enter();
 	int saved = errno;
 	struct apiprof_tab *tab = NULL;
 	struct apiprof_thread *th;
@@ -370,6 +370,7 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	}
 	errno = saved;
 	apiprof_busy_leave(busy);
+	apiprof_signal_release(held);
 	return tab;
 }
 

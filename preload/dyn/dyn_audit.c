@@ -28,7 +28,7 @@ static struct dyn_link *dyn_audit_rendezvous(void)
 
 DYN_AUDIT_EXPORT unsigned la_version(unsigned version)
 {
-	const char *specs = getenv("APIPROF_SPEC");
+	const char *specs = secure_getenv("APIPROF_SPEC"); /* a spec names files */
 
 	if (version < 1)
 		return 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "dyn.h"
 #include "dyn_spec.h"
@@ -122,8 +123,10 @@ static void load_specs(const char *specs)
 
 __attribute__((constructor)) static void dyn_init(void)
 {
-	const char *specs = getenv("APIPROF_SPEC");
+	const char *specs = secure_getenv("APIPROF_SPEC");
 
+	if (getauxval(AT_SECURE))
+		return; /* the runtime says once that APIPROF_* is ignored (apiprof_env.c) */
 	if (specs == NULL || *specs == '\0') {
 		dyn_say("libapiprof-dyn.so: APIPROF_SPEC is not set: nothing to profile");
 		return;

@@ -5,6 +5,8 @@
  *   lifecycle exec N      N calls of tl_add, then exec itself as "exit N+1"
  *   lifecycle exit N      N calls, then exit(0)
  *   lifecycle _exit N     N calls, then _exit(3) (no atexit, no destructors)
+ *   lifecycle quick_exit N  N calls, then quick_exit(4), whose one
+ *                         at_quick_exit handler makes 2 calls
  *   lifecycle vfork N     vfork + exec /bin/true in the child, N calls in the parent
  *   lifecycle fork N      a thread calls tl_add without pause while the main
  *                         thread forks N children; each child makes 10 calls
@@ -35,6 +37,12 @@ static int calls(int n)
 	for (int i = 0; i < n; i++)
 		s = tl_add(s, 1);
 	return s;
+}
+
+static void quick_handler(void)
+{
+	printf("quick_exit handler: %d\n", calls(2));
+	fflush(stdout);
 }
 
 static volatile int stop, started;
@@ -139,6 +147,11 @@ int main(int argc, char **argv)
 		printf("_exit: %d\n", calls(n));
 		fflush(stdout);
 		_exit(3);
+	}
+	if (strcmp(argv[1], "quick_exit") == 0) {
+		printf("quick_exit: %d\n", calls(n));
+		at_quick_exit(quick_handler);
+		quick_exit(4);
 	}
 	if (strcmp(argv[1], "vfork") == 0)
 		return vforks(n);
