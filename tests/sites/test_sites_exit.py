@@ -4,7 +4,7 @@
 
 usage: test_sites_exit.py CASE SHIM_SITELIB SHIM_SITEA SHIM_SITEB SITESPROG
                           SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF LATPROG
-                          SHIM_SITEV EDGEVER SITEA_BOMB
+                          SHIM_SITEV EDGEVER SITEA_BOMB PLANTDEL
 
 CASE is one of:
 
@@ -55,6 +55,11 @@ CASE is one of:
   sees it, with one line on stderr; a_work is still named (its symbol
   table is intact), without file or line; the host's peak memory stays
   under 200 MB.
+- deleted, edgeprog with its libsitea.so removed once loaded and a
+  symbolic link "libsitea.so (deleted)" to that bomb planted in its place
+  (PLANTDEL, preloaded): the link is not followed, so nothing is said and
+  the peak memory stays under 200 MB; a_work is named by the loader's
+  dynamic symbol, without file or line.
 """
 import json
 import os
@@ -68,8 +73,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
 
 CASE = sys.argv[1]
-LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT, SHIM_V, EDGEVER, BOMB = \
-    sys.argv[2:14]
+LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT, SHIM_V, EDGEVER, BOMB, PLANTDEL = \
+    sys.argv[2:15]
 
 
 def fail(msg):
@@ -368,6 +373,32 @@ def test_bomb(tmp):
     if err.splitlines() != [want]:
         fail("stderr %r, want the one line %r" % (err, want))
     print("ok: a 400 MB .debug_info skipped with one line, a_work named, peak %d kB" % peak_kb)
+
+
+def test_deleted(tmp):
+    libdir = os.path.join(tmp, "lib")
+    os.mkdir(libdir)
+    lib = os.path.join(libdir, "libsitea.so")
+    bomb = os.path.join(tmp, "bomb.so")
+    shutil.copy(BOMB, bomb)
+    shutil.copy(BOMB, lib)
+    doc, err = run([SHIM_A, SHIM_B, PLANTDEL], [EDGE, "100"], tmp, LD_LIBRARY_PATH=libdir,
+                   PLANT_LIB=lib, PLANT_TO=bomb)
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if os.path.exists(lib) or not os.path.islink(lib + " (deleted)"):
+        fail("the link was not planted")
+    b = func(doc, "siteb", "b_leaf")
+    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
+    if sum(c["calls"] for c in inside) != 500 or \
+            any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" or "file" in c
+                for c in inside):
+        fail("b_leaf's callers in the deleted library: %r" % b["callers"])
+    if peak_kb >= 200 * 1024:
+        fail("the host's peak memory %d kB, want less than 204800" % peak_kb)
+    if err != "":
+        fail("stderr %r, want nothing" % err)
+    print("ok: a planted 'NAME (deleted)' link not followed, a_work named, peak %d kB" %
+          peak_kb)
 
 
 def main():
