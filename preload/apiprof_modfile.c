@@ -4,7 +4,8 @@
  * trusting them (apiprof_modfile.h).
  *
  * The path is resolved by openat2 with RESOLVE_NO_SYMLINKS (and
- * RESOLVE_IN_ROOT under the target's root) into an O_PATH descriptor,
+ * RESOLVE_IN_ROOT under the target's root), or where a seccomp filter
+ * refuses openat2 by a walk of O_NOFOLLOW opens, into an O_PATH descriptor,
  * which opens nothing: only when fstat says it is a regular file of an
  * allowed size is it opened for reading, through /proc/self/fd, which
  * reopens that very file (no second look-up of the path to race with).
@@ -50,6 +51,55 @@ int apiprof_modfile_check(int fd, char *why, size_t cap)
 	return 0;
 }
 
+/* The next component of *path into part ("" at the end); -1 if too long. */
+static int component(const char **path, char *part, size_t cap)
+{
+	const char *p = *path + strspn(*path, "/");
+	size_t n = strcspn(p, "/");
+
+	if (n >= cap)
+		return -1;
+	memcpy(part, p, n);
+	part[n] = '\0';
+	*path = p + n;
+	return 0;
+}
+
+/* Where openat2 is refused (a seccomp filter of an older container
+ * runtime answers ENOSYS or EPERM): the same walk one component at a
+ * time from the root, O_PATH and O_NOFOLLOW each, no "..", and a link at
+ * the end is ELOOP too. */
+static int walk_fd(int rootfd, const char *path)
+{
+	char part[256];
+	struct stat st;
+	int dir = rootfd == AT_FDCWD ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+	                             : fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+
+	while (dir >= 0) {
+		if (component(&path, part, sizeof part) != 0) {
+			close(dir);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (part[0] == '\0')
+			break;
+		int next = strcmp(part, "..") == 0
+		                   ? (errno = ELOOP, -1)
+		                   : openat(dir, part, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		int saved = errno;
+		close(dir);
+		errno = saved;
+		if (next >= 0 && fstat(next, &st) == 0 && S_ISLNK(st.st_mode)) {
+			close(next);
+			errno = ELOOP;
+			next = -1;
+		}
+		dir = next;
+	}
+	return dir;
+}
+
 static int path_fd(int rootfd, const char *path, char *why, size_t cap)
 {
 	/* No O_NOFOLLOW: with it O_PATH would open a final symbolic link
@@ -60,6 +110,8 @@ static int path_fd(int rootfd, const char *path, char *why, size_t cap)
 	};
 	int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
 
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		fd = walk_fd(rootfd, path);
 	if (fd < 0 && errno == ELOOP)
 		snprintf(why, cap, "a symbolic link on its path");
 	else if (fd < 0 && errno != ENOENT && errno != ENOTDIR)
