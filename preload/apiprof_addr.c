@@ -12,16 +12,24 @@
  * all.  Without libdw.so.1 (or when it fails) the symbol is the dynamic
  * one dladdr finds, if any, and there is no line.  Debug information only
  * from the files themselves or by build ID (no debuginfod: no network at
- * exit).  Everything runs under the runtime's busy guard (apiprof_finish),
- * so the allocations and files of libdw are not counted as the program's.
+ * exit).  The module files are opened as apiprof_modfile.c opens them:
+ * never through a symbolic link or by a " (deleted)" name, only regular
+ * files of a bounded size, with the compressed sections that would
+ * inflate past the bound hidden from libdw (one line each file).
+ * Everything runs under the runtime's busy guard (apiprof_finish), so the
+ * allocations and files of libdw are not counted as the program's.
  */
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "apiprof_internal.h"
+#include "apiprof_modfile.h"
 #include "apiprof_output.h"
 
 /* libdw's functions, found in the handle (never linked). */
@@ -38,6 +46,17 @@
 	X(dwfl_linux_proc_find_elf)                                                                \
 	X(dwfl_build_id_find_debuginfo)
 
+/* libelf's (libdw's dependency, found through its handle). */
+#define ELF_FUNCS(X)                                                                               \
+	X(begin, elf_begin)                                                                        \
+	X(end, elf_end)                                                                            \
+	X(nextscn, elf_nextscn)                                                                    \
+	X(getshdr, gelf_getshdr)                                                                   \
+	X(update_shdr, gelf_update_shdr)                                                           \
+	X(getshdrstrndx, elf_getshdrstrndx)                                                        \
+	X(strptr, elf_strptr)                                                                      \
+	X(getident, elf_getident)
+
 /* The state of one output's look-ups: the handle and the session. */
 static struct {
 	bool names;
@@ -48,6 +67,7 @@ static struct {
 #define DW_PTR(f) __typeof__(&f) f;
 	DW_FUNCS(DW_PTR)
 #undef DW_PTR
+	struct apiprof_elf_ops elf;
 	char exe[4096]; /* the executable's name, for the loader's "" */
 } ad;
 
@@ -84,7 +104,56 @@ static bool dw_syms(void)
 		return false;
 	DW_FUNCS(DW_SYM)
 #undef DW_SYM
+#define ELF_SYM(field, f)                                                                          \
+	if ((*(void **)&ad.elf.field = dlsym(ad.lib, #f)) == NULL)                                 \
+		return false;
+	ELF_FUNCS(ELF_SYM)
+#undef ELF_SYM
 	return true;
+}
+
+/* libdwfl's find_elf: a module file of this process (apiprof_modfile.c),
+ * or the vDSO from memory. */
+static int dw_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+                       char **file_name, Elf **elfp)
+{
+	char why[256];
+
+	if (name[0] != '/')
+		return ad.dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	int fd = apiprof_modfile_open(AT_FDCWD, name, why, sizeof why);
+	if (fd < 0) {
+		if (why[0] != '\0')
+			apiprof_warn("call-site names: %s: %s, not read", name, why);
+		return -1;
+	}
+	*elfp = ad.elf.begin(fd, ELF_C_READ, NULL);
+	if (*elfp == NULL) {
+		close(fd);
+		return -1;
+	}
+	if (apiprof_modfile_tame(*elfp, fd, &ad.elf, why, sizeof why) > 0)
+		apiprof_warn("call-site names: %s: %s, skipped", name, why);
+	return fd;
+}
+
+/* A debug file by build ID, refused whole if too big or a bomb. */
+static int dw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+                             const char *file_name, const char *link, GElf_Word crc,
+                             char **debuginfo_file_name)
+{
+	char why[256];
+	int fd = ad.dwfl_build_id_find_debuginfo(mod, userdata, name, base, file_name, link, crc,
+	                                         debuginfo_file_name);
+
+	if (fd < 0 || apiprof_modfile_whole(fd, &ad.elf, why, sizeof why) == 0)
+		return fd;
+	apiprof_warn("call-site names: %s: %s, not read",
+	             *debuginfo_file_name ? *debuginfo_file_name : name, why);
+	close(fd);
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
+	return -1;
 }
 
 /* A libdwfl session of this process's modules, or none. */
@@ -98,8 +167,7 @@ static void dw_open(void)
 		apiprof_addr_end();
 		return;
 	}
-	ad.cb = (Dwfl_Callbacks){.find_elf = ad.dwfl_linux_proc_find_elf,
-	                         .find_debuginfo = ad.dwfl_build_id_find_debuginfo};
+	ad.cb = (Dwfl_Callbacks){.find_elf = dw_find_elf, .find_debuginfo = dw_find_debuginfo};
 	ad.dwfl = ad.dwfl_begin(&ad.cb);
 	if (ad.dwfl == NULL) {
 		apiprof_addr_end();

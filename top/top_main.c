@@ -44,6 +44,7 @@ static int run_batch(struct top_watch *w, const struct top_opts *o)
 			pause_s(o->delay_s);
 		uint64_t real = top_now_ns(CLOCK_REALTIME);
 		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
+		top_sitesym_refresh();
 		if (o->folded)
 			top_batch_folded(stdout, w, o->folded == TOP_FOLDED_NS);
 		else if (o->json)
@@ -65,6 +66,7 @@ static void watch_setup(struct top_watch *w, const struct top_opts *o)
 	w->npids = o->npids;
 	w->linger_ns = (uint64_t)(o->linger_s * 1e9);
 	w->warn = warn_stderr;
+	top_sitesym_warn(warn_stderr, NULL);
 	top_shm_watch_delay(o->delay_s);
 }
 

@@ -21,6 +21,8 @@ static struct {
 	struct entry *tab; /* 2 * TOP_SITESYM_MAX slots */
 	size_t n;
 	struct top_sym unknown;
+	top_sym_warn_fn warn;
+	void *warn_ctx;
 } sc;
 
 #define SLOTS (2 * TOP_SITESYM_MAX)
@@ -40,6 +42,7 @@ static int cache_ready(void)
 {
 	if (!sc.dwfl && !(sc.dwfl = top_sym_cache_new()))
 		return -1;
+	top_sym_cache_warn(sc.dwfl, sc.warn, sc.warn_ctx);
 	if (!sc.tab && !(sc.tab = calloc(SLOTS, sizeof(*sc.tab))))
 		return -1;
 	if (sc.n >= TOP_SITESYM_MAX) {
@@ -71,9 +74,25 @@ const char *top_sitesym_label(int pid, uint64_t starttime, uint64_t addr, char *
 	return top_sym_label(top_sitesym(pid, starttime, addr), buf, cap);
 }
 
+void top_sitesym_refresh(void)
+{
+	if (sc.dwfl)
+		top_sym_cache_next(sc.dwfl);
+}
+
+void top_sitesym_warn(top_sym_warn_fn fn, void *ctx)
+{
+	sc.warn = fn;
+	sc.warn_ctx = ctx;
+	if (sc.dwfl)
+		top_sym_cache_warn(sc.dwfl, fn, ctx);
+}
+
 void top_sitesym_free(void)
 {
 	top_sym_cache_free(sc.dwfl);
 	free(sc.tab);
-	memset(&sc, 0, sizeof(sc));
+	sc.dwfl = NULL;
+	sc.tab = NULL;
+	sc.n = 0;
 }

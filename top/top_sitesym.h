@@ -20,6 +20,10 @@
 const struct top_sym *top_sitesym(int pid, uint64_t starttime, uint64_t addr);
 /* A short label: function, module+0xoff, [anon], [unknown]. */
 const char *top_sitesym_label(int pid, uint64_t starttime, uint64_t addr, char *buf, size_t cap);
+/* A new refresh: the processes' maps are read again (top_sym_cache_next). */
+void top_sitesym_refresh(void);
+/* Where the resolver's warnings go (top_sym_cache_warn). */
+void top_sitesym_warn(top_sym_warn_fn fn, void *ctx);
 /* Frees the cache (at exit, for leak checkers). */
 void top_sitesym_free(void);
 

@@ -7,13 +7,17 @@
  * them is first looked up.  An address no module holds is looked up in
  * the maps: a mapping without a file is "[anon]"; one with a file means
  * the process mapped something since, so the Dwfl is reported again (once
- * per change of its file mappings) and asked again.
+ * per change of its file mappings) and asked again.  The maps are read
+ * once per refresh for all such addresses (top_symmaps.c).
  *
  * The target is untrusted, so its files are opened as the kernel shows
- * them to it (/proc/PID/root/PATH), only when they are regular files
- * (O_NONBLOCK: a FIFO put in the place of a library does not hang us),
- * and read with pread, never mapped: a file the target truncates under us
- * is a read error, not a SIGBUS.  Separate debug information is looked
+ * them to it (under /proc/PID/root, never through a symbolic link, never
+ * a " (deleted)" name), with its credentials (a root viewer reads only
+ * what the target's user may), only when they are regular files of a
+ * bounded size, with the compressed sections that would inflate past the
+ * bound hidden from libdw (apiprof_modfile.c), and read with pread, never
+ * mapped: a file the target truncates under us is a read error, not a
+ * SIGBUS.  Separate debug information is looked
  * for by build ID only, whose path is hex digits under /usr/lib/debug: a
  * .gnu_debuglink name is the target's to choose, and debuginfod would
  * reach out to the network from a viewer's refresh.
@@ -28,9 +32,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiprof_modfile.h"
 #include "apiprof_segname.h"
+#include "top_proccred.h"
 #include "top_shm.h"
 #include "top_sym.h"
+#include "top_symmaps.h"
 
 /* Files (modules and debug files) one process's Dwfl may open.  libdwfl
  * keeps a module's descriptor until the module goes; the bound keeps a
@@ -38,21 +45,26 @@
  * viewer's descriptors (TOP_SYM_PROCS * SYM_FILES at most). */
 #define SYM_FILES 64
 
-/* The longest /proc/PID/maps line read whole: a path is at most PATH_MAX. */
-#define SYM_MAPS_LINE 4352
-
 struct sym_proc {
 	int pid; /* 0: a free slot */
 	uint64_t starttime;
 	Dwfl *dwfl;
-	uint64_t maps_hash; /* of the file mappings when dwfl was last reported */
-	unsigned long used; /* when last looked up: the least recent goes first */
-	int files;          /* opened for dwfl (never decreases until it ends) */
+	uint64_t maps_hash;      /* of the file mappings when dwfl was last reported */
+	unsigned long used;      /* when last looked up: the least recent goes first */
+	int files;               /* opened for dwfl (never decreases until it ends) */
+	struct top_symmaps maps; /* as read in refresh maps_gen, if maps_ok */
+	unsigned long maps_gen;
+	bool maps_ok;
+	struct top_sym_cache *c;
 };
 
 struct top_sym_cache {
 	struct sym_proc procs[TOP_SYM_PROCS];
 	unsigned long tick;
+	unsigned long gen; /* the refresh: top_sym_cache_next */
+	top_sym_warn_fn warn;
+	void *warn_ctx;
+	bool broken; /* the viewer's credentials could not be restored */
 };
 
 /* libdwfl asks for a module's file from inside a lookup, with no way back
@@ -72,22 +84,61 @@ const char *top_sym_base(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
+/* --- warnings ----------------------------------------------------------- */
+
+static void sym_warn(const struct sym_proc *p, const char *path, const char *why, const char *what)
+{
+	char clean[TOP_SYM_PATH], msg[TOP_SYM_PATH + 256];
+
+	if (p->c->warn == NULL)
+		return;
+	sym_copy(clean, sizeof clean, path);
+	snprintf(msg, sizeof msg, "process %d: %s: %s, %s", p->pid, clean, why, what);
+	p->c->warn(p->c->warn_ctx, msg);
+}
+
 /* --- libdwfl's callbacks ------------------------------------------------ */
 
-/* A regular file of the target's, as its own root shows it; -1 otherwise. */
-static int sym_open_file(int pid, const char *path)
-{
-	char full[SYM_MAPS_LINE];
-	struct stat st;
+static const struct apiprof_elf_ops sym_elf_ops = {
+        .begin = elf_begin,
+        .end = elf_end,
+        .nextscn = elf_nextscn,
+        .getshdr = gelf_getshdr,
+        .update_shdr = gelf_update_shdr,
+        .getshdrstrndx = elf_getshdrstrndx,
+        .strptr = elf_strptr,
+        .getident = elf_getident,
+};
 
-	int n = snprintf(full, sizeof full, "/proc/%d/root%s", pid, path);
-	if (n < 0 || (size_t)n >= sizeof full || stat(full, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
-	int fd = open(full, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
+/* A regular file of the target's, as its own root shows it, opened with
+ * its credentials; -1 otherwise, with why. */
+static int sym_open_file(struct sym_proc *p, const char *path, char *why, size_t cap)
+{
+	char root[64];
+	struct top_proccred as, was;
+	int fd = -1;
+
+	why[0] = '\0';
+	snprintf(root, sizeof root, "/proc/%d/root", p->pid);
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || top_proccred_read(p->pid, &as) != 0) {
+		if (rootfd >= 0)
+			close(rootfd);
 		return -1;
 	}
+	if (top_proccred_enter(&as, &was) != 0)
+		snprintf(why, cap, "cannot take the process's credentials to open it");
+	else
+		fd = apiprof_modfile_open(rootfd, path, why, cap);
+	if (top_proccred_leave(&was) != 0) {
+		/* Never go on as another user: no file is opened any more. */
+		p->c->broken = true;
+		snprintf(why, cap, "cannot take the viewer's credentials back");
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	close(rootfd);
 	return fd;
 }
 
@@ -95,15 +146,19 @@ static int sym_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwa
                         char **file_name, Elf **elfp)
 {
 	struct sym_proc *p = sym_now;
+	char why[256];
 
-	if (p == NULL || p->files >= SYM_FILES)
+	if (p == NULL || p->files >= SYM_FILES || p->c->broken)
 		return -1;
 	/* "[vdso: PID]": libdwfl reads it from the process's memory. */
 	if (name[0] != '/')
 		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
-	int fd = sym_open_file(p->pid, name);
-	if (fd < 0)
+	int fd = sym_open_file(p, name, why, sizeof why);
+	if (fd < 0) {
+		if (why[0] != '\0')
+			sym_warn(p, name, why, "not read");
 		return -1;
+	}
 	/* ELF_C_READ reads with pread as it needs, from fd, which libdwfl
 	 * keeps and closes when the module goes. */
 	*elfp = elf_begin(fd, ELF_C_READ, NULL);
@@ -111,8 +166,22 @@ static int sym_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwa
 		close(fd);
 		return -1;
 	}
+	if (apiprof_modfile_tame(*elfp, fd, &sym_elf_ops, why, sizeof why) > 0)
+		sym_warn(p, name, why, "skipped");
 	p->files++;
 	return fd;
+}
+
+/* A debug file found by build ID: refused whole if too big or a bomb
+ * (libdwfl reads it itself: nothing can be hidden from it). */
+static int sym_debug_ok(struct sym_proc *p, int fd, const char *path)
+{
+	char why[256];
+
+	if (apiprof_modfile_whole(fd, &sym_elf_ops, why, sizeof why) == 0)
+		return 0;
+	sym_warn(p, path != NULL ? path : "debug file", why, "not read");
+	return -1;
 }
 
 static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -121,10 +190,16 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *nam
 {
 	struct sym_proc *p = sym_now;
 
-	if (p == NULL || p->files >= SYM_FILES)
+	if (p == NULL || p->files >= SYM_FILES || p->c->broken)
 		return -1;
 	int fd = dwfl_build_id_find_debuginfo(mod, userdata, name, base, file_name, link, crc,
 	                                      debuginfo_file_name);
+	if (fd >= 0 && sym_debug_ok(p, fd, *debuginfo_file_name) != 0) {
+		close(fd);
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = NULL;
+		return -1;
+	}
 	if (fd >= 0)
 		p->files++;
 	return fd;
@@ -137,63 +212,14 @@ static const Dwfl_Callbacks sym_callbacks = {
 
 /* --- /proc/PID/maps ----------------------------------------------------- */
 
-/* The mapping holding an address, and a hash of all the file mappings. */
-struct sym_map {
-	bool found;
-	uint64_t start, pgoff;
-	char path[TOP_SYM_PATH]; /* "" for no file */
-	uint64_t hash;
-};
-
-/* FNV-1a: only to notice that the file mappings changed. */
-static uint64_t sym_hash(uint64_t h, const char *s)
+/* The maps as this refresh reads them: once for all its addresses. */
+static int sym_maps(struct sym_proc *p)
 {
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* One line, "start-end perms offset dev inode   path"; a line longer
- * than the buffer was cut by fgets, and its rest is skipped. */
-static void sym_map_line(char *line, FILE *f, uint64_t addr, struct sym_map *m)
-{
-	uint64_t start, end, pgoff;
-	int pathat = 0;
-
-	if (strchr(line, '\n') == NULL)
-		for (int c = fgetc(f); c != EOF && c != '\n'; c = fgetc(f))
-			;
-	line[strcspn(line, "\n")] = '\0';
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end, &pgoff,
-	           &pathat) != 3 ||
-	    pathat == 0)
-		return;
-	const char *path = line + pathat;
-	if (path[0] == '/')
-		m->hash = sym_hash(m->hash, line);
-	if (m->found || addr < start || addr >= end)
-		return;
-	m->found = true;
-	m->start = start;
-	m->pgoff = pgoff;
-	sym_copy(m->path, sizeof m->path, path[0] == '/' ? path : "");
-}
-
-static int sym_maps_scan(int pid, uint64_t addr, struct sym_map *m)
-{
-	char name[64], line[SYM_MAPS_LINE];
-
-	memset(m, 0, sizeof *m);
-	m->hash = 0xcbf29ce484222325ull;
-	snprintf(name, sizeof name, "/proc/%d/maps", pid);
-	FILE *f = fopen(name, "re");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f) != NULL)
-		sym_map_line(line, f, addr, m);
-	int rc = ferror(f) ? -1 : 0;
-	fclose(f);
-	return rc;
+	if (p->maps_ok && p->maps_gen == p->c->gen)
+		return 0;
+	p->maps_ok = top_symmaps_read(&p->maps, p->pid) == 0;
+	p->maps_gen = p->c->gen;
+	return p->maps_ok ? 0 : -1;
 }
 
 /* --- the cache of processes --------------------------------------------- */
@@ -202,6 +228,7 @@ static void sym_proc_drop(struct sym_proc *p)
 {
 	if (p->dwfl != NULL)
 		dwfl_end(p->dwfl);
+	top_symmaps_free(&p->maps);
 	memset(p, 0, sizeof *p);
 }
 
@@ -210,8 +237,6 @@ static void sym_proc_drop(struct sym_proc *p)
  * starts afresh, which also closes those of modules gone since. */
 static int sym_report(struct sym_proc *p)
 {
-	struct sym_map m;
-
 	if (p->files >= SYM_FILES) {
 		dwfl_end(p->dwfl);
 		p->files = 0;
@@ -221,10 +246,9 @@ static int sym_report(struct sym_proc *p)
 		return -1;
 	dwfl_report_begin(p->dwfl);
 	int rc = dwfl_linux_proc_report(p->dwfl, p->pid);
-	if (dwfl_report_end(p->dwfl, NULL, NULL) != 0 || rc != 0 ||
-	    sym_maps_scan(p->pid, 0, &m) != 0)
+	if (dwfl_report_end(p->dwfl, NULL, NULL) != 0 || rc != 0 || sym_maps(p) != 0)
 		return -1;
-	p->maps_hash = m.hash;
+	p->maps_hash = p->maps.hash;
 	return 0;
 }
 
@@ -249,7 +273,7 @@ static int sym_proc_start(struct sym_proc *p, int pid, uint64_t starttime)
  * does not push out one that works. */
 static struct sym_proc *sym_proc_get(struct top_sym_cache *c, int pid, uint64_t starttime)
 {
-	struct sym_proc *slot = &c->procs[0], fresh = {0};
+	struct sym_proc *slot = &c->procs[0], fresh = {.c = c};
 
 	for (size_t i = 0; i < TOP_SYM_PROCS; i++) {
 		struct sym_proc *p = &c->procs[i];
@@ -334,22 +358,24 @@ static Dwfl_Module *sym_addrmodule(Dwfl *dwfl, uint64_t addr)
 /* An address no module holds: anonymous, or mapped since the last report. */
 static Dwfl_Module *sym_miss(struct sym_proc *p, uint64_t addr, struct top_sym *out)
 {
-	struct sym_map m;
-
-	if (sym_maps_scan(p->pid, addr, &m) != 0 || !m.found)
+	if (sym_maps(p) != 0)
 		return NULL;
-	if (m.path[0] == '\0' || sym_anon_file(m.path)) {
+	const struct top_symmap *m = top_symmaps_find(&p->maps, addr);
+	if (m == NULL)
+		return NULL;
+	const char *path = top_symmaps_path(&p->maps, m);
+	if (path[0] == '\0' || sym_anon_file(path)) {
 		out->kind = TOP_SYM_ANON;
 		return NULL;
 	}
-	if (m.hash != p->maps_hash && sym_report(p) == 0) {
+	if (p->maps.hash != p->maps_hash && sym_report(p) == 0) {
 		Dwfl_Module *mod = sym_addrmodule(p->dwfl, addr);
 		if (mod != NULL)
 			return mod;
 	}
 	out->kind = TOP_SYM_MODULE;
-	memcpy(out->module, m.path, sizeof out->module);
-	out->offset = addr - m.start + m.pgoff;
+	sym_copy(out->module, sizeof out->module, path);
+	out->offset = addr - m->start + m->pgoff;
 	return NULL;
 }
 
@@ -383,6 +409,17 @@ int top_sym_resolve(struct top_sym_cache *c, int pid, uint64_t starttime, uint64
 struct top_sym_cache *top_sym_cache_new(void)
 {
 	return calloc(1, sizeof(struct top_sym_cache));
+}
+
+void top_sym_cache_warn(struct top_sym_cache *c, top_sym_warn_fn fn, void *ctx)
+{
+	c->warn = fn;
+	c->warn_ctx = ctx;
+}
+
+void top_sym_cache_next(struct top_sym_cache *c)
+{
+	c->gen++;
 }
 
 void top_sym_cache_free(struct top_sym_cache *c)

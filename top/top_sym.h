@@ -9,7 +9,11 @@
  * string in an answer is printable ASCII (anything else is '?').  Only
  * processes whose /proc/PID/maps the caller may read are resolved (same
  * user, or root): the kernel's permission check is the only one; nothing
- * is traced.  Nothing is printed.  Not thread-safe: one thread per cache.
+ * is traced.  A root caller opens a process's files with that process's
+ * credentials (top_proccred.h).  Nothing is printed: a file refused or cut
+ * short (apiprof_modfile.h) is told to the warning function, if any.  The
+ * maps are read once per refresh (top_sym_cache_next).  Not thread-safe:
+ * one thread per cache.
  */
 #ifndef TOP_SYM_H
 #define TOP_SYM_H
@@ -39,8 +43,17 @@ struct top_sym {
 
 struct top_sym_cache;
 
+typedef void (*top_sym_warn_fn)(void *ctx, const char *msg);
+
 struct top_sym_cache *top_sym_cache_new(void);
 void top_sym_cache_free(struct top_sym_cache *c);
+/* Where the one line about a module file refused, or a section of it
+ * skipped, goes (by default nowhere). */
+void top_sym_cache_warn(struct top_sym_cache *c, top_sym_warn_fn fn, void *ctx);
+/* A new refresh: addresses no module holds are looked up in the
+ * process's maps as read afresh, once for all of them, after this call
+ * (until it, the maps read last). */
+void top_sym_cache_next(struct top_sym_cache *c);
 
 /* Resolves addr in process pid (as /proc shows it).  starttime (field 22
  * of /proc/PID/stat, as the segment name carries it) tells a reused pid

@@ -43,6 +43,7 @@
 #include "top_cols.h"
 #include "top_ptree.h"
 #include "top_shm.h"
+#include "top_sitesym.h"
 #include "top_ui.h"
 
 #define HOT_PCT        10.0
@@ -815,6 +816,7 @@ static void maybe_refresh(struct ui *u)
 	if (u->paused || now < u->next_ns)
 		return;
 	top_watch_refresh(u->w, now, top_now_ns(CLOCK_REALTIME));
+	top_sitesym_refresh();
 	u->next_ns = now + (uint64_t)(u->delay_s * 1e9);
 }
 
@@ -870,6 +872,7 @@ int top_ui_run(struct top_watch *w, struct top_opts *o)
 	u.view.filter = u.filter[0] ? u.filter : NULL;
 	w->warn = ui_warn;
 	w->warn_ctx = &u;
+	top_sitesym_warn(ui_warn, &u);
 	install_signals();
 	start_curses();
 	for (long n = 0; !u.quit && !ui_stop;) {

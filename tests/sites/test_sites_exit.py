@@ -4,7 +4,7 @@
 
 usage: test_sites_exit.py CASE SHIM_SITELIB SHIM_SITEA SHIM_SITEB SITESPROG
                           SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF LATPROG
-                          SHIM_SITEV EDGEVER
+                          SHIM_SITEV EDGEVER [SITEA_BOMB PLANTDEL]
 
 CASE is one of:
 
@@ -50,9 +50,21 @@ CASE is one of:
   asm label (a_work_cxx, a C++ symbol): the inline-entered
   frames' rows come from the shim's table of wrappers, which must know
   the versioned wrappers' own addresses (apiprof_wrappers.c).
+- bomb, edgeprog with a libsitea.so whose .debug_info inflates to 400 MB
+  (SITEA_BOMB, 405 kB; issue 34): the section is skipped before libdw
+  sees it, with one line on stderr; a_work is still named (its symbol
+  table is intact), without file or line; the host's peak memory stays
+  under 200 MB.
+- deleted, edgeprog with its libsitea.so removed once loaded and a
+  symbolic link "libsitea.so (deleted)" to that bomb planted in its place
+  (PLANTDEL, preloaded): the link is not followed, so nothing is said and
+  the peak memory stays under 200 MB; a_work is named by the loader's
+  dynamic symbol, without file or line.
 """
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,6 +74,8 @@ from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
 
 CASE = sys.argv[1]
 LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT, SHIM_V, EDGEVER = sys.argv[2:13]
+# Only the bomb and deleted cases need these (tests/dyn passes none).
+BOMB, PLANTDEL = (sys.argv[13:15] + [None, None])[:2]
 
 
 def fail(msg):
@@ -338,6 +352,54 @@ def test_latsampled(tmp):
     doc, _ = run([LIB], [LAT], tmp, APIPROF_SAMPLE="8")
     two_latencies(doc, "running", True)
     print("ok: sampled: per-caller p50/p99 estimated, site_slow above site_fast")
+
+
+def test_bomb(tmp):
+    libdir = os.path.join(tmp, "lib")
+    os.mkdir(libdir)
+    lib = os.path.join(libdir, "libsitea.so")
+    shutil.copy(BOMB, lib)
+    doc, err = run([SHIM_A, SHIM_B], [EDGE, "100"], tmp, LD_LIBRARY_PATH=libdir)
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    want = ("apiprof: call-site names: %s: section .debug_info inflates to 419430400 bytes, "
+            "more than the 268435456 allowed, skipped" % lib)
+    b = func(doc, "siteb", "b_leaf")
+    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
+    if sum(c["calls"] for c in inside) != 500 or \
+            any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" or "file" in c
+                for c in inside):
+        fail("b_leaf's callers in the bomb: %r" % b["callers"])
+    if peak_kb >= 200 * 1024:
+        fail("the host's peak memory %d kB, want less than 204800" % peak_kb)
+    if err.splitlines() != [want]:
+        fail("stderr %r, want the one line %r" % (err, want))
+    print("ok: a 400 MB .debug_info skipped with one line, a_work named, peak %d kB" % peak_kb)
+
+
+def test_deleted(tmp):
+    libdir = os.path.join(tmp, "lib")
+    os.mkdir(libdir)
+    lib = os.path.join(libdir, "libsitea.so")
+    bomb = os.path.join(tmp, "bomb.so")
+    shutil.copy(BOMB, bomb)
+    shutil.copy(BOMB, lib)
+    doc, err = run([SHIM_A, SHIM_B, PLANTDEL], [EDGE, "100"], tmp, LD_LIBRARY_PATH=libdir,
+                   PLANT_LIB=lib, PLANT_TO=bomb)
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if os.path.exists(lib) or not os.path.islink(lib + " (deleted)"):
+        fail("the link was not planted")
+    b = func(doc, "siteb", "b_leaf")
+    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
+    if sum(c["calls"] for c in inside) != 500 or \
+            any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" or "file" in c
+                for c in inside):
+        fail("b_leaf's callers in the deleted library: %r" % b["callers"])
+    if peak_kb >= 200 * 1024:
+        fail("the host's peak memory %d kB, want less than 204800" % peak_kb)
+    if err != "":
+        fail("stderr %r, want nothing" % err)
+    print("ok: a planted 'NAME (deleted)' link not followed, a_work named, peak %d kB" %
+          peak_kb)
 
 
 def main():

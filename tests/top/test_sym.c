@@ -257,6 +257,7 @@ static void expect_many_files(struct top_sym_cache *sc, struct child *c, const c
 		snprintf(path, sizeof path, "%s/many%d.so", dir, i);
 		write_corrupt(path);
 		send(c, "map", path);
+		top_sym_cache_next(sc); /* a refresh: the maps are read again */
 		resolve(sc, c, addr_of(c, "map"), &s);
 		CHECK(s.kind == TOP_SYM_MODULE && strcmp(s.module, path) == 0 && s.offset == 100,
 		      "file %d: kind %d module %s offset %#" PRIx64, i, s.kind, s.module, s.offset);
@@ -276,6 +277,7 @@ static void expect_corrupt_and_late(struct top_sym_cache *sc, struct child *c, c
 	      s.offset, s.symbol);
 	expect_many_files(sc, c, dir);
 	send(c, "late", late);
+	top_sym_cache_next(sc);
 	resolve(sc, c, addr_of(c, "late"), &s);
 	CHECK(s.kind == TOP_SYM_MODULE && strcmp(s.symbol, "symlate_fn") == 0 &&
 	              strcmp(top_sym_base(s.module), "libsymlate.so") == 0,
