@@ -3,6 +3,7 @@
  * gen_out.c - line-counting, all-or-nothing file output.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,25 @@
 #include "spec_buf.h"
 #include "gen_out.h"
 
+/* stdio's writes go through apiprof_file_put: a FIFO's descriptor stays
+ * non-blocking (apiprof_file.h), and as the FIFO is the user's own (or
+ * root's), its reader is waited for as long as it takes (`apiprof-gen -o
+ * /dev/stdout | cc -x c -`).  The descriptor is apiprof_file_close's. */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
+{
+	return apiprof_file_put(cookie, buf, len) == 0 ? (ssize_t)len : -1;
+}
+
 int gen_out_open(struct gen_out *o, const char *path)
 {
+	static const cookie_io_functions_t io = {.write = cookie_write};
+
 	o->path = path;
 	o->line = 1;
 	o->err = 0;
 	o->file = spec_xmalloc(sizeof(*o->file));
 	if (apiprof_file_open(o->file, path, 0666) < 0 ||
-	    (o->f = fdopen(o->file->fd, "w")) == NULL) {
+	    (o->f = fopencookie(o->file, "w", io)) == NULL) {
 		if (o->file->fd >= 0)
 			apiprof_file_failed(o->file, errno);
 		fprintf(stderr, "apiprof-gen: cannot write %s: %s\n", path,
@@ -29,6 +41,7 @@ int gen_out_open(struct gen_out *o, const char *path)
 		o->file = NULL;
 		return -1;
 	}
+	o->file->until_ms = LLONG_MAX / 2;
 	return 0;
 }
 
@@ -61,10 +74,8 @@ void gen_out_printf(struct gen_out *o, const char *fmt, ...)
 
 void gen_out_abort(struct gen_out *o)
 {
-	if (o->f != NULL) {
+	if (o->f != NULL)
 		fclose(o->f);
-		o->file->fd = -1;
-	}
 	o->f = NULL;
 	if (o->file != NULL)
 		apiprof_file_close(o->file, false);
@@ -83,9 +94,8 @@ int gen_out_commit(struct gen_out *o)
 	if (fclose(o->f) != 0 && err == 0)
 		err = errno ? errno : EIO;
 	o->f = NULL;
-	o->file->fd = -1;
-	if (err != 0)
-		apiprof_file_failed(o->file, err);
+	if (err != 0 && o->file->why == NULL && o->file->err == 0)
+		apiprof_file_failed(o->file, err); /* else the reason put kept */
 	if (apiprof_file_close(o->file, err == 0) != 0) {
 		fprintf(stderr, "apiprof-gen: cannot write %s: %s\n", o->path,
 		        apiprof_file_why(o->file));

@@ -192,6 +192,7 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	if (secure && env_any_set())
 		apiprof_warn("secure-execution mode (setuid, setgid or file capabilities): "
 		             "every APIPROF_* setting is ignored and no profile is written");
+	apiprof_file_init();
 	cfg->interval_ms = env_u32("APIPROF_INTERVAL_MS", 200, 0, 1000);
 	cfg->keyframe = env_u32("APIPROF_KEYFRAME", 10, 1, 1000000);
 	cfg->ring_order = log2_floor(env_u32("APIPROF_RING_RECORDS", 4096, 2, 1u << 22));

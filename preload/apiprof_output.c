@@ -65,7 +65,7 @@ static void out_release(void)
 static void out_flush(struct out *o)
 {
 	if (o->len != 0 && o->err == 0 &&
-	    (o->file ? apiprof_file_write(o->file->fd, o->buf, o->len)
+	    (o->file ? apiprof_file_put(o->file, o->buf, o->len)
 	             : apiprof_err_write(o->buf, o->len)) != 0)
 		o->err = errno ? errno : EIO;
 	o->len = 0;
@@ -433,9 +433,7 @@ static void json_write(const char *path)
 	o->err = 0;
 	o->len = 0;
 	json_doc(o);
-	out_flush(o);
-	if (o->err != 0)
-		apiprof_file_failed(&out_file, o->err);
+	out_flush(o); /* a failure's reason is kept in out_file */
 	bool replace = out_file.replace;
 	if (apiprof_file_close(&out_file, o->err == 0) != 0)
 		apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),

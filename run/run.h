@@ -31,11 +31,7 @@ int run_build_preload(const struct run_opts *o, char *out, size_t cap);
  * why (one clause naming the path) and return -1 when they fail. */
 int run_whyf(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int run_path_splits(const char *path); /* 1: LD_PRELOAD would cut it apart */
-/* Every directory from / down to real (a path without symlinks) is root's
- * or ours, and writable by nobody else unless it is sticky. */
-int run_ancestors_ok(const char *real, char *why, size_t cap);
-/* dir (followed) is a directory we may create an entry in, by that rule. */
-int run_may_create_in(const char *dir, char *why, size_t cap);
+/* (Which directories are trusted: apiprof_trust.h, shared with apiprof-top.) */
 /* fd is a directory (want_dir) or regular file, ours, writable only by us. */
 int run_fd_mine(int fd, const char *path, int want_dir, char *why, size_t cap);
 int run_fd_is_shlib(int fd); /* an ELF shared object for this machine */

@@ -5,9 +5,9 @@
  * The cache is $APIPROF_CACHE, else $XDG_CACHE_HOME/apiprof, else
  * $HOME/.cache/apiprof (XDG_CACHE_HOME and HOME only when absolute).
  * Missing components are created 0700, each only in a directory that
- * passes run_may_create_in.  The cache is used when every directory of
- * its real path passes run_ancestors_ok, it is ours and writable by
- * nobody else, and its path has no space or ':' (LD_PRELOAD cannot hold
+ * passes apiprof_trust_create_in.  The cache is used when every directory
+ * of its real path passes apiprof_trust_ancestors, it is ours and writable
+ * by nobody else, and its path has no space or ':' (LD_PRELOAD cannot hold
  * them).  Otherwise, or when none of the three is set, the shims go to a
  * private directory under $TMPDIR or /tmp: apiprof-UID, reused from run to
  * run when it passes the same checks, else a fresh apiprof-UID.XXXXXX.
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apiprof_trust.h"
 #include "run.h"
 
 #define WHY_MAX (RUN_PATH_MAX + 128)
@@ -51,7 +52,7 @@ static int make_one(const char *p, char *why, size_t cap)
 	if (errno != ENOENT)
 		return run_whyf(why, cap, "%s: %s", p, strerror(errno));
 	parent_of(p, parent, sizeof(parent));
-	if (run_may_create_in(parent, why, cap) != 0)
+	if (apiprof_trust_create_in(parent, why, cap) != 0)
 		return -1;
 	if (mkdir(p, 0700) != 0 && errno != EEXIST)
 		return run_whyf(why, cap, "cannot create %s: %s", p, strerror(errno));
@@ -91,7 +92,7 @@ static int use_dir(const char *path, struct run_cache *c, char *why, size_t cap)
 	if (run_path_splits(c->dir))
 		return run_whyf(why, cap, "a space or ':' in %s, which LD_PRELOAD cannot hold",
 		                c->dir);
-	if (run_ancestors_ok(c->dir, r, sizeof(r)) != 0)
+	if (apiprof_trust_ancestors(c->dir, r, sizeof(r)) != 0)
 		return run_whyf(why, cap, "not trusted: %s", r);
 	c->fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->fd < 0)

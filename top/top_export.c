@@ -6,7 +6,8 @@
  * answered from the latest refresh, whose text is made at the first scrape
  * that wants it (two scrapers share it, and no scrape means no text).
  * The textfile gets every refresh's text, written to a temporary and
- * renamed (preload/apiprof_file.c), so a reader never sees half of it.
+ * renamed (preload/apiprof_file.c), so a reader never sees half of it,
+ * inside its directory as opened and checked once at start-up.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "apiprof_file.h"
+#include "apiprof_trust.h"
 #include "top_clock.h"
 #include "top_export.h"
 #include "top_http.h"
@@ -31,7 +33,8 @@ struct export
 	char *text; /* the text of update number `rendered` */
 	size_t len;
 	uint64_t updated, rendered;
-	char path[PATH_MAX]; /* the textfile; "" none */
+	char path[PATH_MAX]; /* the textfile, for messages; "" none */
+	int dir;             /* its directory, opened once and checked */
 	bool failing;        /* the textfile's last write failed (said once) */
 };
 
@@ -91,14 +94,12 @@ static int body(void *ctx, const char **text, size_t *len, uint64_t *version)
 static void write_textfile(struct export *x)
 {
 	struct apiprof_file f;
-	int rc = render(x) == 0 ? apiprof_file_open(&f, x->path, 0644) : -1;
+	int rc = render(x) == 0 ? apiprof_file_openat(&f, x->dir, TOP_TEXTFILE_NAME, 0644) : -1;
 
 	if (rc != 0 && !x->text)
 		return; /* out of memory, said */
-	if (rc == 0 && apiprof_file_write(f.fd, x->text, x->len) != 0) {
-		apiprof_file_failed(&f, errno);
+	if (rc == 0 && apiprof_file_put(&f, x->text, x->len) != 0)
 		rc = -1;
-	}
 	if (apiprof_file_close(&f, rc == 0) != 0)
 		rc = -1;
 	if (rc != 0 && !x->failing)
@@ -106,8 +107,11 @@ static void write_textfile(struct export *x)
 	x->failing = rc != 0;
 }
 
-static int textfile_path(struct export *x, const char *dir)
+/* The directory is opened once, only when no other user could send the
+ * file elsewhere (apiprof_trust.h); the file is written inside it. */
+static int textfile_dir(struct export *x, const char *dir)
 {
+	char why[PATH_MAX + 128];
 	struct stat st;
 
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -118,6 +122,11 @@ static int textfile_path(struct export *x, const char *dir)
 	if (snprintf(x->path, sizeof(x->path), "%s/%s", dir, TOP_TEXTFILE_NAME) >=
 	    (int)sizeof(x->path)) {
 		fprintf(stderr, "apiprof-top: --textfile %s: name too long\n", dir);
+		return -1;
+	}
+	x->dir = apiprof_trust_open_dir(dir, why, sizeof(why));
+	if (x->dir < 0) {
+		fprintf(stderr, "apiprof-top: --textfile %s: not trusted: %s\n", dir, why);
 		return -1;
 	}
 	return 0;
@@ -169,7 +178,7 @@ static int serve(struct top_watch *w, struct export *x, struct top_http *h,
 
 int top_export_run(struct top_watch *w, const struct top_opts *o)
 {
-	struct export x = {0};
+	struct export x = {.dir = -1};
 	struct top_http *h = NULL;
 	sigset_t mask;
 	int rc = -1;
@@ -179,7 +188,7 @@ int top_export_run(struct top_watch *w, const struct top_opts *o)
 	if (w->linger_ns == 0)
 		w->linger_ns = 1;
 	top_prom_init(&x.prom, o->per_process, o->per_thread);
-	if (o->textfile && textfile_path(&x, o->textfile) != 0)
+	if (o->textfile && textfile_dir(&x, o->textfile) != 0)
 		goto out;
 	signals(&mask);
 	if (o->listen && !(h = top_http_start(o->listen, body, &x)))
@@ -189,5 +198,7 @@ out:
 	top_http_stop(h);
 	top_prom_free(&x.prom);
 	free(x.text);
+	if (x.dir >= 0)
+		close(x.dir);
 	return rc;
 }

@@ -13,6 +13,11 @@
  *       runtime once used for APIPROF_OUTPUT=PATH: the child waits on a
  *       pipe until it is there.  Afterwards VICTIM's text and the symlink
  *       must be unchanged.
+ *   launch stuckfifo FIFO full|empty PRELOAD PROG [ARGS...]
+ *       FIFO has a reader that never reads: this launcher holds it open
+ *       read-write while PROG runs, its buffer shrunk to one page and
+ *       filled up (full) or not; then prints how many bytes PROG left in
+ *       it, as the last line of stdout.
  *
  * Exit: the program's status (128 + signal when killed), 90 when VICTIM or
  * the symlink was touched (with a message on stderr), 91 on a set-up
@@ -67,6 +72,43 @@ static int status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The bytes waiting in the FIFO open on fd (non-blocking). */
+static long drain(int fd)
+{
+	char buf[4096];
+	long total = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	return total;
+}
+
+static int stuckfifo(const char *fifo, const char *fill, const char *preload, char **argv)
+{
+	int fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC), st;
+	char page[4096];
+	long filled = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (fd < 0 || fcntl(fd, F_SETPIPE_SZ, sizeof(page)) < 0) {
+		perror(fifo);
+		return 91;
+	}
+	memset(page, 'x', sizeof(page));
+	while (strcmp(fill, "full") == 0 && (n = write(fd, page, sizeof(page))) > 0)
+		filled += n;
+	if ((pid = fork()) < 0)
+		return 91;
+	if (pid == 0)
+		_exit(run(preload, argv));
+	if (waitpid(pid, &st, 0) != pid)
+		return 91;
+	printf("launch: %ld bytes left in the FIFO\n", drain(fd) - filled);
+	return status(st);
+}
+
 static int tmplink(const char *path, const char *victim, const char *preload, char **argv)
 {
 	char link[4200], c = 'x';
@@ -111,7 +153,10 @@ int main(int argc, char **argv)
 		return broken_stderr(1, argv[2], argv + 3);
 	if (argc > 5 && strcmp(argv[1], "tmplink") == 0)
 		return tmplink(argv[2], argv[3], argv[4], argv + 5);
+	if (argc > 5 && strcmp(argv[1], "stuckfifo") == 0)
+		return stuckfifo(argv[2], argv[3], argv[4], argv + 5);
 	fprintf(stderr, "usage: launch brokenpipe|brokensock PRELOAD PROG [ARGS...]\n"
-	                "       launch tmplink PATH VICTIM PRELOAD PROG [ARGS...]\n");
+	                "       launch tmplink PATH VICTIM PRELOAD PROG [ARGS...]\n"
+	                "       launch stuckfifo FIFO full|empty PRELOAD PROG [ARGS...]\n");
 	return 2;
 }

@@ -4,7 +4,10 @@
 # name the runtime once used (PATH.<pid>.tmp) to a victim file leaves the
 # victim as it was; as root, in a sticky directory, a symlink or a file
 # that uid 12345 put at PATH is neither followed nor replaced (one line
-# each); a symlink of our own is followed, and stays.
+# each); a symlink of our own is followed, and stays.  And the temporary's
+# own name (issue 34, point 18): fixed by the debug hook
+# APIPROF_DEBUG_TMP_NONCE and taken by a symlink to a victim, it is not
+# followed (O_EXCL|O_NOFOLLOW): the next name is used instead.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
@@ -36,6 +39,43 @@ check tmplink $st
 [ ! -s "$tmp/tmplink.err" ] || fail "tmplink: want no line, got: $(cat "$tmp/tmplink.err")"
 [ -z "$(ls -A "$tmp" | grep '\.tmp$')" ] || fail "tmplink: temporary left: $(ls -A "$tmp")"
 echo "ok: a symlink at PATH.<pid>.tmp: the victim is untouched"
+
+# The temporary's name itself taken by a symlink: the debug hook makes the
+# first name tried PATH.<nonce>.tmp.  strace, where it can trace, shows
+# that this name really was tried first and refused (EEXIST), so that the
+# check below cannot pass for want of a collision.
+nonce=0123456789abcdef
+planted="$tmp/planted.json.$nonce.tmp"
+printf '%s\n' "$text" >"$tmp/victim2"
+ln -s "$tmp/victim2" "$planted"
+export APIPROF_DEBUG_TMP_NONCE=$nonce
+APIPROF_OUTPUT="$tmp/planted.json" wd env LD_PRELOAD="$pl" "$prog" $n \
+	>"$tmp/planted.out" 2>"$tmp/planted.err"
+check planted $?
+[ "$(cat "$tmp/victim2")" = "$text" ] ||
+	fail "planted: the victim was written through the symlink at the temporary's name: $(head -c 80 "$tmp/victim2")"
+[ -L "$planted" ] && [ "$(readlink "$planted")" = "$tmp/victim2" ] ||
+	fail "planted: the symlink at the temporary's name was changed: $(ls -l "$tmp" | grep planted)"
+[ -f "$tmp/planted.json" ] && [ ! -L "$tmp/planted.json" ] ||
+	fail "planted: planted.json is not a regular file: $(ls -l "$tmp" | grep planted)"
+[ "$(calls "$tmp/planted.json" testlib.tl_add)" -eq $n ] || fail "planted: planted.json is not the profile"
+[ ! -s "$tmp/planted.err" ] || fail "planted: want no line, got: $(cat "$tmp/planted.err")"
+[ "$(ls -A "$tmp" | grep -c '\.tmp$')" -eq 1 ] || fail "planted: temporary left: $(ls -A "$tmp")"
+echo "ok: a symlink at the temporary's name PATH.$nonce.tmp: not followed, the victim untouched"
+if strace -o /dev/null true 2>/dev/null; then
+	rm -f "$tmp/planted.json"
+	APIPROF_OUTPUT="$tmp/planted.json" wd strace -f -e trace=open,openat -o "$tmp/strace.log" \
+		env LD_PRELOAD="$pl" "$prog" $n >"$tmp/strace.out" 2>"$tmp/strace.err"
+	check strace $?
+	first=$(grep -F 'planted.json.' "$tmp/strace.log" | grep -F '.tmp"' | head -n 1)
+	case $first in
+	*"$planted"*EEXIST*) echo "ok: strace: the hook's name was tried first and refused: EEXIST" ;;
+	*) fail "strace: the first temporary tried is not the hook's, refused: '$first'" ;;
+	esac
+else
+	echo "skip: strace cannot trace here: whether the hook's name was tried is not checked"
+fi
+unset APIPROF_DEBUG_TMP_NONCE
 
 # A symlink of our own is followed: the file it names is replaced.
 echo old >"$tmp/real.json"
