@@ -4,10 +4,10 @@
 
 #include "failslib.h"
 
-#define SAME(name, type)            \
-	type name(type v)           \
-	{                           \
-		return v;           \
+#define SAME(name, type)                                                                           \
+	type name(type v)                                                                          \
+	{                                                                                          \
+		return v;                                                                          \
 	}
 
 SAME(fl_neg_int, int)

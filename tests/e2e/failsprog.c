@@ -26,10 +26,10 @@
 
 typedef unsigned long long u64;
 
-#define CALL(fn, type)                                      \
-	static u64 call_##fn(u64 v)                         \
-	{                                                   \
-		return (u64)fn((type)v);                    \
+#define CALL(fn, type)                                                                             \
+	static u64 call_##fn(u64 v)                                                                \
+	{                                                                                          \
+		return (u64)fn((type)v);                                                           \
 	}
 CALL(fl_neg_int, int)
 CALL(fl_neg_long, long)
@@ -65,8 +65,11 @@ struct fcase {
 	struct value vals[MAXV]; /* up to the first with text NULL */
 };
 
-#define V(x, f) {#x, (u64)(x), f}
-#define F(fn)   #fn, call_##fn
+#define V(x, f)                                                                                    \
+	{                                                                                          \
+		.text = #x, .v = (u64)(x), .fails = f                                              \
+	}
+#define F(fn) #fn, call_##fn
 static const struct fcase cases[] = {
         {F(fl_neg_int), {V(INT_MIN, 1), V(-1, 1), V(0, 0), V(1, 0), V(INT_MAX, 0)}},
         {F(fl_neg_long), {V(LONG_MIN, 1), V(-1, 1), V(0, 0), V(LONG_MAX, 0), V(UINT_MAX, 0)}},
@@ -95,8 +98,8 @@ static void run_case(const struct fcase *c)
 
 		for (int k = 0; k < 1 << i; k++)
 			r = c->call(v->v);
-		printf("case %s %d %s %s %llu\n", c->name, 1 << i, v->fails ? "fail" : "ok", v->text,
-		       r);
+		printf("case %s %d %s %s %llu\n", c->name, 1 << i, v->fails ? "fail" : "ok",
+		       v->text, r);
 	}
 }
 
