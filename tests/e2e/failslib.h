@@ -15,6 +15,7 @@ short fl_nonpos_short(short v);                  /* "nonpositive" */
 int fl_m1_int(int v);                            /* "minus_one" */
 short fl_m1_short(short v);                      /* "minus_one" */
 unsigned fl_m1_uint(unsigned v);                 /* "minus_one" */
+unsigned short fl_m1_ushort(unsigned short v);   /* "minus_one": 65535 */
 size_t fl_m1_size(size_t v);                     /* "minus_one" */
 void *fl_null(void *v);                          /* "null" */
 int fl_zero_int(int v);                          /* "zero" */

@@ -39,6 +39,7 @@ CALL(fl_nonpos_short, short)
 CALL(fl_m1_int, int)
 CALL(fl_m1_short, short)
 CALL(fl_m1_uint, unsigned)
+CALL(fl_m1_ushort, unsigned short)
 CALL(fl_m1_size, size_t)
 CALL(fl_zero_int, int)
 CALL(fl_zero_ulong, unsigned long)
@@ -79,6 +80,7 @@ static const struct fcase cases[] = {
         {F(fl_m1_int), {V(-1, 1), V(-2, 0), V(0, 0), V(1, 0), V(INT_MIN, 0), V(INT_MAX, 0)}},
         {F(fl_m1_short), {V(-1, 1), V(0, 0), V(SHRT_MIN, 0), V(SHRT_MAX, 0)}},
         {F(fl_m1_uint), {V(UINT_MAX, 1), V(UINT_MAX - 1, 0), V(0, 0), V(1, 0)}},
+        {F(fl_m1_ushort), {V(USHRT_MAX, 1), V(USHRT_MAX - 1, 0), V(0, 0), V(1, 0)}},
         {F(fl_m1_size), {V(SIZE_MAX, 1), V(SIZE_MAX - 1, 0), V(UINT_MAX, 0), V(0, 0)}},
         {F(fl_null), {V(0, 1), V(1, 0), V(UINTPTR_MAX, 0)}},
         {F(fl_zero_int), {V(0, 1), V(1, 0), V(-1, 0), V(INT_MIN, 0)}},
