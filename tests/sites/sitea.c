@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sitea.c - see sitelib.h: a_work and a_mix, callers of another api. */
+/* sitea.c - see sitelib.h: a_work, a_mix and a_two, callers of another api. */
 #include "sitelib.h"
 
 int a_work(int n)
@@ -23,5 +23,17 @@ int a_mix(int n)
 
 	for (int i = 0; i < SITE_LEAF_PER_WORK; i++)
 		acc += a_leaf(n + i);
+	return acc;
+}
+
+/* two children of known counts */
+int a_two(int n)
+{
+	int acc = 0;
+
+	for (int i = 0; i < SITE_TWO_LEAF; i++)
+		acc += b_leaf(n + i);
+	for (int i = 0; i < SITE_TWO_TWIG; i++)
+		acc += b_twig(n + i);
 	return acc;
 }

@@ -9,12 +9,16 @@
 #define SITELIB_H
 
 #define SITE_LEAF_PER_WORK 5
+#define SITE_TWO_LEAF      2 /* b_leaf calls of one a_two call */
+#define SITE_TWO_TWIG      3 /* b_twig calls of one a_two call */
 
 int sl_work(int n);
 int sl_spin(int n);
 int a_work(int n);
 int a_mix(int n);  /* a_leaf SITE_LEAF_PER_WORK times */
 int a_leaf(int n); /* b_leaf once: not in sitea.json, a site shared by a_mix and its callers */
+int a_two(int n);  /* b_leaf SITE_TWO_LEAF times, b_twig SITE_TWO_TWIG times */
 int b_leaf(int n);
+int b_twig(int n); /* api "siteb", as b_leaf */
 
 #endif /* SITELIB_H */

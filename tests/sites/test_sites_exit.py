@@ -4,7 +4,7 @@
 
 usage: test_sites_exit.py CASE SHIM_SITELIB SHIM_SITEA SHIM_SITEB SITESPROG
                           SITESPROG_STRIPPED OVERPROG EDGEPROG LIBAPIPROF LATPROG
-                          SHIM_SITEV EDGEVER [SITEA_BOMB PLANTDEL]
+                          SHIM_SITEV EDGEVER [SITEA_BOMB PLANTDEL TWOPROG]
 
 CASE is one of:
 
@@ -49,17 +49,23 @@ CASE is one of:
   wrappers (sitev.a_work at SV_2, a_work_old at SV_1) and one named by an
   asm label (a_work_cxx, a C++ symbol): the inline-entered
   frames' rows come from the shim's table of wrappers, which must know
-  the versioned wrappers' own addresses (apiprof_wrappers.c).
+  the versioned wrappers' own addresses (apiprof_wrappers.c);
 - bomb, edgeprog with a libsitea.so whose .debug_info inflates to 400 MB
   (SITEA_BOMB, 405 kB; issue 34): the section is skipped before libdw
   sees it, with one line on stderr; a_work is still named (its symbol
   table is intact), without file or line; the host's peak memory stays
-  under 200 MB.
+  under 200 MB;
 - deleted, edgeprog with its libsitea.so removed once loaded and a
   symbolic link "libsitea.so (deleted)" to that bomb planted in its place
   (PLANTDEL, preloaded): the link is not followed, so nothing is said and
   the peak memory stays under 200 MB; a_work is named by the loader's
-  dynamic symbol, without file or line.
+  dynamic symbol, without file or line;
+- twochildren, twoprog: a_two's two children are b_leaf with 2 x its calls
+  and b_twig with 3 x, each with its own count and time: a child called
+  nowhere else has the total_ns of its own row, and a_two's self time is
+  its total less the two;
+- twosummary, APIPROF_SUMMARY of twoprog: b_leaf and b_twig under a_two,
+  each with its own calls and total.
 """
 import json
 import os
@@ -74,8 +80,9 @@ from test_batch_real import preload  # noqa: E402  (sanitizer runtimes first)
 
 CASE = sys.argv[1]
 LIB, SHIM_A, SHIM_B, PROG, STRIPPED, OVER, EDGE, RUNTIME, LAT, SHIM_V, EDGEVER = sys.argv[2:13]
-# Only the bomb and deleted cases need these (tests/dyn passes none).
-BOMB, PLANTDEL = (sys.argv[13:15] + [None, None])[:2]
+# Only some cases need these (tests/dyn passes none).
+BOMB, PLANTDEL, TWO = (sys.argv[13:16] + [None, None, None])[:3]
+N_TWO, LEAF, TWIG = 100, 2, 3  # twoprog: a_two's calls, its b_leaf and b_twig calls each
 
 
 def fail(msg):
@@ -272,6 +279,52 @@ def test_edgever(tmp):
     print("ok: versioned and labelled wrappers: b_leaf inside a_work@@SV_2 %d, a_work@SV_1 %d, "
           "_ZN5sitev4workEi %d of %d calls" % (inside["sitev.a_work"], inside["sitev.a_work_old"],
                                                inside["sitev.a_work_cxx"], b["calls"]))
+
+
+def test_twochildren(tmp):
+    doc, _ = run([SHIM_A, SHIM_B], [TWO, str(N_TWO)], tmp)
+    a = func(doc, "sitea", "a_two")
+    kids = {(k["api"], k["name"]): k for k in a["children"]}
+    want = {("siteb", "b_leaf"): LEAF * N_TWO, ("siteb", "b_twig"): TWIG * N_TWO}
+    if a["calls"] != N_TWO or len(a["children"]) != 2 or \
+            {k: v["calls"] for k, v in kids.items()} != want or \
+            any(v["estimated"] for v in kids.values()):
+        fail("a_two's children, want b_leaf %d and b_twig %d calls: %r" %
+             (LEAF * N_TWO, TWIG * N_TWO, a))
+    # Each child is called only inside a_two: its entry under a_two is all
+    # of its calls, so its time there is its row's total, to the ns.
+    for (api, name), n in want.items():
+        row = func(doc, api, name)
+        if row["calls"] != n or kids[(api, name)]["total_ns"] != row["total_ns"]:
+            fail("a_two's child %s: %r, its row: calls %d total_ns %d" %
+                 (name, kids[(api, name)], row["calls"], row["total_ns"]))
+    inside = sum(v["total_ns"] for v in kids.values())
+    if not a["self_ns"] <= a["total_ns"] or abs(a["total_ns"] - inside - a["self_ns"]) > 2:
+        fail("a_two's self time, want its total less its children's %d: %r" % (inside, a))
+    print("ok: a_two's two children b_leaf %d and b_twig %d, each its own time" %
+          (LEAF * N_TWO, TWIG * N_TWO))
+
+
+def test_twosummary(tmp):
+    _, err = run([SHIM_A, SHIM_B], [TWO, str(N_TWO)], tmp, APIPROF_SUMMARY="1")
+    lines = err.splitlines()
+    start = lines.index("  call tree:") if "  call tree:" in lines else len(lines)
+    at = next((i for i in range(start, len(lines)) if lines[i].endswith("  sitea.a_two")), None)
+    tree = lines[at:at + 3] if at is not None else []
+    got = sorted((l.split()[0], l.split()[-1]) for l in tree[1:] if "`- " in l)
+    want = [(str(LEAF * N_TWO), "siteb.b_leaf"), (str(TWIG * N_TWO), "siteb.b_twig")]
+    if len(tree) != 3 or tree[0].split()[0] != str(N_TWO) or got != want:
+        fail("the tree, want a_two %d with b_leaf %d and b_twig %d under it:\n%s" %
+             (N_TWO, LEAF * N_TWO, TWIG * N_TWO, err))
+    # Each child's total in the tree is its row's (called only inside a_two),
+    # the same figure as the summary's table has for the row.
+    table = {l.split()[-1]: l.split()[1] for l in lines[:start]
+             if l.split()[-1:] in (["siteb.b_leaf"], ["siteb.b_twig"])}
+    for line in tree[1:]:
+        if line.split()[1] != table.get(line.split()[-1]):
+            fail("%s's total under a_two is not its row's:\n%s" % (line.split()[-1], err))
+    print("ok: the summary's tree has b_leaf %d and b_twig %d under a_two" %
+          (LEAF * N_TWO, TWIG * N_TWO))
 
 
 def test_overflow(tmp):
