@@ -69,7 +69,10 @@ static int component(const char **path, char *part, size_t cap)
  * runtime answers ENOSYS or EPERM): the same walk one component at a
  * time from the root, O_PATH and O_NOFOLLOW each, no "..", and a link at
  * the end is ELOOP too. */
-static int walk_fd(int rootfd, const char *path)
+/* Not inlined: its name buffer and stat stay out of apiprof_modfile_open's
+ * frame, which the runtime runs on a program's thread at exit (at most
+ * 512 bytes a frame, robust-stack-usage). */
+__attribute__((noinline)) static int walk_fd(int rootfd, const char *path)
 {
 	char part[256];
 	struct stat st;
