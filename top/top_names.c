@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -270,6 +271,23 @@ int top_shm_alive(const char *procdir, int pid, uint64_t starttime)
 	uint64_t st;
 
 	return apiprof_proc_starttime(procdir, pid, &st) == 0 && st == starttime;
+}
+
+int top_shm_proc_euid(const char *procdir, int pid, uint32_t *euid)
+{
+	char path[PATH_MAX], buf[4096];
+	unsigned long ruid, e;
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/%d/status", procdir, pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	if (!(p = strstr(buf, "\nUid:")) || sscanf(p, "\nUid: %lu %lu", &ruid, &e) != 2) {
+		errno = EINVAL;
+		return -1;
+	}
+	*euid = (uint32_t)e;
+	return 0;
 }
 
 /* True only when the process of segment `name`, shown as pid in procdir,

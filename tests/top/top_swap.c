@@ -36,7 +36,12 @@ static void swap(int dfd, const char *path)
 static int forward(const char *sym, int dfd, const char *path, int flags, mode_t mode)
 {
 	openat_fn real = (openat_fn)dlsym(RTLD_NEXT, sym);
+	const char *base = strrchr(path, '/');
 
+	if (getenv("TOP_SWAP_EMFILE") && strncmp(base ? base + 1 : path, "apiprof-", 8) == 0) {
+		errno = EMFILE;
+		return -1;
+	}
 	swap(dfd, path);
 	return real(dfd, path, flags, mode);
 }
