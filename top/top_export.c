@@ -191,7 +191,8 @@ int top_export_run(struct top_watch *w, const struct top_opts *o)
 	if (o->textfile && textfile_dir(&x, o->textfile) != 0)
 		goto out;
 	signals(&mask);
-	if (o->listen && !(h = top_http_start(o->listen, body, &x)))
+	struct top_http_conf conf = {o->listen, o->http_timeout_s, body, &x};
+	if (o->listen && !(h = top_http_start(&conf)))
 		goto out;
 	rc = serve(w, &x, h, o, &mask);
 out:

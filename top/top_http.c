@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "top_http.h"
+#include "top_http_guard.h"
 #include "top_prom_text.h"
 
 struct top_http {
@@ -30,6 +31,7 @@ struct top_http {
 	void *ctx;
 	struct MHD_Response *metrics; /* the current text, shared by its scrapes */
 	uint64_t version;
+	struct top_http_guard guard;
 };
 
 /* --- answers ------------------------------------------------------------- */
@@ -81,6 +83,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	struct top_http *h = cls;
 
 	(void)version, (void)upload, (void)upload_size, (void)state;
+	top_http_guard_answering(c);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics\n");
 	if (strcmp(url, "/metrics"))
@@ -172,10 +175,22 @@ static void say_where(int fd)
 	        host, port);
 }
 
-struct top_http *top_http_start(const char *where, top_http_body_fn body, void *ctx)
+static struct MHD_Daemon *daemon_on(struct top_http *h)
+{
+	return MHD_start_daemon(
+	        MHD_USE_EPOLL, 0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+	        MHD_OPTION_CONNECTION_LIMIT, (unsigned)TOP_HTTP_MAX_CONN,
+	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)TOP_HTTP_PER_ADDR,
+	        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(h->guard.limit_ns / 1000000000u),
+	        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)TOP_HTTP_CONN_BYTES,
+	        MHD_OPTION_NOTIFY_CONNECTION, top_http_guard_notify, &h->guard,
+	        MHD_OPTION_NOTIFY_COMPLETED, top_http_guard_completed, &h->guard, MHD_OPTION_END);
+}
+
+struct top_http *top_http_start(const struct top_http_conf *conf)
 {
 	struct top_http *h = calloc(1, sizeof(*h));
-	int fd = h ? open_listener(where) : -1;
+	int fd = h ? open_listener(conf->where) : -1;
 
 	if (fd < 0) {
 		if (!h)
@@ -184,17 +199,14 @@ struct top_http *top_http_start(const char *where, top_http_body_fn body, void *
 		return NULL;
 	}
 	h->fd = fd;
-	h->body = body;
-	h->ctx = ctx;
-	h->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET,
-	                        fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)TOP_HTTP_MAX_CONN,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TOP_HTTP_TIMEOUT_S,
-	                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)TOP_HTTP_CONN_BYTES,
-	                        MHD_OPTION_END);
+	h->body = conf->body;
+	h->ctx = conf->ctx;
+	top_http_guard_init(&h->guard, conf->timeout_s ? conf->timeout_s : TOP_HTTP_TIMEOUT_S);
+	h->d = daemon_on(h);
 	const union MHD_DaemonInfo *info =
 	        h->d ? MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!info) {
-		fprintf(stderr, "apiprof-top: libmicrohttpd could not start on %s\n", where);
+		fprintf(stderr, "apiprof-top: libmicrohttpd could not start on %s\n", conf->where);
 		top_http_stop(h);
 		return NULL;
 	}
@@ -210,12 +222,14 @@ int top_http_wait(struct top_http *h, uint64_t timeout_ms, const sigset_t *mask)
 
 	if (MHD_get_timeout(h->d, &t) == MHD_YES && t < timeout_ms)
 		timeout_ms = t;
+	timeout_ms = top_http_guard_wait_ms(&h->guard, timeout_ms);
 	struct timespec ts = {(time_t)(timeout_ms / 1000), (long)(timeout_ms % 1000) * 1000000};
 	if (ppoll(&p, 1, &ts, mask) < 0 && errno != EINTR) {
 		fprintf(stderr, "apiprof-top: waiting for HTTP clients: %s\n", strerror(errno));
 		return -1;
 	}
 	MHD_run(h->d);
+	top_http_guard_expire(&h->guard);
 	return 0;
 }
 

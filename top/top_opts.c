@@ -26,6 +26,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_GROUP,
 	OPT_FOLDED,
+	OPT_HTTP_TIMEOUT,
 };
 
 /* The -s names, from the column table. */
@@ -43,7 +44,8 @@ void top_opts_usage(FILE *out)
 	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
 	      "                   [--linger SECONDS] [--clean]\n"
 	      "       apiprof-top [--listen [ADDR:]PORT] [--textfile DIR] [--per-process]\n"
-	      "                   [--per-thread] [-d SECONDS] [-p PID,...]\n"
+	      "                   [--per-thread] [--http-timeout SECONDS] [-d SECONDS]\n"
+	      "                   [-p PID,...]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
@@ -70,7 +72,9 @@ void top_opts_usage(FILE *out)
 	      "      --textfile DIR   write DIR/"
 	      "apiprof.prom every refresh (node_exporter)\n"
 	      "      --per-process    series per process (pid, title), not summed per command\n"
-	      "      --per-thread     series per thread (tid, thread) of each process\n",
+	      "      --per-thread     series per thread (tid, thread) of each process\n"
+	      "      --http-timeout SECONDS  a request header must be in within SECONDS of\n"
+	      "                       the accept (default 10)\n",
 	      out);
 }
 
@@ -166,6 +170,14 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_PER_THREAD:
 		o->per_thread = true;
 		return 0;
+	case OPT_HTTP_TIMEOUT: {
+		long v;
+
+		if (parse_long(arg, 1, 3600, &v))
+			return -1;
+		o->http_timeout_s = (unsigned)v;
+		return 0;
+	}
 	case 'd':
 		return parse_seconds(arg, &o->delay_s) || o->delay_s < 0.01 ? -1 : 0;
 	case OPT_LINGER:
@@ -202,6 +214,7 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"textfile", required_argument, NULL, OPT_TEXTFILE},
 	        {"per-process", no_argument, NULL, OPT_PER_PROCESS},
 	        {"per-thread", no_argument, NULL, OPT_PER_THREAD},
+	        {"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};

@@ -8,6 +8,7 @@ sees only the test's programs and wakes nobody else's.  Waits poll an
 outcome with a bounded number of tries, never a fixed sleep.
 """
 import atexit
+import http.client
 import os
 import re
 import subprocess
@@ -72,12 +73,26 @@ class Exporter:
         host, port = m.group(1).rsplit(":", 1)
         return host, int(port)
 
-    def scrape(self):
-        with urllib.request.urlopen(self.url, timeout=30) as r:
-            if r.status != 200 or not r.headers["Content-Type"].startswith(
-                    "text/plain; version=0.0.4"):
-                fail("scrape: %r %r" % (r.status, r.headers["Content-Type"]))
-            return r.read().decode()
+    def scrape(self, source=None):
+        """GET /metrics; from the loopback address source when given (the
+        exporter limits the connections of one address)."""
+        if source is None:
+            with urllib.request.urlopen(self.url, timeout=30) as r:
+                return self._body(r.status, r.headers["Content-Type"], r.read())
+        host, port = self.hostport()
+        c = http.client.HTTPConnection(host, port, timeout=30, source_address=(source, 0))
+        try:
+            c.request("GET", "/metrics")
+            r = c.getresponse()
+            return self._body(r.status, r.getheader("Content-Type"), r.read())
+        finally:
+            c.close()
+
+    @staticmethod
+    def _body(status, ctype, data):
+        if status != 200 or not (ctype or "").startswith("text/plain; version=0.0.4"):
+            fail("scrape: %r %r" % (status, ctype))
+        return data.decode()
 
     def rss_kb(self):
         with open("/proc/%d/status" % self.p.pid) as f:
