@@ -23,14 +23,19 @@
 #define TOP_HTTP_CONN_BYTES 32768
 #define TOP_HTTP_PER_ADDR   16
 
-/* The body of /metrics: *body stays valid until the next call; *version
- * changes whenever the text does.  0, or -1 (the answer is then 500). */
-typedef int (*top_http_body_fn)(void *ctx, const char **body, size_t *len, uint64_t *version);
+/* The view of a scraper that may see every user's processes. */
+#define TOP_HTTP_ALL UINT32_MAX
+
+/* The body of /metrics for a scraper of uid (TOP_HTTP_ALL: everyone's
+ * processes): *body stays valid until the next call; *version changes
+ * whenever the text does.  0, or -1 (the answer is then 500). */
+typedef int (*top_http_body_fn)(void *ctx, uint32_t uid, const char **body, size_t *len,
+                                uint64_t *version);
 
 struct top_http;
 
 struct top_http_conf {
-	const char *where;  /* "PORT", "ADDR:PORT" or "[ADDR6]:PORT" */
+	const char *where;  /* "PORT", "ADDR:PORT", "[ADDR6]:PORT" or "unix:PATH" */
 	unsigned timeout_s; /* the request header's deadline; 0: TOP_HTTP_TIMEOUT_S */
 	top_http_body_fn body;
 	void *ctx;
@@ -38,7 +43,11 @@ struct top_http_conf {
 
 /* Listens on where (numeric only, 127.0.0.1 when no ADDR; port 0 picks a
  * free one) and says where on stderr: "apiprof-top: serving
- * http://ADDR:PORT/metrics".  NULL when it cannot (the message printed). */
+ * http://ADDR:PORT/metrics".  On "unix:PATH" (a new socket file, mode
+ * 0666, removed at top_http_stop) each scraper gets the view of its uid
+ * (root: TOP_HTTP_ALL), and it says "apiprof-top: serving /metrics on
+ * unix:PATH"; on TCP every scraper gets TOP_HTTP_ALL.  NULL when it cannot
+ * (the message printed). */
 struct top_http *top_http_start(const struct top_http_conf *conf);
 
 /* Serves until there is nothing more to do for now, waiting at most

@@ -27,6 +27,7 @@ enum {
 	OPT_GROUP,
 	OPT_FOLDED,
 	OPT_HTTP_TIMEOUT,
+	OPT_ALL_USERS,
 };
 
 /* The -s names, from the column table. */
@@ -43,9 +44,9 @@ void top_opts_usage(FILE *out)
 	      "                   [--folded[=ns]]\n"
 	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
 	      "                   [--linger SECONDS] [--clean]\n"
-	      "       apiprof-top [--listen [ADDR:]PORT] [--textfile DIR] [--per-process]\n"
-	      "                   [--per-thread] [--http-timeout SECONDS] [-d SECONDS]\n"
-	      "                   [-p PID,...]\n"
+	      "       apiprof-top [--listen [ADDR:]PORT|unix:PATH] [--textfile DIR]\n"
+	      "                   [--all-users] [--per-process] [--per-thread]\n"
+	      "                   [--http-timeout SECONDS] [-d SECONDS] [-p PID,...]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
@@ -69,6 +70,10 @@ void top_opts_usage(FILE *out)
 	      "      --shm-dir DIR    look for segments in DIR instead of /dev/shm\n"
 	      "Prometheus exporter (no screen; docs/FLEET.md):\n"
 	      "      --listen [ADDR:]PORT  serve http://ADDR:PORT/metrics (ADDR: 127.0.0.1)\n"
+	      "      --listen unix:PATH    serve /metrics on a new Unix socket: each scraper\n"
+	      "                       sees its own processes (root's: everyone's)\n"
+	      "      --all-users      as root, export every user's processes on TCP or\n"
+	      "                       --textfile (anyone who connects or reads sees them)\n"
 	      "      --textfile DIR   write DIR/"
 	      "apiprof.prom every refresh (node_exporter)\n"
 	      "      --per-process    series per process (pid, title), not summed per command\n"
@@ -170,6 +175,9 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_PER_THREAD:
 		o->per_thread = true;
 		return 0;
+	case OPT_ALL_USERS:
+		o->all_users = true;
+		return 0;
 	case OPT_HTTP_TIMEOUT: {
 		long v;
 
@@ -215,6 +223,7 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"per-process", no_argument, NULL, OPT_PER_PROCESS},
 	        {"per-thread", no_argument, NULL, OPT_PER_THREAD},
 	        {"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
+	        {"all-users", no_argument, NULL, OPT_ALL_USERS},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};

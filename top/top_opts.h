@@ -29,6 +29,7 @@ struct top_opts {
 	const char *textfile;    /* --textfile DIR: write DIR/apiprof.prom */
 	bool per_process;        /* the exporter's series per pid, not per comm */
 	bool per_thread;         /* ... and per thread */
+	bool all_users;          /* root may export every user's processes on TCP or a file */
 	unsigned http_timeout_s; /* --http-timeout: a request header's deadline; 0 default */
 };
 

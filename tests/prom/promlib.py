@@ -49,11 +49,12 @@ def poll(what, fn):
 
 
 class Exporter:
-    """apiprof-top --listen 127.0.0.1:0 ARGS..., and the URL it said."""
+    """apiprof-top --listen 127.0.0.1:0 --all-users ARGS..., and the URL it
+    said (the tests run as root, whose exporter needs --all-users on TCP)."""
 
     def __init__(self, top, *args, listen="127.0.0.1:0"):
         self.errf = tempfile.TemporaryFile("w+")  # unnamed: nothing left behind
-        self.p = subprocess.Popen([top, "--listen", listen] + list(args),
+        self.p = subprocess.Popen([top, "--listen", listen, "--all-users"] + list(args),
                                   stdout=subprocess.DEVNULL, stderr=self.errf)
         atexit.register(self.kill)
         self.url = poll("the exporter's address", self._said)
@@ -168,11 +169,12 @@ class Prog:
     """topprog THREADS CALLS under the shim, once it printed "ready":
     tt_work has then been called THREADS x CALLS times."""
 
-    def __init__(self, shim, prog, threads, calls, env=None):
+    def __init__(self, shim, prog, threads, calls, env=None, user=None):
         e = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS="20", **(env or {}))
         e.pop("APIPROF_SHM", None)
+        who = {"user": user, "group": user, "extra_groups": []} if user else {}
         self.p = subprocess.Popen([prog, str(threads), str(calls)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, env=e, text=True)
+                                  stdout=subprocess.PIPE, env=e, text=True, **who)
         atexit.register(self.kill)
         if self.p.stdout.readline() != "ready\n":
             fail("topprog did not get ready")

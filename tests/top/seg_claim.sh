@@ -42,7 +42,7 @@ grep -q "$forged: process $theirs runs as uid $victim, not as the segment's owne
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $(cat "$tmp/err")"
 echo "ok: viewer: $(cat "$tmp/err")"
 
-wd "$top" --textfile "$tmp/text" -n 1 --shm-dir "$tmp/shm" 2>"$tmp/err" ||
+wd "$top" --textfile "$tmp/text" --all-users -n 1 --shm-dir "$tmp/shm" 2>"$tmp/err" ||
 	fail "exporter: status $?: $(cat "$tmp/err")"
 grep -q 'comm="mine"' "$tmp/text/apiprof.prom" || fail "the exporter does not show the forger's own process"
 ! grep -q nginx "$tmp/text/apiprof.prom" || fail "the exporter shows pid $theirs as nginx: $(grep nginx "$tmp/text/apiprof.prom")"
