@@ -168,8 +168,11 @@ static size_t list_names_at(int dfd, uint32_t uid, struct top_segname **out)
 
 	*out = NULL;
 	if (!d) {
+		int saved = errno;
+
 		if (fd >= 0)
 			close(fd);
+		errno = saved;
 		return 0;
 	}
 	while ((de = readdir(d))) {
@@ -186,6 +189,7 @@ static size_t list_names_at(int dfd, uint32_t uid, struct top_segname **out)
 			break;
 	}
 	closedir(d);
+	errno = 0; /* read */
 	return n;
 }
 
@@ -194,15 +198,19 @@ static int open_dir(const char *dir)
 	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* errno 0 when the directory was read, else why not. */
 static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out)
 {
-	int dfd = open_dir(dir);
+	int dfd = open_dir(dir), saved;
 
 	*out = NULL;
 	if (dfd < 0)
 		return 0;
+	errno = 0;
 	size_t n = list_names_at(dfd, uid, out);
+	saved = errno;
 	close(dfd);
+	errno = saved;
 	return n;
 }
 
@@ -254,11 +262,13 @@ static void map_pids(const char *procdir, struct top_segname *v, size_t n)
 size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out)
 {
 	size_t n = list_names(dir, uid, out), j = 0;
+	int listed = errno;
 
 	map_pids(TOP_PROC_DIR, *out, n);
 	for (size_t i = 0; i < n; i++)
 		if ((*out)[i].pid)
 			(*out)[j++] = (*out)[i];
+	errno = listed;
 	return j;
 }
 

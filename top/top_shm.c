@@ -673,8 +673,10 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
 }
 
 /* The file mapped, opened again for a pass: -1 with errno when its name
- * leads to it no more (ENOENT: gone, or another file put there). */
-static int reopen(const struct top_seg *s)
+ * leads to it no more (ENOENT: gone, or another file put there).  Its
+ * owner is taken again: a process that changes uid hands its segment
+ * over (apiprof_creds.c), and only it, while privileged, or root can. */
+static int reopen(struct top_seg *s)
 {
 	int flags = O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
 	int fd = s->path ? open(s->path, (s->writable ? O_RDWR : O_RDONLY) | flags) : -1;
@@ -689,6 +691,7 @@ static int reopen(const struct top_seg *s)
 		errno = ENOENT;
 		return -1;
 	}
+	s->owner = (uint32_t)st.st_uid;
 	return fd;
 }
 

@@ -63,7 +63,8 @@ struct top_segname {
 	bool ns_seen;            /* /proc shows a process of the segment's pid namespace */
 };
 
-/* The segments uid may see (root: everyone's) whose process /proc names. */
+/* The segments uid may see (root: everyone's) whose process /proc names;
+ * errno 0 when dir was read, else why not (EMFILE: no descriptor). */
 size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out);
 void top_shm_sanitize(char *dst, const char *src, size_t srclen);
 

@@ -7,6 +7,7 @@
  * file goes away (the runtime unlinks it at exit) the mapping still holds
  * the final numbers: one last pass reads them before the entry ends.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,11 @@ static void discover(struct top_watch *w)
 	struct top_segname *names;
 	size_t n = top_shm_list(w->dir, w->uid, &names);
 
+	if (n == 0 && (errno == EMFILE || errno == ENFILE)) {
+		free(names); /* not proof that anything is gone */
+		w->nodir = true;
+		return;
+	}
 	for (size_t i = 0; i < w->n; i++)
 		w->v[i]->present = false;
 	for (size_t i = 0; i < n; i++) {
@@ -207,6 +213,8 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 	}
 	if (rc == 0 && (e->st == TOP_E_ACTIVE || owned(w, e)))
 		e->st = TOP_E_ACTIVE;
+	if (rc == 0 && e->owned) /* handed over since: the exporter's views follow */
+		e->uid = e->seg.owner;
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
 	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
@@ -255,10 +263,14 @@ static void say_nofd(struct top_watch *w)
 {
 	char msg[128];
 
-	if (!w->nofd || !w->warn)
+	if ((!w->nofd && !w->nodir) || !w->warn)
 		return;
-	snprintf(msg, sizeof(msg), "out of file descriptors: %zu segments not read this refresh",
-	         w->nofd);
+	if (w->nodir)
+		snprintf(msg, sizeof(msg), "out of file descriptors: %s not listed this refresh",
+		         w->dir);
+	else
+		snprintf(msg, sizeof(msg),
+		         "out of file descriptors: %zu segments not read this refresh", w->nofd);
 	w->warn(w->warn_ctx, msg);
 }
 
@@ -266,6 +278,7 @@ static void say_nofd(struct top_watch *w)
 void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 {
 	w->nofd = 0;
+	w->nodir = false;
 	discover(w);
 	for (size_t i = 0; i < w->n; i++) {
 		struct top_entry *e = w->v[i];

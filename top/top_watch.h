@@ -49,6 +49,7 @@ struct top_watch {
 	size_t n;
 	size_t cap;
 	size_t nofd; /* segments this refresh could not read for want of a descriptor */
+	bool nodir;  /* ... nor list: what was listed before stays */
 };
 
 void top_watch_init(struct top_watch *w);
