@@ -43,6 +43,7 @@ struct export
 	struct text all; /* everyone's processes the watch sees */
 	struct text *views;
 	size_t nviews;
+	size_t views_series; /* the views share one bound of series */
 	const struct top_watch *w;
 	const struct top_opts *o;
 	uint64_t updated;
@@ -117,6 +118,7 @@ static struct text *view_of(struct export *x, uint32_t uid)
 	top_prom_init(&t->prom, x->o->per_process, x->o->per_thread);
 	t->prom.only = true;
 	t->prom.uid = uid;
+	t->prom.pool = &x->views_series;
 	top_prom_update(&t->prom, x->w);
 	return t;
 }

@@ -68,6 +68,8 @@ void top_prom_free(struct top_prom *x)
 	tdestroy(x->cmds, cmd_free);
 	tdestroy(x->procs, proc_free);
 	x->series = x->cmds = x->procs = NULL;
+	if (x->pool)
+		*x->pool -= x->nseries;
 	x->nseries = 0;
 	free(x->users);
 	x->users = NULL;
@@ -178,6 +180,8 @@ static int series_get(struct top_prom *x, const char *labels, uint32_t uid,
 	}
 	(*s)->uid = uid;
 	x->nseries++;
+	if (x->pool)
+		(*x->pool)++;
 	return 0;
 }
 
@@ -187,6 +191,8 @@ void top_prom_series_drop(struct top_prom *x, struct top_prom_series *s)
 	top_prom_budget_gone(x, s->uid);
 	series_free(s);
 	x->nseries--;
+	if (x->pool)
+		(*x->pool)--;
 }
 
 static struct top_prom_cmd *cmd_get(struct top_prom *x, const char *comm)

@@ -95,6 +95,7 @@ struct top_prom {
 	void *procs;
 	size_t nseries;
 	size_t max_series, max_per_user; /* TOP_PROM_MAX_SERIES, _PER_USER */
+	size_t *pool; /* the series of all tables sharing max_series; NULL: nseries */
 	struct top_prom_user *users;
 	size_t nusers;
 	bool only; /* only the processes of uid (a scraper's view) */

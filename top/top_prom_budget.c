@@ -2,6 +2,10 @@
 /*
  * top_prom_budget.c - the exporter's budgets of series (top_prom_budget.h).
  *
+ * Tables may share their bound of all users' series (x->pool: the
+ * exporter's per-user views, so that their sum is bounded too); each
+ * evicts only from itself.
+ *
  * A series that only ended processes feed (its retired part, and no
  * running process added to it in the last two updates) is history: when
  * a budget is full, the oldest of them go first, a sixteenth of the pool
@@ -97,7 +101,7 @@ int top_prom_budget_take(struct top_prom *x, uint32_t uid)
 		return -1;
 	if (u->nseries >= x->max_per_user && !evict(x, uid, false))
 		goto full;
-	if (x->nseries >= x->max_series && !evict(x, 0, true))
+	if ((x->pool ? *x->pool : x->nseries) >= x->max_series && !evict(x, 0, true))
 		goto full;
 	u = user_of(x, uid); /* evict may not move it, but stay safe */
 	u->nseries++;

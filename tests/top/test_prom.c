@@ -388,6 +388,39 @@ static void test_budget(void)
 	fake_free(&f, &x);
 }
 
+/* Two tables sharing one bound of 4 series (the exporter's per-user
+ * views): the second gets what the first left. */
+static void test_pool(void)
+{
+	struct fake f;
+	struct top_prom a, b;
+	size_t pool = 0;
+	char name[16], comm[16];
+
+	fake_init(&f);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "seg-%d", i);
+		snprintf(comm, sizeof(comm), "c%d", i);
+		struct top_entry *e = fake_add(&f, name, 500 + i, comm, S);
+		e->uid = i < 3 ? 1000 : 2000;
+		calls(e, 1, 1, 5, 6);
+	}
+	top_prom_init(&a, false, false);
+	top_prom_init(&b, false, false);
+	a.max_series = b.max_series = 4;
+	a.pool = b.pool = &pool;
+	a.only = true, a.uid = 1000;
+	b.only = true, b.uid = 2000;
+	CHECK(top_prom_update(&a, &f.w) == 0);
+	CHECK(a.nseries == 3 && pool == 3);
+	CHECK(top_prom_update(&b, &f.w) == 0);
+	CHECK(b.nseries == 1 && pool == 4);
+	top_prom_free(&b);
+	CHECK(pool == 3);
+	fake_free(&f, &a);
+	CHECK(pool == 0);
+}
+
 int main(void)
 {
 	test_le();
@@ -396,6 +429,7 @@ int main(void)
 	test_never_down();
 	test_bytes_failures();
 	test_budget();
+	test_pool();
 	printf("ok\n");
 	return 0;
 }
