@@ -2,10 +2,13 @@
 /*
  * top_http.c - the exporter's HTTP server (top_http.h), on libmicrohttpd.
  *
- * The socket is made here, so that a failure to where says why; parsing
- * requests is libmicrohttpd's.  It runs in "external" epoll mode: the
- * exporter's one thread waits on the daemon's epoll descriptor and its
- * own refresh deadline at once, then lets the daemon work.
+ * The socket is made here (a Unix one by top_http_unix.c), so that a
+ * failure to where says why; parsing requests is libmicrohttpd's.  It
+ * runs in "external" epoll mode: the exporter's one thread waits on the
+ * daemon's epoll descriptor, its own refresh deadline and the request
+ * headers' deadlines (top_http_guard.c) at once, then lets the daemon
+ * work.  On a Unix socket each scraper is answered from the view of its
+ * uid; everyone's text is shared by its scrapes, a user's is made for each.
  */
 #include <arpa/inet.h>
 #include <errno.h>
