@@ -48,7 +48,7 @@ now_s() { date +%s.%N; }
 
 # cost ARGS...: "share bytes" of one exporter run with ARGS.
 cost() {
-	"$BUILD/top/apiprof-top" --listen 127.0.0.1:0 -p "$LOAD" "$@" 2>"$TMP/err" &
+	"$BUILD/top/apiprof-top" --listen 127.0.0.1:0 --all-users -p "$LOAD" "$@" 2>"$TMP/err" &
 	pid=$!
 	i=0
 	while [ $i -lt 100 ] && ! grep -q serving "$TMP/err"; do

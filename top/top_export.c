@@ -27,12 +27,26 @@
 #include "top_prom.h"
 #include "top_prom_text.h"
 
-struct export
-{
+/* The series of one view and its latest text. */
+struct text {
 	struct top_prom prom;
 	char *text; /* the text of update number `rendered` */
 	size_t len;
-	uint64_t updated, rendered;
+	uint64_t rendered;
+};
+
+/* Unix-socket scrapers' views: one per uid that asked, at most this many. */
+#define MAX_VIEWS 64
+
+struct export
+{
+	struct text all; /* everyone's processes the watch sees */
+	struct text *views;
+	size_t nviews;
+	size_t views_series; /* the views share one bound of series */
+	const struct top_watch *w;
+	const struct top_opts *o;
+	uint64_t updated;
 	char path[PATH_MAX]; /* the textfile, for messages; "" none */
 	int dir;             /* its directory, opened once and checked */
 	bool failing;        /* the textfile's last write failed (said once) */
@@ -66,27 +80,59 @@ static void signals(sigset_t *waitmask)
 		sigdelset(waitmask, stops[i]);
 }
 
-static int render(struct export *x)
+static int render(struct text *t, uint64_t updated)
 {
-	if (x->text && x->rendered == x->updated)
+	if (t->text && t->rendered == updated)
 		return 0;
-	free(x->text);
-	x->text = NULL;
-	if (top_prom_text(&x->prom, &x->text, &x->len) != 0)
+	free(t->text);
+	t->text = NULL;
+	if (top_prom_text(&t->prom, &t->text, &t->len) != 0)
 		return -1;
-	x->rendered = x->updated;
+	t->rendered = updated;
 	return 0;
 }
 
-static int body(void *ctx, const char **text, size_t *len, uint64_t *version)
+static void text_free(struct text *t)
+{
+	top_prom_free(&t->prom);
+	free(t->text);
+}
+
+/* The view of uid's processes, made at its first scrape from what the
+ * watch shows then. */
+static struct text *view_of(struct export *x, uint32_t uid)
+{
+	for (size_t i = 0; i < x->nviews; i++)
+		if (x->views[i].prom.uid == uid)
+			return &x->views[i];
+	if (x->nviews == MAX_VIEWS) {
+		fprintf(stderr, "apiprof-top: %d users scrape already: uid %u is refused\n",
+		        MAX_VIEWS, (unsigned)uid);
+		return NULL;
+	}
+	if (!x->views && !(x->views = calloc(MAX_VIEWS, sizeof(*x->views)))) {
+		fprintf(stderr, "apiprof-top: out of memory\n");
+		return NULL;
+	}
+	struct text *t = &x->views[x->nviews++];
+	top_prom_init(&t->prom, x->o->per_process, x->o->per_thread);
+	t->prom.only = true;
+	t->prom.uid = uid;
+	t->prom.pool = &x->views_series;
+	top_prom_update(&t->prom, x->w);
+	return t;
+}
+
+static int body(void *ctx, uint32_t uid, const char **text, size_t *len, uint64_t *version)
 {
 	struct export *x = ctx;
+	struct text *t = uid == TOP_HTTP_ALL ? &x->all : view_of(x, uid);
 
-	if (render(x) != 0)
+	if (!t || render(t, x->updated) != 0)
 		return -1;
-	*text = x->text;
-	*len = x->len;
-	*version = x->rendered;
+	*text = t->text;
+	*len = t->len;
+	*version = t->rendered;
 	return 0;
 }
 
@@ -94,11 +140,13 @@ static int body(void *ctx, const char **text, size_t *len, uint64_t *version)
 static void write_textfile(struct export *x)
 {
 	struct apiprof_file f;
-	int rc = render(x) == 0 ? apiprof_file_openat(&f, x->dir, TOP_TEXTFILE_NAME, 0644) : -1;
+	int rc = render(&x->all, x->updated) == 0
+	                 ? apiprof_file_openat(&f, x->dir, TOP_TEXTFILE_NAME, 0644)
+	                 : -1;
 
-	if (rc != 0 && !x->text)
+	if (rc != 0 && !x->all.text)
 		return; /* out of memory, said */
-	if (rc == 0 && apiprof_file_put(&f, x->text, x->len) != 0)
+	if (rc == 0 && apiprof_file_put(&f, x->all.text, x->all.len) != 0)
 		rc = -1;
 	if (apiprof_file_close(&f, rc == 0) != 0)
 		rc = -1;
@@ -135,7 +183,9 @@ static int textfile_dir(struct export *x, const char *dir)
 static void refresh(struct top_watch *w, struct export *x)
 {
 	top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), top_now_ns(CLOCK_REALTIME));
-	top_prom_update(&x->prom, w);
+	top_prom_update(&x->all.prom, w);
+	for (size_t i = 0; i < x->nviews; i++)
+		top_prom_update(&x->views[i].prom, w);
 	x->updated++;
 	if (x->path[0])
 		write_textfile(x);
@@ -176,9 +226,26 @@ static int serve(struct top_watch *w, struct export *x, struct top_http *h,
 	return 0;
 }
 
+/* Root's watch sees every user's processes; a TCP scraper or a textfile
+ * reader may be any local user ("127.0.0.1 is every local user"), so root
+ * exports them there only when told to.  A Unix socket's scraper gets the
+ * view of its own uid. */
+static int exposure_ok(const struct top_opts *o)
+{
+	bool tcp = o->listen && strncmp(o->listen, "unix:", 5) != 0;
+
+	if (geteuid() != 0 || o->all_users || (!tcp && !o->textfile))
+		return 0;
+	fprintf(stderr,
+	        "apiprof-top: as root, %s would show every user's processes to every local user: "
+	        "use --listen unix:PATH (each scraper sees its own), or add --all-users\n",
+	        tcp ? "--listen ADDR:PORT" : "--textfile");
+	return -1;
+}
+
 int top_export_run(struct top_watch *w, const struct top_opts *o)
 {
-	struct export x = {.dir = -1};
+	struct export x = {.w = w, .o = o, .dir = -1};
 	struct top_http *h = NULL;
 	sigset_t mask;
 	int rc = -1;
@@ -187,17 +254,20 @@ int top_export_run(struct top_watch *w, const struct top_opts *o)
 	 * totals go into its command's series then. */
 	if (w->linger_ns == 0)
 		w->linger_ns = 1;
-	top_prom_init(&x.prom, o->per_process, o->per_thread);
-	if (o->textfile && textfile_dir(&x, o->textfile) != 0)
+	top_prom_init(&x.all.prom, o->per_process, o->per_thread);
+	if (exposure_ok(o) != 0 || (o->textfile && textfile_dir(&x, o->textfile) != 0))
 		goto out;
 	signals(&mask);
-	if (o->listen && !(h = top_http_start(o->listen, body, &x)))
+	struct top_http_conf conf = {o->listen, o->http_timeout_s, body, &x};
+	if (o->listen && !(h = top_http_start(&conf)))
 		goto out;
 	rc = serve(w, &x, h, o, &mask);
 out:
 	top_http_stop(h);
-	top_prom_free(&x.prom);
-	free(x.text);
+	text_free(&x.all);
+	for (size_t i = 0; i < x.nviews; i++)
+		text_free(&x.views[i]);
+	free(x.views);
 	if (x.dir >= 0)
 		close(x.dir);
 	return rc;

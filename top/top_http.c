@@ -2,10 +2,13 @@
 /*
  * top_http.c - the exporter's HTTP server (top_http.h), on libmicrohttpd.
  *
- * The socket is made here, so that a failure to where says why; parsing
- * requests is libmicrohttpd's.  It runs in "external" epoll mode: the
- * exporter's one thread waits on the daemon's epoll descriptor and its
- * own refresh deadline at once, then lets the daemon work.
+ * The socket is made here (a Unix one by top_http_unix.c), so that a
+ * failure to where says why; parsing requests is libmicrohttpd's.  It
+ * runs in "external" epoll mode: the exporter's one thread waits on the
+ * daemon's epoll descriptor, its own refresh deadline and the request
+ * headers' deadlines (top_http_guard.c) at once, then lets the daemon
+ * work.  On a Unix socket each scraper is answered from the view of its
+ * uid; everyone's text is shared by its scrapes, a user's is made for each.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,9 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "top_http.h"
+#include "top_http_guard.h"
+#include "top_http_unix.h"
 #include "top_prom_text.h"
 
 struct top_http {
@@ -30,6 +36,9 @@ struct top_http {
 	void *ctx;
 	struct MHD_Response *metrics; /* the current text, shared by its scrapes */
 	uint64_t version;
+	struct top_http_guard guard;
+	const char *path; /* the Unix socket's; NULL: TCP */
+	struct stat made;
 };
 
 /* --- answers ------------------------------------------------------------- */
@@ -49,29 +58,70 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 	return ok;
 }
 
-/* The response of the current text: made once per version; the daemon
- * counts the scrapes that still send the previous one, and frees it after
- * the last. */
+static struct MHD_Response *text_response(const char *body, size_t len)
+{
+	struct MHD_Response *r =
+	        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+
+	if (r)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TOP_PROM_CONTENT_TYPE);
+	return r;
+}
+
+/* The response of the current text for everyone's view: made once per
+ * version; the daemon counts the scrapes that still send the previous
+ * one, and frees it after the last. */
 static struct MHD_Response *metrics(struct top_http *h)
 {
 	const char *body;
 	size_t len;
 	uint64_t version;
 
-	if (h->body(h->ctx, &body, &len, &version) != 0)
+	if (h->body(h->ctx, TOP_HTTP_ALL, &body, &len, &version) != 0)
 		return NULL;
 	if (h->metrics && version == h->version)
 		return h->metrics;
-	struct MHD_Response *r =
-	        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r = text_response(body, len);
 	if (!r)
 		return NULL;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TOP_PROM_CONTENT_TYPE);
 	if (h->metrics)
 		MHD_destroy_response(h->metrics);
 	h->metrics = r;
 	h->version = version;
 	return r;
+}
+
+/* Whose view a scraper gets: on the Unix socket, its uid's (root's:
+ * everyone's); -1 when the kernel cannot say. */
+static int view_of(struct top_http *h, struct MHD_Connection *c, uint32_t *uid)
+{
+	const union MHD_ConnectionInfo *fd;
+
+	*uid = TOP_HTTP_ALL;
+	if (!h->path)
+		return 0;
+	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!fd || top_http_unix_peer(fd->connect_fd, uid) != 0)
+		return -1;
+	if (*uid == 0)
+		*uid = TOP_HTTP_ALL;
+	return 0;
+}
+
+/* One user's view: a response of its own, freed once sent. */
+static enum MHD_Result answer_user(struct top_http *h, struct MHD_Connection *c, uint32_t uid)
+{
+	const char *body;
+	size_t len;
+	uint64_t version;
+	struct MHD_Response *r =
+	        h->body(h->ctx, uid, &body, &len, &version) == 0 ? text_response(body, len) : NULL;
+
+	if (!r)
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ok;
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
@@ -81,10 +131,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	struct top_http *h = cls;
 
 	(void)version, (void)upload, (void)upload_size, (void)state;
+	top_http_guard_answering(c);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics\n");
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND, "apiprof-top serves /metrics\n");
+	uint32_t uid;
+	if (view_of(h, c, &uid) != 0)
+		return reply_text(c, MHD_HTTP_FORBIDDEN, "who is asking?\n");
+	if (uid != TOP_HTTP_ALL)
+		return answer_user(h, c, uid);
 	struct MHD_Response *r = metrics(h);
 	if (!r)
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -172,10 +228,35 @@ static void say_where(int fd)
 	        host, port);
 }
 
-struct top_http *top_http_start(const char *where, top_http_body_fn body, void *ctx)
+static struct MHD_Daemon *daemon_on(struct top_http *h)
+{
+	return MHD_start_daemon(
+	        MHD_USE_EPOLL, 0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+	        MHD_OPTION_CONNECTION_LIMIT, (unsigned)TOP_HTTP_MAX_CONN,
+	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)TOP_HTTP_PER_ADDR,
+	        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(h->guard.limit_ns / 1000000000u),
+	        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)TOP_HTTP_CONN_BYTES,
+	        MHD_OPTION_NOTIFY_CONNECTION, top_http_guard_notify, &h->guard,
+	        MHD_OPTION_NOTIFY_COMPLETED, top_http_guard_completed, &h->guard, MHD_OPTION_END);
+}
+
+/* The listening socket of where, TCP or Unix (h->path set). */
+static int listener(struct top_http *h, const char *where)
+{
+	size_t n = strlen(TOP_HTTP_UNIX_PREFIX);
+
+	if (strncmp(where, TOP_HTTP_UNIX_PREFIX, n) != 0)
+		return open_listener(where);
+	int fd = top_http_unix_listen(where + n, &h->made);
+	if (fd >= 0)
+		h->path = where + n;
+	return fd;
+}
+
+struct top_http *top_http_start(const struct top_http_conf *conf)
 {
 	struct top_http *h = calloc(1, sizeof(*h));
-	int fd = h ? open_listener(where) : -1;
+	int fd = h ? listener(h, conf->where) : -1;
 
 	if (fd < 0) {
 		if (!h)
@@ -184,22 +265,22 @@ struct top_http *top_http_start(const char *where, top_http_body_fn body, void *
 		return NULL;
 	}
 	h->fd = fd;
-	h->body = body;
-	h->ctx = ctx;
-	h->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET,
-	                        fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)TOP_HTTP_MAX_CONN,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TOP_HTTP_TIMEOUT_S,
-	                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)TOP_HTTP_CONN_BYTES,
-	                        MHD_OPTION_END);
+	h->body = conf->body;
+	h->ctx = conf->ctx;
+	top_http_guard_init(&h->guard, conf->timeout_s ? conf->timeout_s : TOP_HTTP_TIMEOUT_S);
+	h->d = daemon_on(h);
 	const union MHD_DaemonInfo *info =
 	        h->d ? MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!info) {
-		fprintf(stderr, "apiprof-top: libmicrohttpd could not start on %s\n", where);
+		fprintf(stderr, "apiprof-top: libmicrohttpd could not start on %s\n", conf->where);
 		top_http_stop(h);
 		return NULL;
 	}
 	h->epoll = info->epoll_fd;
-	say_where(fd);
+	if (h->path)
+		fprintf(stderr, "apiprof-top: serving /metrics on unix:%s\n", h->path);
+	else
+		say_where(fd);
 	return h;
 }
 
@@ -210,12 +291,14 @@ int top_http_wait(struct top_http *h, uint64_t timeout_ms, const sigset_t *mask)
 
 	if (MHD_get_timeout(h->d, &t) == MHD_YES && t < timeout_ms)
 		timeout_ms = t;
+	timeout_ms = top_http_guard_wait_ms(&h->guard, timeout_ms);
 	struct timespec ts = {(time_t)(timeout_ms / 1000), (long)(timeout_ms % 1000) * 1000000};
 	if (ppoll(&p, 1, &ts, mask) < 0 && errno != EINTR) {
 		fprintf(stderr, "apiprof-top: waiting for HTTP clients: %s\n", strerror(errno));
 		return -1;
 	}
 	MHD_run(h->d);
+	top_http_guard_expire(&h->guard);
 	return 0;
 }
 
@@ -229,5 +312,7 @@ void top_http_stop(struct top_http *h)
 		MHD_destroy_response(h->metrics);
 	if (!h->d) /* a daemon closes its listening socket itself */
 		close(h->fd);
+	if (h->path)
+		top_http_unix_remove(h->path, &h->made);
 	free(h);
 }

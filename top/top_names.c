@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,8 +168,11 @@ static size_t list_names_at(int dfd, uint32_t uid, struct top_segname **out)
 
 	*out = NULL;
 	if (!d) {
+		int saved = errno;
+
 		if (fd >= 0)
 			close(fd);
+		errno = saved;
 		return 0;
 	}
 	while ((de = readdir(d))) {
@@ -185,6 +189,7 @@ static size_t list_names_at(int dfd, uint32_t uid, struct top_segname **out)
 			break;
 	}
 	closedir(d);
+	errno = 0; /* read */
 	return n;
 }
 
@@ -193,15 +198,19 @@ static int open_dir(const char *dir)
 	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* errno 0 when the directory was read, else why not. */
 static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out)
 {
-	int dfd = open_dir(dir);
+	int dfd = open_dir(dir), saved;
 
 	*out = NULL;
 	if (dfd < 0)
 		return 0;
+	errno = 0;
 	size_t n = list_names_at(dfd, uid, out);
+	saved = errno;
 	close(dfd);
+	errno = saved;
 	return n;
 }
 
@@ -253,11 +262,13 @@ static void map_pids(const char *procdir, struct top_segname *v, size_t n)
 size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out)
 {
 	size_t n = list_names(dir, uid, out), j = 0;
+	int listed = errno;
 
 	map_pids(TOP_PROC_DIR, *out, n);
 	for (size_t i = 0; i < n; i++)
 		if ((*out)[i].pid)
 			(*out)[j++] = (*out)[i];
+	errno = listed;
 	return j;
 }
 
@@ -270,6 +281,23 @@ int top_shm_alive(const char *procdir, int pid, uint64_t starttime)
 	uint64_t st;
 
 	return apiprof_proc_starttime(procdir, pid, &st) == 0 && st == starttime;
+}
+
+int top_shm_proc_euid(const char *procdir, int pid, uint32_t *euid)
+{
+	char path[PATH_MAX], buf[4096];
+	unsigned long ruid, e;
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/%d/status", procdir, pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	if (!(p = strstr(buf, "\nUid:")) || sscanf(p, "\nUid: %lu %lu", &ruid, &e) != 2) {
+		errno = EINVAL;
+		return -1;
+	}
+	*euid = (uint32_t)e;
+	return 0;
 }
 
 /* True only when the process of segment `name`, shown as pid in procdir,

@@ -26,6 +26,8 @@ enum {
 	OPT_PER_THREAD,
 	OPT_GROUP,
 	OPT_FOLDED,
+	OPT_HTTP_TIMEOUT,
+	OPT_ALL_USERS,
 };
 
 /* The -s names, from the column table. */
@@ -42,8 +44,9 @@ void top_opts_usage(FILE *out)
 	      "                   [--folded[=ns]]\n"
 	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
 	      "                   [--linger SECONDS] [--clean]\n"
-	      "       apiprof-top [--listen [ADDR:]PORT] [--textfile DIR] [--per-process]\n"
-	      "                   [--per-thread] [-d SECONDS] [-p PID,...]\n"
+	      "       apiprof-top [--listen [ADDR:]PORT|unix:PATH] [--textfile DIR]\n"
+	      "                   [--all-users] [--per-process] [--per-thread]\n"
+	      "                   [--http-timeout SECONDS] [-d SECONDS] [-p PID,...]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
@@ -67,10 +70,16 @@ void top_opts_usage(FILE *out)
 	      "      --shm-dir DIR    look for segments in DIR instead of /dev/shm\n"
 	      "Prometheus exporter (no screen; docs/FLEET.md):\n"
 	      "      --listen [ADDR:]PORT  serve http://ADDR:PORT/metrics (ADDR: 127.0.0.1)\n"
+	      "      --listen unix:PATH    serve /metrics on a new Unix socket: each scraper\n"
+	      "                       sees its own processes (root's: everyone's)\n"
+	      "      --all-users      as root, export every user's processes on TCP or\n"
+	      "                       --textfile (anyone who connects or reads sees them)\n"
 	      "      --textfile DIR   write DIR/"
 	      "apiprof.prom every refresh (node_exporter)\n"
 	      "      --per-process    series per process (pid, title), not summed per command\n"
-	      "      --per-thread     series per thread (tid, thread) of each process\n",
+	      "      --per-thread     series per thread (tid, thread) of each process\n"
+	      "      --http-timeout SECONDS  a request header must be in within SECONDS of\n"
+	      "                       the accept (default 10)\n",
 	      out);
 }
 
@@ -166,6 +175,17 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_PER_THREAD:
 		o->per_thread = true;
 		return 0;
+	case OPT_ALL_USERS:
+		o->all_users = true;
+		return 0;
+	case OPT_HTTP_TIMEOUT: {
+		long v;
+
+		if (parse_long(arg, 1, 3600, &v))
+			return -1;
+		o->http_timeout_s = (unsigned)v;
+		return 0;
+	}
 	case 'd':
 		return parse_seconds(arg, &o->delay_s) || o->delay_s < 0.01 ? -1 : 0;
 	case OPT_LINGER:
@@ -202,6 +222,8 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"textfile", required_argument, NULL, OPT_TEXTFILE},
 	        {"per-process", no_argument, NULL, OPT_PER_PROCESS},
 	        {"per-thread", no_argument, NULL, OPT_PER_THREAD},
+	        {"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
+	        {"all-users", no_argument, NULL, OPT_ALL_USERS},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};

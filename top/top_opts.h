@@ -25,10 +25,12 @@ struct top_opts {
 	double linger_s;
 	const char *shm_dir;
 	struct top_view view;
-	const char *listen;   /* --listen [ADDR:]PORT: serve /metrics (top_export.c) */
-	const char *textfile; /* --textfile DIR: write DIR/apiprof.prom */
-	bool per_process;     /* the exporter's series per pid, not per comm */
-	bool per_thread;      /* ... and per thread */
+	const char *listen;      /* --listen [ADDR:]PORT: serve /metrics (top_export.c) */
+	const char *textfile;    /* --textfile DIR: write DIR/apiprof.prom */
+	bool per_process;        /* the exporter's series per pid, not per comm */
+	bool per_thread;         /* ... and per thread */
+	bool all_users;          /* root may export every user's processes on TCP or a file */
+	unsigned http_timeout_s; /* --http-timeout: a request header's deadline; 0 default */
 };
 
 int top_opts_parse(struct top_opts *o, int argc, char **argv);

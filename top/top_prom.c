@@ -16,10 +16,9 @@
 
 #include "apiprof_stat.h"
 #include "top_batch.h"
+#include "top_prom_budget.h"
 #include "top_prom.h"
 
-/* Bounds the exporter's memory (about 1.7 kB a series) and a scrape's size. */
-#define MAX_SERIES 65536u
 #define LABELS_MAX 1024
 
 /* Each table's records start with their key. */
@@ -33,6 +32,9 @@ void top_prom_init(struct top_prom *x, bool per_process, bool per_thread)
 	memset(x, 0, sizeof(*x));
 	x->per_process = per_process || per_thread;
 	x->per_thread = per_thread;
+	x->max_series = TOP_PROM_MAX_SERIES;
+	x->only = false;
+	x->max_per_user = TOP_PROM_MAX_PER_USER;
 }
 
 static void series_free(void *v)
@@ -66,7 +68,12 @@ void top_prom_free(struct top_prom *x)
 	tdestroy(x->cmds, cmd_free);
 	tdestroy(x->procs, proc_free);
 	x->series = x->cmds = x->procs = NULL;
+	if (x->pool)
+		*x->pool -= x->nseries;
 	x->nseries = 0;
+	free(x->users);
+	x->users = NULL;
+	x->nusers = 0;
 }
 
 /* --- label values --------------------------------------------------------- */
@@ -155,15 +162,37 @@ static void *get(void **root, const char *key, size_t size, bool *made)
 	return rec;
 }
 
-static struct top_prom_series *series_get(struct top_prom *x, const char *labels)
+/* The series of labels into *s, made for uid when absent and its budget
+ * has room (else *s is NULL).  0, or -1 out of memory. */
+static int series_get(struct top_prom *x, const char *labels, uint32_t uid,
+                      struct top_prom_series **s)
 {
 	bool made;
+	int rc;
 
-	if (x->nseries >= MAX_SERIES)
-		return find(&x->series, labels);
-	struct top_prom_series *s = get(&x->series, labels, sizeof(*s), &made);
-	x->nseries += made;
-	return s;
+	if ((*s = find(&x->series, labels)))
+		return 0;
+	if ((rc = top_prom_budget_take(x, uid)) != 0)
+		return rc < 0 ? -1 : 0;
+	if (!(*s = get(&x->series, labels, sizeof(**s), &made))) {
+		top_prom_budget_gone(x, uid);
+		return -1;
+	}
+	(*s)->uid = uid;
+	x->nseries++;
+	if (x->pool)
+		(*x->pool)++;
+	return 0;
+}
+
+void top_prom_series_drop(struct top_prom *x, struct top_prom_series *s)
+{
+	tdelete(s, &x->series, by_key);
+	top_prom_budget_gone(x, s->uid);
+	series_free(s);
+	x->nseries--;
+	if (x->pool)
+		(*x->pool)--;
 }
 
 static struct top_prom_cmd *cmd_get(struct top_prom *x, const char *comm)
@@ -237,8 +266,9 @@ static struct top_prom_acc *acc_of(struct top_prom_series *s, bool retire)
 	return s->retired;
 }
 
-/* Adds p's cells to the live or the retired parts of their series. */
-static int add_proc(struct top_prom *x, const struct top_proc *p, bool retire)
+/* Adds p's cells (of user uid) to the live or the retired parts of their
+ * series. */
+static int add_proc(struct top_prom *x, const struct top_proc *p, uint32_t uid, bool retire)
 {
 	char labels[LABELS_MAX];
 	int le_of[APIPROF_HIST_BUCKETS];
@@ -251,12 +281,14 @@ static int add_proc(struct top_prom *x, const struct top_proc *p, bool retire)
 		if (c->func >= p->nfuncs) /* not named yet: next refresh */
 			continue;
 		cell_labels(x, p, c, labels, sizeof(labels));
-		struct top_prom_series *s = series_get(x, labels);
-		struct top_prom_acc *a = s ? acc_of(s, retire) : NULL;
-		if (!a && x->nseries < MAX_SERIES)
+		struct top_prom_series *s;
+		if (series_get(x, labels, uid, &s) != 0)
 			return -1;
-		if (!a)
+		if (!s) /* no room: said */
 			continue;
+		struct top_prom_acc *a = acc_of(s, retire);
+		if (!a)
+			return -1;
 		s->gen = x->gen;
 		s->timed[p->sample > 1] = true;
 		s->fflags |= p->funcs[c->func].flags & APIPROF_FUNC_ACCT;
@@ -291,6 +323,8 @@ static int take_entry(struct top_prom *x, const struct top_entry *e)
 
 	if (!visible && e->st != TOP_E_BAD && e->st != TOP_E_EXPIRED)
 		return 0; /* not read yet: nothing to say */
+	if (!e->owned || (x->only && e->uid != x->uid))
+		return 0; /* never shown, or another user's */
 	struct top_prom_proc *pr = proc_get(x, e);
 	struct top_prom_cmd *c = cmd_get(x, e->proc.comm);
 	if (!pr || !c)
@@ -305,9 +339,9 @@ static int take_entry(struct top_prom *x, const struct top_entry *e)
 		c->dropped_retired += e->proc.dropped;
 	pr->retired |= retire;
 	if (x->per_process) /* its series go with it */
-		return visible ? add_proc(x, &e->proc, false) : 0;
+		return visible ? add_proc(x, &e->proc, e->uid, false) : 0;
 	if (running || retire)
-		return add_proc(x, &e->proc, retire);
+		return add_proc(x, &e->proc, e->uid, retire);
 	return 0;
 }
 
@@ -421,11 +455,10 @@ static void sweep(struct top_prom *x, void **root, bool series)
 
 	twalk_r(*root, collect, &sw);
 	for (size_t i = 0; i < sw.n; i++) {
-		tdelete(sw.dead[i], root, by_key);
 		if (series) {
-			series_free(sw.dead[i]);
-			x->nseries--;
+			top_prom_series_drop(x, sw.dead[i]);
 		} else {
+			tdelete(sw.dead[i], root, by_key);
 			proc_free(sw.dead[i]);
 		}
 	}
@@ -443,10 +476,6 @@ int top_prom_update(struct top_prom *x, const struct top_watch *w)
 		rc = take_entry(x, w->v[i]);
 	if (rc != 0)
 		fprintf(stderr, "apiprof-top: out of memory for the exporter's series\n");
-	if (x->nseries >= MAX_SERIES && !x->full_warned) {
-		fprintf(stderr, "apiprof-top: %u series: no more are exported\n", MAX_SERIES);
-		x->full_warned = true;
-	}
 	sweep(x, &x->series, true);
 	sweep(x, &x->procs, false);
 	twalk_r(x->series, finish_series, NULL);

@@ -52,6 +52,7 @@ struct top_prom_series {
 	uint32_t errnos_used;         /* the errno slots it has exported */
 	uint32_t fflags;              /* the function's APIPROF_FUNC_ACCT flags */
 	uint64_t gen;                 /* the update that last saw it */
+	uint32_t uid;                 /* the user whose process made it: its budget */
 };
 
 /* A command: its running processes and the records they dropped. */
@@ -75,6 +76,17 @@ struct top_prom_proc {
 	uint64_t gen;
 };
 
+/* The series a user's processes made, against the per-user budget. */
+struct top_prom_user {
+	uint32_t uid;
+	size_t nseries;
+	bool full_said; /* refused a series (said once) */
+};
+
+/* Bounds of the series: all users', and one user's. */
+#define TOP_PROM_MAX_SERIES   65536u
+#define TOP_PROM_MAX_PER_USER 16384u
+
 struct top_prom {
 	bool per_process;
 	bool per_thread;
@@ -82,14 +94,22 @@ struct top_prom {
 	void *cmds;
 	void *procs;
 	size_t nseries;
-	bool full_warned;
+	size_t max_series, max_per_user; /* TOP_PROM_MAX_SERIES, _PER_USER */
+	size_t *pool; /* the series of all tables sharing max_series; NULL: nseries */
+	struct top_prom_user *users;
+	size_t nusers;
+	bool only; /* only the processes of uid (a scraper's view) */
+	uint32_t uid;
 	uint64_t gen;
 };
 
 void top_prom_init(struct top_prom *x, bool per_process, bool per_thread);
 void top_prom_free(struct top_prom *x);
 /* Takes in the model after a top_watch_refresh.  0, or -1 out of memory
- * (the message printed; what was taken in stays). */
+ * (the message printed; what was taken in stays).  A new series past a
+ * budget (all users' or its user's) first evicts the oldest series of
+ * ended processes only (of that user when it is its budget); when there
+ * are none, it is left out (said once per user). */
 int top_prom_update(struct top_prom *x, const struct top_watch *w);
 
 /* Visits the records of one table (x->series, x->cmds or x->procs) in

@@ -156,11 +156,14 @@ static int open_at(struct top_seg *s, int dfd, const char *name)
 }
 
 /* What a failed open means: gone (not ready, the runtime may be making
- * it), a symbolic link (O_NOFOLLOW's ELOOP), or the error. */
+ * it), a symbolic link (O_NOFOLLOW's ELOOP), no descriptor left for now,
+ * or the error. */
 static int open_failed(char *err, size_t errlen)
 {
 	if (errno == ENOENT)
 		return TOP_SEG_NOTREADY;
+	if (errno == EMFILE || errno == ENFILE)
+		return TOP_SEG_NOFD;
 	return fail(err, errlen, errno == ELOOP ? "a symbolic link" : strerror(errno));
 }
 
@@ -175,6 +178,8 @@ static int map_fd(struct top_seg *s, const struct stat *st, char *err, size_t er
 		return fail(err, errlen, strerror(errno));
 	s->map = m;
 	s->map_size = (size_t)st->st_size;
+	s->dev = (uint64_t)st->st_dev;
+	s->ino = (uint64_t)st->st_ino;
 	return 0;
 }
 
@@ -193,7 +198,11 @@ int top_seg_openat(struct top_seg *s, int dfd, const char *name, char *err, size
 	if (!S_ISREG(st.st_mode))
 		return fail(err, errlen, "not a regular file");
 	int rc = check_owner(s, &st, err, errlen);
-	return rc ? rc : map_fd(s, &st, err, errlen);
+	s->owner = (uint32_t)st.st_uid;
+	rc = rc ? rc : map_fd(s, &st, err, errlen);
+	close(s->fd); /* mapped: a read pass opens it again */
+	s->fd = -1;
+	return rc;
 }
 
 /* top_seg_openat relative to the directory part of path. */
@@ -208,10 +217,12 @@ int top_seg_open(struct top_seg *s, const char *path, char *err, size_t errlen)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		top_seg_init(s);
-		return fail(err, errlen, strerror(errno));
+		return open_failed(err, errlen);
 	}
 	int rc = top_seg_openat(s, dfd, slash + 1, err, errlen);
 	close(dfd);
+	if (rc == 0 && !(s->path = strdup(path)))
+		rc = fail(err, errlen, "out of memory");
 	return rc;
 }
 
@@ -222,6 +233,7 @@ void top_seg_close(struct top_seg *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->funcs);
+	free(s->path);
 	top_seg_init(s);
 }
 
@@ -534,7 +546,7 @@ static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 	uint64_t until = top_now_ns(CLOCK_MONOTONIC) + watch_ns;
 	uint32_t gen;
 
-	if (!s->writable || s->hdr.magic != APIPROF_SHM_MAGIC ||
+	if (!s->writable || s->fd < 0 || s->hdr.magic != APIPROF_SHM_MAGIC ||
 	    s->hdr.version != APIPROF_SHM_VERSION ||
 	    pwrite(s->fd, &until, sizeof(until),
 	           offsetof(struct apiprof_shm_header, reader_until_ns)) != sizeof(until))
@@ -585,17 +597,42 @@ static bool woken_flushed(struct top_seg *s, int pid)
  * table (up to ring_off) before it publishes the magic, and the rest
  * before it writes the first record: head is loaded before the blocks are
  * counted.  (SEEK_HOLE cannot tell: tmpfs reports reserved, unwritten
- * pages as holes.) */
-static int check_backed(const struct top_seg *s, uint64_t head, char *err, size_t errlen)
+ * pages as holes.)  A segment whose file is gone (its process ended and
+ * removed it) is judged by what an earlier pass proved and, beyond that,
+ * by the pages mincore(2) finds in memory. */
+/* Bytes of [from, to) of the mapping that have pages (mincore: a page
+ * of the file in memory), for a segment whose file is gone. */
+static uint64_t resident(const struct top_seg *s, uint64_t from, uint64_t to)
 {
-	uint64_t need = head ? s->map_size : s->hdr.ring_off;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), first = from / page;
+	size_t n = (to + page - 1) / page - first;
+	unsigned char *v = malloc(n ? n : 1);
+	uint64_t have = 0;
+
+	if (v && mincore((void *)(s->map + first * page), n * page, v) == 0)
+		for (size_t i = 0; i < n; i++)
+			have += (v[i] & 1) * page;
+	free(v);
+	return have;
+}
+
+static int check_backed(struct top_seg *s, uint64_t head, char *err, size_t errlen)
+{
+	uint64_t need = head ? s->map_size : s->hdr.ring_off, have;
 	struct stat st;
 
-	if (fstat(s->fd, &st))
+	if (s->fd >= 0 && fstat(s->fd, &st) != 0)
 		return fail(err, errlen, strerror(errno));
-	uint64_t have = (uint64_t)st.st_blocks * 512;
-	if (have + HOLE_SLACK >= need)
+	if (s->fd >= 0)
+		have = (uint64_t)st.st_blocks * 512;
+	else if (need <= s->backed) /* gone: its last check holds */
 		return 0;
+	else /* gone: what it has in memory */
+		have = s->backed + resident(s, s->backed, need);
+	if (have + HOLE_SLACK >= need) {
+		s->backed = need;
+		return 0;
+	}
 	snprintf(err, errlen, "sparse: %llu of the %llu bytes to read have no pages",
 	         (unsigned long long)(need - have), (unsigned long long)need);
 	return TOP_SEG_INVALID;
@@ -635,14 +672,36 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
 	return 0;
 }
 
-int top_seg_scan(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err, size_t errlen)
+/* The file mapped, opened again for a pass: -1 with errno when its name
+ * leads to it no more (ENOENT: gone, or another file put there).  Its
+ * owner is taken again: a process that changes uid hands its segment
+ * over (apiprof_creds.c), and only it, while privileged, or root can. */
+static int reopen(struct top_seg *s)
+{
+	int flags = O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	int fd = s->path ? open(s->path, (s->writable ? O_RDWR : O_RDONLY) | flags) : -1;
+	struct stat st;
+
+	if (!s->path)
+		errno = ENOENT;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != s->dev || (uint64_t)st.st_ino != s->ino) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	s->owner = (uint32_t)st.st_uid;
+	return fd;
+}
+
+static int scan_guarded(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err,
+                        size_t errlen)
 {
 	struct stat st;
 	int rc;
 
-	if (!s->map)
-		return fail(err, errlen, "not mapped");
-	if (fstat(s->fd, &st) || (uint64_t)st.st_size < s->map_size)
+	if (s->fd >= 0 && (fstat(s->fd, &st) || (uint64_t)st.st_size < s->map_size))
 		return fail(err, errlen, "segment shrank under the reader");
 	bus_install();
 	if (sigsetjmp(bus_jmp, 1))
@@ -653,5 +712,19 @@ int top_seg_scan(struct top_seg *s, int pid, const struct top_seg_sink *k, char 
 	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s, pid))
 		rc = read_pass(s, pid, k, err, errlen);
 	bus_disarm();
+	return rc;
+}
+
+int top_seg_scan(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err, size_t errlen)
+{
+	if (!s->map)
+		return fail(err, errlen, "not mapped");
+	s->fd = reopen(s);
+	if (s->fd < 0 && (errno == EMFILE || errno == ENFILE))
+		return TOP_SEG_NOFD;
+	int rc = scan_guarded(s, pid, k, err, errlen);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
 	return rc;
 }

@@ -27,9 +27,17 @@
 /* Return values of top_seg_open and top_seg_read besides 0. */
 #define TOP_SEG_INVALID  (-1) /* skip the segment; the message says why */
 #define TOP_SEG_NOTREADY 1    /* still being created: try again later */
+#define TOP_SEG_NOFD     2    /* no file descriptor to be had: try again later */
 
+/* A segment is mapped, and its file closed: a viewer of thousands holds
+ * no descriptor for each.  A read pass opens the file again by its path
+ * for a moment (the very file mapped, or none), to check its size and
+ * pages and to say that it watches. */
 struct top_seg {
-	int fd;
+	int fd; /* during a read pass only; else -1 */
+	char *path;
+	uint64_t dev, ino; /* of the file mapped */
+	uint64_t backed;   /* bytes from the start proven to have pages */
 	const unsigned char *map;
 	size_t map_size;
 	struct apiprof_shm_header hdr; /* copy from the latest read pass */
@@ -43,6 +51,7 @@ struct top_seg {
 	bool waited;   /* for a woken flusher's first snapshot, once */
 	bool named;    /* id holds what the file name says (top_seg_openat) */
 	struct apiprof_segid id;
+	uint32_t owner; /* the file's uid, as opened */
 };
 
 /* A segment's name and its process (top_names.c). */
@@ -54,7 +63,8 @@ struct top_segname {
 	bool ns_seen;            /* /proc shows a process of the segment's pid namespace */
 };
 
-/* The segments uid may see (root: everyone's) whose process /proc names. */
+/* The segments uid may see (root: everyone's) whose process /proc names;
+ * errno 0 when dir was read, else why not (EMFILE: no descriptor). */
 size_t top_shm_list(const char *dir, uint32_t uid, struct top_segname **out);
 void top_shm_sanitize(char *dst, const char *src, size_t srclen);
 
@@ -88,6 +98,9 @@ int top_shm_copy_guarded(void *dst, const void *src, size_t n);
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);
 
 int top_shm_alive(const char *procdir, int pid, uint64_t starttime);
+/* The effective uid of process pid of procdir (the Uid line of its
+ * status): 0, or -1 when unreadable (errno). */
+int top_shm_proc_euid(const char *procdir, int pid, uint32_t *euid);
 /* True only when the process of segment `name` (pid in procdir) is proven gone. */
 bool top_shm_gone(const char *procdir, const char *name, int pid);
 /* The header read last says it is the process its name says, shown as pid. */

@@ -7,6 +7,7 @@
  * file goes away (the runtime unlinks it at exit) the mapping still holds
  * the final numbers: one last pass reads them before the entry ends.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,11 +97,46 @@ static void warn(struct top_watch *w, struct top_entry *e, const char *why)
 	top_seg_close(&e->seg);
 }
 
+/* A segment shows its process only when that process runs as the
+ * segment's owner (its effective uid): anybody can write a segment that
+ * names any pid.  One whose process is proven gone claims nobody, and is
+ * shown as stale.  Judged until it first holds: a process that changes
+ * uid hands its segment over to the new one just before (apiprof_creds.c),
+ * so a mismatch is tried again at the next refresh, and said once. */
+static bool owned(struct top_watch *w, struct top_entry *e)
+{
+	char msg[APIPROF_SEGNAME_MAX + 128];
+	uint32_t euid;
+	bool ok = top_shm_gone(w->procdir, e->name, e->proc.pid);
+
+	if (!ok && top_shm_proc_euid(w->procdir, e->proc.pid, &euid) == 0) {
+		ok = euid == e->seg.owner || top_shm_gone(w->procdir, e->name, e->proc.pid);
+		if (!ok && !e->foreign_said && w->warn) {
+			snprintf(msg, sizeof(msg),
+			         "%s: process %d runs as uid %u, not as the segment's owner (uid "
+			         "%u): not shown",
+			         e->name, e->proc.pid, (unsigned)euid, (unsigned)e->seg.owner);
+			w->warn(w->warn_ctx, msg);
+			e->foreign_said = true;
+		}
+	}
+	if (ok) {
+		e->uid = e->seg.owner;
+		e->owned = true;
+	}
+	return ok;
+}
+
 static void discover(struct top_watch *w)
 {
 	struct top_segname *names;
 	size_t n = top_shm_list(w->dir, w->uid, &names);
 
+	if (n == 0 && (errno == EMFILE || errno == ENFILE)) {
+		free(names); /* not proof that anything is gone */
+		w->nodir = true;
+		return;
+	}
 	for (size_t i = 0; i < w->n; i++)
 		w->v[i]->present = false;
 	for (size_t i = 0; i < n; i++) {
@@ -122,8 +158,9 @@ static void try_open(struct top_watch *w, struct top_entry *e)
 	int rc = top_seg_open(&e->seg, path, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID)
 		warn(w, e, err);
-	else if (rc == TOP_SEG_NOTREADY)
+	else if (rc != 0)
 		top_seg_close(&e->seg);
+	w->nofd += rc == TOP_SEG_NOFD;
 }
 
 static void mark_ended(struct top_entry *e, enum top_state st, uint64_t mono_ns)
@@ -170,8 +207,14 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		warn(w, e, err);
 		return;
 	}
-	if (rc == 0)
+	if (rc == TOP_SEG_NOFD) { /* next refresh; said once for all */
+		w->nofd++;
+		return;
+	}
+	if (rc == 0 && (e->st == TOP_E_ACTIVE || owned(w, e)))
 		e->st = TOP_E_ACTIVE;
+	if (rc == 0 && e->owned) /* handed over since: the exporter's views follow */
+		e->uid = e->seg.owner;
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
 	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
@@ -215,9 +258,27 @@ static void prune(struct top_watch *w)
 	w->n = j;
 }
 
+/* One line a refresh, however many segments it could not read. */
+static void say_nofd(struct top_watch *w)
+{
+	char msg[128];
+
+	if ((!w->nofd && !w->nodir) || !w->warn)
+		return;
+	if (w->nodir)
+		snprintf(msg, sizeof(msg), "out of file descriptors: %s not listed this refresh",
+		         w->dir);
+	else
+		snprintf(msg, sizeof(msg),
+		         "out of file descriptors: %zu segments not read this refresh", w->nofd);
+	w->warn(w->warn_ctx, msg);
+}
+
 /* One refresh: new segments, one read pass each, interval bookkeeping. */
 void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 {
+	w->nofd = 0;
+	w->nodir = false;
 	discover(w);
 	for (size_t i = 0; i < w->n; i++) {
 		struct top_entry *e = w->v[i];
@@ -233,6 +294,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 		if (e->st == TOP_E_DONE && top_proc_expired(&e->proc, mono_ns, w->linger_ns))
 			e->st = TOP_E_EXPIRED;
 	}
+	say_nofd(w);
 	prune(w);
 }
 

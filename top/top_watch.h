@@ -30,6 +30,9 @@ struct top_entry {
 	struct top_seg seg;
 	struct top_proc proc;
 	uint64_t info_next_ns; /* when to read its title and parent again */
+	bool foreign_said;     /* its process runs as another uid: said once */
+	bool owned;            /* its process ran as the segment's owner, uid */
+	uint32_t uid;
 };
 
 struct top_watch {
@@ -45,6 +48,8 @@ struct top_watch {
 	struct top_entry **v;
 	size_t n;
 	size_t cap;
+	size_t nofd; /* segments this refresh could not read for want of a descriptor */
+	bool nodir;  /* ... nor list: what was listed before stays */
 };
 
 void top_watch_init(struct top_watch *w);

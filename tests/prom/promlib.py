@@ -8,6 +8,7 @@ sees only the test's programs and wakes nobody else's.  Waits poll an
 outcome with a bounded number of tries, never a fixed sleep.
 """
 import atexit
+import http.client
 import os
 import re
 import subprocess
@@ -48,11 +49,12 @@ def poll(what, fn):
 
 
 class Exporter:
-    """apiprof-top --listen 127.0.0.1:0 ARGS..., and the URL it said."""
+    """apiprof-top --listen 127.0.0.1:0 --all-users ARGS..., and the URL it
+    said (the tests run as root, whose exporter needs --all-users on TCP)."""
 
     def __init__(self, top, *args, listen="127.0.0.1:0"):
         self.errf = tempfile.TemporaryFile("w+")  # unnamed: nothing left behind
-        self.p = subprocess.Popen([top, "--listen", listen] + list(args),
+        self.p = subprocess.Popen([top, "--listen", listen, "--all-users"] + list(args),
                                   stdout=subprocess.DEVNULL, stderr=self.errf)
         atexit.register(self.kill)
         self.url = poll("the exporter's address", self._said)
@@ -72,12 +74,26 @@ class Exporter:
         host, port = m.group(1).rsplit(":", 1)
         return host, int(port)
 
-    def scrape(self):
-        with urllib.request.urlopen(self.url, timeout=30) as r:
-            if r.status != 200 or not r.headers["Content-Type"].startswith(
-                    "text/plain; version=0.0.4"):
-                fail("scrape: %r %r" % (r.status, r.headers["Content-Type"]))
-            return r.read().decode()
+    def scrape(self, source=None):
+        """GET /metrics; from the loopback address source when given (the
+        exporter limits the connections of one address)."""
+        if source is None:
+            with urllib.request.urlopen(self.url, timeout=30) as r:
+                return self._body(r.status, r.headers["Content-Type"], r.read())
+        host, port = self.hostport()
+        c = http.client.HTTPConnection(host, port, timeout=30, source_address=(source, 0))
+        try:
+            c.request("GET", "/metrics")
+            r = c.getresponse()
+            return self._body(r.status, r.getheader("Content-Type"), r.read())
+        finally:
+            c.close()
+
+    @staticmethod
+    def _body(status, ctype, data):
+        if status != 200 or not (ctype or "").startswith("text/plain; version=0.0.4"):
+            fail("scrape: %r %r" % (status, ctype))
+        return data.decode()
 
     def rss_kb(self):
         with open("/proc/%d/status" % self.p.pid) as f:
@@ -153,11 +169,12 @@ class Prog:
     """topprog THREADS CALLS under the shim, once it printed "ready":
     tt_work has then been called THREADS x CALLS times."""
 
-    def __init__(self, shim, prog, threads, calls, env=None):
+    def __init__(self, shim, prog, threads, calls, env=None, user=None):
         e = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS="20", **(env or {}))
         e.pop("APIPROF_SHM", None)
+        who = {"user": user, "group": user, "extra_groups": []} if user else {}
         self.p = subprocess.Popen([prog, str(threads), str(calls)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, env=e, text=True)
+                                  stdout=subprocess.PIPE, env=e, text=True, **who)
         atexit.register(self.kill)
         if self.p.stdout.readline() != "ready\n":
             fail("topprog did not get ready")

@@ -5,7 +5,8 @@
     test_prom_robust.py APIPROF_TOP SHIM TOPPROG
 
 With a profiled program of 40 threads and --per-thread (a text of about
-100 kB): 100 concurrent scrapes all get the whole text; a client that
+100 kB): 100 concurrent scrapes, from 10 loopback addresses (an address
+may hold TOP_HTTP_PER_ADDR connections), all get the whole text; a client that
 sends half a request and stalls does not delay others, and gets its answer
 when it finishes; a request with a 1 MB header is refused, not served;
 clients that reset the connection in the middle of a response; 300 idle
@@ -61,7 +62,7 @@ def concurrent(ex, n=100):
 
     def one(i):
         try:
-            results[i] = whole(ex.scrape())
+            results[i] = whole(ex.scrape(source="127.0.0.%d" % (2 + i % 10)))
         except Exception as e:  # noqa: BLE001: reported below
             results[i] = repr(e)
     ts = [threading.Thread(target=one, args=(i,)) for i in range(n)]

@@ -140,7 +140,8 @@ def textfile(top, shim, prog):
     d = tempfile.mkdtemp(prefix="prom-textfile-")
     atexit.register(shutil.rmtree, d, True)
     path = os.path.join(d, "apiprof.prom")
-    ex = subprocess.Popen([top, "--textfile", d, "-d", "0.01"], stdout=subprocess.DEVNULL)
+    ex = subprocess.Popen([top, "--textfile", d, "--all-users", "-d", "0.01"],
+                          stdout=subprocess.DEVNULL)
     try:
         p = Prog(shim, prog, 1, N)
         reads = 0
@@ -188,7 +189,8 @@ def bad_args(top):
              (["--per-process"], 2, "apiprof-top: --per-process and --per-thread need --listen "
               "or --textfile\n")]
     for args, rc, err in cases:
-        r = subprocess.run([top, "-n", "1"] + args, capture_output=True, text=True, timeout=60)
+        r = subprocess.run([top, "-n", "1", "--all-users"] + args, capture_output=True,
+                           text=True, timeout=60)
         if r.returncode != rc or not r.stderr.startswith(err) or r.stderr.count("\n") != 1:
             fail("%r: status %r, stderr %r" % (args, r.returncode, r.stderr))
     print("ok: bad options get one line each")

@@ -8,7 +8,8 @@
 # apiprof.prom, with a reader, is not written (one line), and our own FIFO
 # whose reader never reads gets one line and the exporter goes on: both
 # runs end by -n with status 0.  Segments are looked for in an empty
-# scratch directory (--shm-dir), never in /dev/shm.
+# scratch directory (--shm-dir), never in /dev/shm.  (Root's --textfile
+# needs --all-users: issue 34, point 8.)
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/rlib.sh"
@@ -28,7 +29,7 @@ as12345 ln -s "$tmp/private" "$tmp/sticky/link" || fail "setpriv ln"
 # refused TAG DIR WHY: --textfile DIR exits 1 with the one line WHY, and
 # writes nothing into the root-only directory.
 refused() {
-	wd "$top" --textfile "$2" -n 1 -d 0.01 --shm-dir "$tmp/shm" >"$tmp/$1.out" 2>"$tmp/$1.err"
+	wd "$top" --textfile "$2" --all-users -n 1 -d 0.01 --shm-dir "$tmp/shm" >"$tmp/$1.out" 2>"$tmp/$1.err"
 	st=$?
 	[ $st -eq 1 ] || fail "$1: status $st, want 1: $(cat "$tmp/$1.err")"
 	[ "$(cat "$tmp/$1.err")" = "apiprof-top: --textfile $2: not trusted: $3" ] ||
@@ -41,7 +42,7 @@ refused theirdir "$tmp/theirs" "$tmp/theirs is owned by uid 12345"
 
 # Our own symlink to the root-only directory is followed: the file is there.
 ln -s "$tmp/private" "$tmp/ourlink"
-wd "$top" --textfile "$tmp/ourlink" -n 1 -d 0.01 --shm-dir "$tmp/shm" >"$tmp/ours.out" 2>"$tmp/ours.err" ||
+wd "$top" --textfile "$tmp/ourlink" --all-users -n 1 -d 0.01 --shm-dir "$tmp/shm" >"$tmp/ours.out" 2>"$tmp/ours.err" ||
 	fail "ours: status $?: $(cat "$tmp/ours.err")"
 [ -f "$tmp/private/apiprof.prom" ] && [ ! -s "$tmp/ours.err" ] ||
 	fail "ours: no textfile, or a line: $(ls -A "$tmp/private") $(cat "$tmp/ours.err")"
@@ -53,7 +54,7 @@ echo "ok: our own symlink to a root-only directory: apiprof.prom written there"
 stuck() {
 	# (A subshell, so that the watchdog's verdict is not lost in TAG.all.)
 	(wd "$launch" stuckfifo "$2/apiprof.prom" "$3" "" \
-		"$top" --textfile "$2" -n 1 -d 0.01 --shm-dir "$tmp/shm") >"$tmp/$1.all" 2>"$tmp/$1.err"
+		"$top" --textfile "$2" --all-users -n 1 -d 0.01 --shm-dir "$tmp/shm") >"$tmp/$1.all" 2>"$tmp/$1.err"
 	st=$?
 	[ $st -eq 0 ] || fail "$1: status $st: $(cat "$tmp/$1.all" "$tmp/$1.err")"
 	[ "$(cat "$tmp/$1.err")" = "apiprof-top: $2/apiprof.prom: $4" ] ||

@@ -16,15 +16,24 @@ command -v setpriv >/dev/null || skip "no setpriv"
 viewer=12345 other=54321
 pl=$(shim_preload "$swaplib")
 chmod 755 "$tmp"
+# The viewer's process that the segments name: a segment shows only a
+# process that runs as its owner (issue 34, point 9).
+setpriv --reuid=$viewer --regid=$viewer --clear-groups sleep 1000 >/dev/null 2>&1 &
+proc=$!
+trap 'kill $proc 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 200); do
+	[ "$(awk '/^Uid:/ { print $3 }' /proc/$proc/status)" = $viewer ] && break
+	sleep 0.05
+done
 
 # setup CASE: CASE/shm (sticky and world-writable, as /dev/shm) holds a good
-# segment of the viewer's, for this shell's process; CASE/evil the
+# segment of the viewer's, for its process $proc; CASE/evil the
 # replacement.  Sets $d and $name.
 setup() {
 	d=$tmp/$1
 	mkdir -p "$d/shm" "$d/evil" "$d/decoy"
 	chmod 755 "$d" && chmod 1777 "$d/shm" && chmod 777 "$d/evil"
-	name=$(SEGTOOL_UID=$viewer "$segtool" make "$d/shm" $$ mine) || fail "segtool"
+	name=$(SEGTOOL_UID=$viewer "$segtool" make "$d/shm" $proc mine) || fail "segtool"
 	chown $viewer:$viewer "$d/shm/$name"
 }
 
@@ -68,7 +77,7 @@ done
 
 # A symbolic link to a good segment of the viewer's: never followed.
 setup symlink
-SEGTOOL_UID=$viewer "$segtool" make "$d/decoy" $$ decoy >/dev/null || fail "segtool"
+SEGTOOL_UID=$viewer "$segtool" make "$d/decoy" $proc decoy >/dev/null || fail "segtool"
 chown -R $viewer:$viewer "$d/decoy"
 ln -s "$d/decoy/$name" "$d/evil/x"
 view symlink $viewer
@@ -78,7 +87,7 @@ expect symlink decoy "symbolic link"
 # not parsed, by the viewer's user nor by root.
 for as in $viewer 0; do
 	setup foreign$as
-	SEGTOOL_UID=$viewer "$segtool" make "$d/decoy" $$ intruder >/dev/null || fail "segtool"
+	SEGTOOL_UID=$viewer "$segtool" make "$d/decoy" $proc intruder >/dev/null || fail "segtool"
 	chown $other:$other "$d/decoy/$name" && chmod 644 "$d/decoy/$name"
 	mv "$d/decoy/$name" "$d/evil/x"
 	view foreign$as $as

@@ -10,7 +10,9 @@
  *       42 calls by thread PID, every page reserved; with `sparse`, a ring
  *       of 1 << ORDER records (default 4) that claims to be full but has
  *       no pages: only the header and the function table are reserved.
- *       The name and header say uid $SEGTOOL_UID when it is set.
+ *       The name and header say uid $SEGTOOL_UID when it is set, and
+ *       the nonce $SEGTOOL_NONCE (decimal) when it is set: many segments
+ *       can then name one process.
  *   segtool maxrss OUT CMD...
  *       Runs CMD, writes its peak resident size in KiB to OUT, and exits
  *       with its status.
@@ -88,7 +90,7 @@ static void layout(struct apiprof_shm_header *h, int pid, const char *comm, uint
 	h->starttime = starttime_of(pid);
 #ifdef SEGTOOL_NAMES
 	h->pidns = pidns_of(pid);
-	h->nonce = NONCE;
+	h->nonce = getenv("SEGTOOL_NONCE") ? strtoull(getenv("SEGTOOL_NONCE"), NULL, 10) : NONCE;
 #endif
 	snprintf(h->comm, sizeof(h->comm), "%s", comm);
 	h->state = APIPROF_PROC_RUNNING;

@@ -4,7 +4,8 @@
  * top_prom_text.c) on hand-made watches: sums per command, an ended
  * process's totals kept after it is gone, --per-process series that go
  * with their process, counters that never go down when a TSC's rate
- * estimate moves, the le values, escaping, cumulative buckets.
+ * estimate moves, the le values, escaping, cumulative buckets, the
+ * budgets of series.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ static struct top_entry *entry(const char *name, int pid, const char *comm, uint
 	e->proc.tick_hz = hz;
 	e->st = TOP_E_ACTIVE;
 	e->present = true;
+	e->owned = true;
 	CHECK(top_proc_set_funcs(&e->proc, f, 2) == 0);
 	return e;
 }
@@ -323,6 +325,102 @@ static void test_bytes_failures(void)
 	fake_free(&f, &x);
 }
 
+/* The budgets (issue 34, point 10), made small: 6 series in all, 3 per
+ * user, one series (malloc) per command here.  User 1000 runs ten short
+ * commands one after the other: each ends and is gone, and still the
+ * newest is exported, the oldest of its ended ones evicted; user 1000
+ * never holds more than 3.  Then three commands of user 1000 run at once
+ * (3 live series: none may be evicted) and a fourth is left out, while a
+ * new command of user 2000 is exported. */
+static void test_budget(void)
+{
+	struct fake f;
+	struct top_prom x;
+	char name[16], comm[16], line[160];
+	char *t;
+
+	fake_init(&f);
+	top_prom_init(&x, false, false);
+	x.max_series = 6;
+	x.max_per_user = 3;
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "seg-%d", i);
+		snprintf(comm, sizeof(comm), "short%d", i);
+		struct top_entry *e = fake_add(&f, name, 200 + i, comm, S);
+		e->uid = 1000;
+		calls(e, 1, 1, 10 + (uint64_t)i, 6);
+		CHECK(top_prom_update(&x, &f.w) == 0);
+		end(e);
+		CHECK(top_prom_update(&x, &f.w) == 0);
+		fake_drop(&f, 0);
+		CHECK(top_prom_update(&x, &f.w) == 0);
+		t = text_of(&x);
+		snprintf(line, sizeof(line),
+		         "apiprof_calls_total{comm=\"%s\",api=\"libc\",function=\"malloc\"} %d",
+		         comm, 10 + i);
+		CHECK(has(t, line));
+		free(t);
+		CHECK(x.nseries <= 3);
+	}
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "seg-l%d", i);
+		snprintf(comm, sizeof(comm), "long%d", i);
+		struct top_entry *e = fake_add(&f, name, 300 + i, comm, S);
+		e->uid = 1000;
+		calls(e, 1, 1, 20, 6);
+		CHECK(top_prom_update(&x, &f.w) == 0);
+	}
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_calls_total{comm=\"long0\",api=\"libc\",function=\"malloc\"} 20"));
+	CHECK(has(t, "apiprof_calls_total{comm=\"long2\",api=\"libc\",function=\"malloc\"} 20"));
+	CHECK(!strstr(t, "apiprof_calls_total{comm=\"long3\""));
+	free(t);
+	fake_drop(&f, 3);
+	struct top_entry *v = fake_add(&f, "seg-v", 400, "victim", S);
+	v->uid = 2000;
+	calls(v, 1, 1, 7, 6);
+	CHECK(top_prom_update(&x, &f.w) == 0);
+	t = text_of(&x);
+	CHECK(has(t, "apiprof_calls_total{comm=\"victim\",api=\"libc\",function=\"malloc\"} 7"));
+	CHECK(has(t, "apiprof_calls_total{comm=\"long1\",api=\"libc\",function=\"malloc\"} 20"));
+	free(t);
+	CHECK(x.nseries == 4);
+	fake_free(&f, &x);
+}
+
+/* Two tables sharing one bound of 4 series (the exporter's per-user
+ * views): the second gets what the first left. */
+static void test_pool(void)
+{
+	struct fake f;
+	struct top_prom a, b;
+	size_t pool = 0;
+	char name[16], comm[16];
+
+	fake_init(&f);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "seg-%d", i);
+		snprintf(comm, sizeof(comm), "c%d", i);
+		struct top_entry *e = fake_add(&f, name, 500 + i, comm, S);
+		e->uid = i < 3 ? 1000 : 2000;
+		calls(e, 1, 1, 5, 6);
+	}
+	top_prom_init(&a, false, false);
+	top_prom_init(&b, false, false);
+	a.max_series = b.max_series = 4;
+	a.pool = b.pool = &pool;
+	a.only = true, a.uid = 1000;
+	b.only = true, b.uid = 2000;
+	CHECK(top_prom_update(&a, &f.w) == 0);
+	CHECK(a.nseries == 3 && pool == 3);
+	CHECK(top_prom_update(&b, &f.w) == 0);
+	CHECK(b.nseries == 1 && pool == 4);
+	top_prom_free(&b);
+	CHECK(pool == 3);
+	fake_free(&f, &a);
+	CHECK(pool == 0);
+}
+
 int main(void)
 {
 	test_le();
@@ -330,6 +428,8 @@ int main(void)
 	test_per_process();
 	test_never_down();
 	test_bytes_failures();
+	test_budget();
+	test_pool();
 	printf("ok\n");
 	return 0;
 }

@@ -4,7 +4,11 @@
  * the worst moment: preloaded into the viewer, it renames $TOP_SWAP_FROM
  * over the first segment file ("apiprof-*") the viewer opens, just before
  * the open.  The viewer has listed a regular file of its own user; what
- * it opens is a FIFO, a symbolic link or another user's file.
+ * it opens is a FIFO, a symbolic link or another user's file.  With
+ * $TOP_SWAP_EMFILE set it plays a process out of descriptors instead:
+ * every open of a segment file fails with EMFILE; with
+ * $TOP_SWAP_EMFILE_DIR, every open of that path after the first
+ * $TOP_SWAP_EMFILE_AFTER ones does.
  */
 /* The build's -D_FILE_OFFSET_BITS=64 renames open to open64; this file
  * defines both names itself. */
@@ -33,10 +37,25 @@ static void swap(int dfd, const char *path)
 		perror("top_swap: rename");
 }
 
+static int dir_exhausted(const char *path)
+{
+	static long opens;
+	const char *dir = getenv("TOP_SWAP_EMFILE_DIR");
+	const char *after = getenv("TOP_SWAP_EMFILE_AFTER");
+
+	return dir && after && strcmp(path, dir) == 0 && ++opens > atol(after);
+}
+
 static int forward(const char *sym, int dfd, const char *path, int flags, mode_t mode)
 {
 	openat_fn real = (openat_fn)dlsym(RTLD_NEXT, sym);
+	const char *base = strrchr(path, '/');
 
+	if ((getenv("TOP_SWAP_EMFILE") && strncmp(base ? base + 1 : path, "apiprof-", 8) == 0) ||
+	    dir_exhausted(path)) {
+		errno = EMFILE;
+		return -1;
+	}
 	swap(dfd, path);
 	return real(dfd, path, flags, mode);
 }
