@@ -356,13 +356,11 @@ static ssize_t write_guarded(int fd, const void *buf, size_t len)
 static bool fits(int fd, const struct stat *st, size_t len)
 {
 	struct rlimit rl;
-	off_t pos;
-	int fl;
 
 	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return true;
-	fl = fcntl(fd, F_GETFL);
-	pos = fl >= 0 && (fl & O_APPEND) ? st->st_size : lseek(fd, 0, SEEK_CUR);
+	int fl = fcntl(fd, F_GETFL);
+	off_t pos = fl >= 0 && (fl & O_APPEND) ? st->st_size : lseek(fd, 0, SEEK_CUR);
 	return pos >= 0 && (uint64_t)pos + len <= (uint64_t)rl.rlim_cur;
 }
 

@@ -144,13 +144,12 @@ static int follow_trusted(char *p, char *why, size_t cap)
 static int open_real(const char *real, char *why, size_t cap)
 {
 	struct stat st, at;
-	int fd;
 
 	if (apiprof_trust_ancestors(real, why, cap) != 0)
 		return -1;
 	if (lstat(real, &at) != 0)
 		return whyf(why, cap, "%s: %s", real, strerror(errno));
-	fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return whyf(why, cap, "%s: %s", real, strerror(errno));
 	if (fstat(fd, &st) != 0 || st.st_dev != at.st_dev || st.st_ino != at.st_ino ||

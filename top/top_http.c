@@ -95,12 +95,10 @@ static struct MHD_Response *metrics(struct top_http *h)
  * everyone's); -1 when the kernel cannot say. */
 static int view_of(struct top_http *h, struct MHD_Connection *c, uint32_t *uid)
 {
-	const union MHD_ConnectionInfo *fd;
-
 	*uid = TOP_HTTP_ALL;
 	if (!h->path)
 		return 0;
-	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!fd || top_http_unix_peer(fd->connect_fd, uid) != 0)
 		return -1;
 	if (*uid == 0)

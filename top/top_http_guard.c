@@ -97,11 +97,10 @@ void top_http_guard_expire(struct top_http_guard *g)
 
 	for (size_t i = 0; i < TOP_HTTP_MAX_CONN; i++) {
 		struct top_http_slot *s = &g->slot[i];
-		const union MHD_ConnectionInfo *fd;
 
 		if (!s->c || s->answering || s->deadline_ns > now)
 			continue;
-		fd = MHD_get_connection_info(s->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *fd = MHD_get_connection_info(s->c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (fd)
 			shutdown(fd->connect_fd, SHUT_RDWR);
 		s->answering = true; /* once: the daemon closes it */

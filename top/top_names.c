@@ -201,14 +201,14 @@ static int open_dir(const char *dir)
 /* errno 0 when the directory was read, else why not. */
 static size_t list_names(const char *dir, uint32_t uid, struct top_segname **out)
 {
-	int dfd = open_dir(dir), saved;
+	int dfd = open_dir(dir);
 
 	*out = NULL;
 	if (dfd < 0)
 		return 0;
 	errno = 0;
 	size_t n = list_names_at(dfd, uid, out);
-	saved = errno;
+	int saved = errno;
 	close(dfd);
 	errno = saved;
 	return n;
