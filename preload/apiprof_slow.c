@@ -61,8 +61,9 @@ static bool sample_due(struct apiprof_tls *t)
  * call at `frame` on the interrupted stack is in progress.  A system call,
  * but only for a call at or above a frame in progress, which without a
  * signal on another stack happens once after an unwinding the runtime did
- * not see. */
-static bool handler_off_frame(uintptr_t frame)
+ * not see, and for the catch of an exception that ends calls
+ * (apiprof_unwind.c). */
+bool apiprof_handler_off_frame(uintptr_t frame)
 {
 	uint64_t busy = apiprof_busy_enter();
 	int saved = errno;
@@ -142,7 +143,7 @@ static __attribute__((noinline, cold)) bool nested(struct apiprof_tls *t, uint32
 {
 	uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
-	if (sp < frame || handler_off_frame(frame))
+	if (sp < frame || apiprof_handler_off_frame(frame))
 		return true;
 	uint64_t parent = apiprof_abandon(t, id, UINT32_MAX);
 
