@@ -130,12 +130,12 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 /* A call of api id from stack address sp while the thread's frame word
  * for it says a call is in progress.  On the same stack, a deeper call is
  * nested in it; one at or above it finds a frame that an unwinding the
- * longjmp hooks did not see (a C++ exception) left behind (stacks grow
- * down; a frame at the same address cannot be nested in itself): that
- * call is ended, not counted (its row is known only when it came out of
- * line, which a change of call site also does: counting those would make
- * the count depend on where the calls came from), and this one takes its
- * place.  A signal handler's call on the alternate stack is nested in the
+ * longjmp and exception hooks did not see (setcontext) left behind
+ * (stacks grow down; a frame at the same address cannot be nested in
+ * itself): that call is ended, not counted (its row is known only when it
+ * came out of line, which a change of call site also does: counting those
+ * would make the count depend on where the calls came from), and this one
+ * takes its place.  A signal handler's call on the alternate stack is nested in the
  * call it interrupted wherever that stack lies, as it is on the thread's
  * own stack (below the interrupted call).  Out of the way of sampled
  * mode's draws, which come here too. */
