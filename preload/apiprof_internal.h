@@ -225,6 +225,7 @@ struct apiprof_thread {
 	 * The owning thread's only. */
 	uintptr_t thrown_frame[APIPROF_MAX_APIS];
 	uint32_t thrown_row[APIPROF_MAX_APIS];
+	uintptr_t thrown_sp; /* the lowest thrower's since the latest catch, 0: none */
 	/* The thread's TLS block, which the flusher reads (apiprof_busy.c),
 	 * and the flusher's own view of each api's call in progress. */
 	struct apiprof_tls_block *blk;

@@ -13,13 +13,15 @@
  * - __cxa_begin_catch, which a catch handler (catch (...) too, and the
  *   terminate handler of a noexcept function) calls first, from the
  *   catching frame, once the stack below it has been unwound.  Every call
- *   in progress whose frame lies below the caller's stack pointer is
- *   abandoned, and ended as a jump ends it (apiprof_abandon: counted, with
- *   no time).  A handler inside the callback lies below the profiled call,
- *   which goes on; an exception that nothing catches reaches it from
- *   __cxa_throw itself, below every call in progress: nothing ends.  A
- *   frame below it on another stack is a call that a signal handler on an
- *   alternate stack interrupted, and goes on (apiprof_handler_off_frame).
+ *   in progress whose frame lies below the caller's stack pointer, and
+ *   not below the thrower's, is abandoned, and ended as a jump ends it
+ *   (apiprof_abandon: counted, with no time).  A handler inside the
+ *   callback lies below the profiled call, which goes on; an exception
+ *   that nothing catches reaches it from __cxa_throw itself, below every
+ *   call in progress: nothing ends.  A frame below the thrower's is on
+ *   another stack (a catch on a coroutine's stack above the thread's), and
+ *   so is one off the alternate signal stack the catch runs on: those
+ *   calls go on.
  * - _Unwind_RaiseException and _Unwind_Resume_or_Rethrow, through which
  *   every throw, rethrow and foreign exception starts to unwind, from the
  *   thrower's stack.  A call that the inline way in entered leaves only its
@@ -27,9 +29,11 @@
  *   address (apiprof_wrappers_below), which only this live stack still
  *   holds: the catching frame's calls overwrite it.  So the throw keeps,
  *   for each api's call in progress, its row in the thread's entry, for
- *   the catch.  A call entered out of line has its row there already
- *   (apiprof_slow_row).  In dynamic mode the row is not known: the call is
- *   ended, not counted, as a jump's is.
+ *   the catch, and its own stack pointer (the lowest of the throws since
+ *   the latest catch: a cleanup on the way may throw and catch again).
+ *   A call entered out of line has its row there already
+ *   (apiprof_slow_row).  In dynamic mode the row is not known: the call
+ *   is ended, not counted, as a jump's is.
  *
  * The exception itself is untouched: each hook calls the real function
  * with what it was given and returns what it returns (the unwinder steps
@@ -132,7 +136,7 @@ static struct apiprof_thread *entry_of(struct apiprof_tls *t)
 
 /* The rows of the calls in progress that the inline way in entered, seen
  * from `sp`, the thrower's stack pointer: the words between sp and a
- * frame above it are live stack. */
+ * frame above it are live stack.  And sp, for the catch. */
 static void keep_rows(uintptr_t sp)
 {
 	struct apiprof_tls *t = acting();
@@ -142,6 +146,8 @@ static void keep_rows(uintptr_t sp)
 	struct apiprof_thread *th = entry_of(t);
 	uint64_t busy = apiprof_busy_enter();
 	uint32_t n = apiprof_api_count();
+	if (th->thrown_sp == 0 || sp < th->thrown_sp)
+		th->thrown_sp = sp;
 	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
 		uintptr_t w = t->api[id].frame;
 		uintptr_t frame = w & ~(uintptr_t)APIPROF_FRAME_TAGS;
@@ -175,16 +181,18 @@ static uint32_t row_of(struct apiprof_tls *t, struct apiprof_thread *th, uint32_
 	return th->thrown_row[id];
 }
 
-/* Whether the call at `frame` lies in the stack a catch from `catcher`
- * (its stack pointer) has unwound. */
-static bool unwound(uintptr_t frame, uintptr_t catcher)
+/* Whether the call at `frame` lies in the stack that a catch from
+ * `catcher` (its stack pointer) has unwound from `thrower` (0: not known,
+ * an unwinding the throw hooks did not see). */
+static bool unwound(uintptr_t frame, uintptr_t thrower, uintptr_t catcher)
 {
-	return frame < catcher && !apiprof_handler_off_frame(frame);
+	return frame >= thrower && frame < catcher && !apiprof_handler_off_frame(frame);
 }
 
-/* Ends the calls of this thread that lie below the catching frame's stack
- * pointer.  The thread's innermost call becomes the one the outermost of
- * them (the highest frame) was made in, as after a jump. */
+/* Ends the calls of this thread that lie between the thrower's stack
+ * pointer and the catching frame's.  The thread's innermost call becomes
+ * the one the outermost of them (the highest frame) was made in, as after
+ * a jump. */
 static void caught(uintptr_t catcher)
 {
 	struct apiprof_tls *t = acting();
@@ -194,12 +202,13 @@ static void caught(uintptr_t catcher)
 	struct apiprof_thread *th = entry_of(t);
 	uint64_t busy = apiprof_busy_enter();
 	uint32_t n = apiprof_api_count();
-	uintptr_t top = 0;
+	uintptr_t top = 0, thrower = th->thrown_sp;
 	uint64_t parent = 0;
+	th->thrown_sp = 0;
 	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
 		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
-		if (t->api[id].frame <= APIPROF_FRAME_IDLE || !unwound(frame, catcher))
+		if (t->api[id].frame <= APIPROF_FRAME_IDLE || !unwound(frame, thrower, catcher))
 			continue;
 		uint64_t p = apiprof_abandon(t, id, row_of(t, th, id, frame));
 		if (frame > top) {
