@@ -43,7 +43,7 @@ run() {
 	unset APIPROF_OUTPUT
 	case $tag in
 	*calls*) apply=$((2 * n + 1)) abandoned=$n add=$((2 * n + 1)) ;;
-	*) apply=4 abandoned=2 add=4 ;;
+	*) apply=5 abandoned=2 add=4 ;;
 	esac
 	timed=$((apply - abandoned))
 	[ "$dyn" = 1 ] && apply=$timed

@@ -16,11 +16,14 @@
 // must change nothing (the tl_apply counted and timed, its callback's own
 // tl_add nested): an exception caught inside the callback, and one that
 // crosses no profiled call; and what abandons the tl_apply: catch (...)
-// and rethrow, and a foreign (non-C++) exception caught by catch (...).
+// and rethrow, and a foreign (non-C++) exception caught by catch (...);
+// and last a coroutine's own exception (below), which changes nothing.
 // Prints the sum of the results.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <unwind.h>
 
 // testlib.h is C (it has _Bool): the two functions used, as it declares them.
@@ -118,6 +121,56 @@ static __attribute__((noinline)) long no_profiled_call(int x)
 	return 0;
 }
 
+// A coroutine's exception, thrown and caught on its own stack (the higher
+// of two), while the tl_apply whose callback switched to it is in progress
+// on the lower one: tl_apply goes on, and its callback's tl_add after the
+// switch back is nested.
+static ucontext_t main_ctx, lo_ctx, hi_ctx;
+static long coro_result;
+
+static void hi_fn()
+{
+	try {
+		throw 1;
+	} catch (int) {
+	}
+	swapcontext(&hi_ctx, &lo_ctx); // never resumed
+}
+
+static int switch_away(int x)
+{
+	swapcontext(&lo_ctx, &hi_ctx);
+	return tl_add(x, 1);
+}
+
+static void lo_fn()
+{
+	coro_result = tl_apply(switch_away, 8);
+}
+
+static long coroutine()
+{
+	const size_t size = 256 * 1024;
+	void *a = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *b = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (a == MAP_FAILED || b == MAP_FAILED)
+		std::abort();
+	getcontext(&hi_ctx);
+	hi_ctx.uc_stack.ss_sp = a > b ? a : b;
+	hi_ctx.uc_stack.ss_size = size;
+	makecontext(&hi_ctx, hi_fn, 0);
+	getcontext(&lo_ctx);
+	lo_ctx.uc_stack.ss_sp = a > b ? b : a;
+	lo_ctx.uc_stack.ss_size = size;
+	lo_ctx.uc_link = &main_ctx;
+	makecontext(&lo_ctx, lo_fn, 0);
+	swapcontext(&main_ctx, &lo_ctx);
+	munmap(a, size);
+	munmap(b, size);
+	return coro_result;
+}
+
 static void run_noexcept(int x) noexcept
 {
 	tl_apply(thrower, x);
@@ -129,7 +182,8 @@ static long cases()
 
 	sum += no_profiled_call(4) + tl_apply(plain, 1) + tl_add(2, 2);
 	sum += rethrown(6) + tl_add(3, 3);
-	return sum + foreign_caught(7) + tl_add(4, 4);
+	sum += foreign_caught(7) + tl_add(4, 4);
+	return sum + coroutine();
 }
 
 // main, or the entry point of the same code built as a plugin that a C
