@@ -221,7 +221,12 @@ static void caught(uintptr_t catcher)
 	apiprof_busy_leave(busy);
 }
 
-APIPROF_EXPORT _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc)
+/* Not instrumented by ASan: the real function does not return to these
+ * frames when the exception is caught, and the redzones ASan would put
+ * around their locals would stay poisoned, for the program's later frames
+ * there to trip over. */
+APIPROF_EXPORT __attribute__((no_sanitize_address)) _Unwind_Reason_Code
+_Unwind_RaiseException(struct _Unwind_Exception *exc)
 {
 	raise_fn f;
 	void *p = real(&real_raise, "_Unwind_RaiseException", __builtin_return_address(0),
@@ -232,7 +237,8 @@ APIPROF_EXPORT _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Excepti
 	return f(exc);
 }
 
-APIPROF_EXPORT _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
+APIPROF_EXPORT __attribute__((no_sanitize_address)) _Unwind_Reason_Code
+_Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
 {
 	raise_fn f;
 	void *p = real(&real_rethrow, "_Unwind_Resume_or_Rethrow", __builtin_return_address(0),
