@@ -43,7 +43,9 @@
  * extension) brings libstdc++ and libgcc_s into its own scope, not the
  * global one: its calls bind to these hooks all the same, and RTLD_NEXT
  * finds nothing, so the real function is the one its caller's own scope
- * has (looked up each time: another local scope may have another).
+ * has.  Either is kept once found: a process has one libstdc++ and one
+ * libgcc_s, whatever scope they came in, and a lookup at every catch
+ * would reset the program's dlerror state each time, not once.
  *
  * The hooks use no lock on the way and a few hundred bytes of the
  * program's stack; a lookup through the caller's scope takes the loader's
@@ -87,9 +89,11 @@ static void *in_caller_scope(const char *name, const void *caller, const void *s
 }
 
 /* The real function for a hook `self` called from `caller`: the next
- * definition in the global scope, kept once found, else the caller's
- * scope's.  abort() stands for the call that cannot be made otherwise
- * (no definition anywhere but here: the program could not have made it). */
+ * definition in the global scope, else the caller's scope's, kept once
+ * found.  The lookup ends with calls that succeed, so the program's
+ * dlerror state is left clear, never with an error of the runtime's.
+ * abort() stands for the call that cannot be made otherwise (no definition
+ * anywhere but here: the program could not have made it). */
 static void *real(void **slot, const char *name, const void *caller, const void *self)
 {
 	void *f = apiprof_load_acquire(slot);
@@ -99,10 +103,10 @@ static void *real(void **slot, const char *name, const void *caller, const void 
 	uint64_t busy = apiprof_busy_enter();
 	int saved = errno;
 	f = apiprof_hook_next(name);
-	if (f != NULL && f != self)
-		apiprof_store_release(slot, f);
-	else
+	if (f == NULL || f == self)
 		f = in_caller_scope(name, caller, self);
+	if (f != NULL)
+		apiprof_store_release(slot, f);
 	errno = saved;
 	apiprof_busy_leave(busy);
 	if (f == NULL)
