@@ -43,6 +43,7 @@ run() {
 	unset APIPROF_OUTPUT
 	case $tag in
 	*calls*) apply=$((2 * n + 1)) abandoned=$n add=$((2 * n + 1)) ;;
+	*threads*) apply=$((4 * (2 * n + 1))) abandoned=$((4 * n)) add=$((4 * (2 * n + 1))) ;;
 	*) apply=5 abandoned=2 add=4 ;;
 	esac
 	timed=$((apply - abandoned))
@@ -63,6 +64,7 @@ for mode in full sampled monotonic; do
 	esac
 	run $mode.calls $mode "$prog" calls $n
 	run $mode.cases $mode "$prog" cases
+	run $mode.threads $mode "$prog" threads $n
 	run $mode.plugin.calls $mode "$host" "$plug" calls $n
 	run $mode.plugin.cases $mode "$host" "$plug" cases
 	unset APIPROF_SAMPLE APIPROF_CLOCK

@@ -3,6 +3,7 @@
 // (tl_apply, a C function of libtestlib) and caught above it.
 //
 //   throwprog calls N    2N+1 rounds
+//   throwprog threads N  2N+1 rounds on each of 4 threads at once
 //   throwprog cases      the other cases, once each
 //   throwprog terminate  a throw through tl_apply that nothing catches
 //   throwprog noexcept   the same out of a noexcept function
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
+#include <thread>
 #include <ucontext.h>
 #include <unwind.h>
 
@@ -176,6 +178,27 @@ static void run_noexcept(int x) noexcept
 	tl_apply(thrower, x);
 }
 
+static long rounds(long n)
+{
+	long sum = 0;
+
+	for (long i = 0; i < 2 * n + 1; i++)
+		sum += round_of((int)i);
+	return sum;
+}
+
+static long threads(long n)
+{
+	long sums[4];
+	std::thread t[4];
+
+	for (int k = 0; k < 4; k++)
+		t[k] = std::thread([&sums, k, n] { sums[k] = rounds(n); });
+	for (int k = 0; k < 4; k++)
+		t[k].join();
+	return sums[0] + sums[1] + sums[2] + sums[3];
+}
+
 static long cases()
 {
 	long sum = tl_apply(catch_inside, 5) + tl_add(1, 1);
@@ -203,8 +226,9 @@ int main(int argc, char **argv)
 	else if (argc == 2 && strcmp(argv[1], "cases") == 0)
 		sum = cases();
 	else if (argc == 3 && strcmp(argv[1], "calls") == 0 && (n = atol(argv[2])) > 0)
-		for (long i = 0; i < 2 * n + 1; i++)
-			sum += round_of((int)i);
+		sum = rounds(n);
+	else if (argc == 3 && strcmp(argv[1], "threads") == 0 && (n = atol(argv[2])) > 0)
+		sum = threads(n);
 	else
 		return 2;
 	std::printf("sum %ld\n", sum);
