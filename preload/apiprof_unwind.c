@@ -266,10 +266,18 @@ APIPROF_EXPORT void *__cxa_begin_catch(void *exc)
 	return f(exc);
 }
 
-/* Found at load time when the C++ runtime is there already. */
+/* Found at load time when the C++ runtime is there already.  In a C
+ * program the lookups fail, and the failure would be what the program's
+ * first dlerror() says: a call that succeeds clears it. */
 __attribute__((constructor)) static void unwind_init(void)
 {
 	apiprof_store_release(&real_raise, apiprof_hook_next("_Unwind_RaiseException"));
 	apiprof_store_release(&real_rethrow, apiprof_hook_next("_Unwind_Resume_or_Rethrow"));
 	apiprof_store_release(&real_catch, apiprof_hook_next("__cxa_begin_catch"));
+	if (!real_raise || !real_rethrow || !real_catch) {
+		uint64_t busy = apiprof_busy_enter();
+
+		apiprof_dl_clear_error();
+		apiprof_busy_leave(busy);
+	}
 }

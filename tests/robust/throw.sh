@@ -70,6 +70,10 @@ for mode in full sampled monotonic; do
 	unset APIPROF_SAMPLE APIPROF_CLOCK
 done
 
+# The runtime alone, in a C program: its lookups of the C++ runtime's
+# functions, which fail here, leave dlerror() as bare (throwhost prints it).
+compare runtime-only "$(shim_preload "$rt")" "$host" "$plug" cases
+
 # Nothing catches it: std::terminate, the same status as bare (SIGABRT).
 ulimit -c 0
 for how in terminate noexcept; do
