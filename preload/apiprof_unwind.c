@@ -59,8 +59,19 @@
 
 #include "apiprof_internal.h"
 
-typedef _Unwind_Reason_Code (*raise_fn)(struct _Unwind_Exception *exc);
-typedef void *(*catch_fn)(void *exc);
+/* The real functions, looked up as void pointers.  Converted through a
+ * union, not through a local whose address is taken (apiprof_hook_store):
+ * that would keep the hook's frame alive across the call, and the raise
+ * hooks' calls are tail calls, which leave the unwinder one frame fewer
+ * to step through on every throw. */
+union real_raise {
+	void *p;
+	_Unwind_Reason_Code (*f)(struct _Unwind_Exception *exc);
+};
+union real_catch {
+	void *p;
+	void *(*f)(void *exc);
+};
 
 /* A frame this far above the throw is taken to be on another stack (a
  * call a signal handler on an alternate stack interrupted): the words
@@ -232,38 +243,32 @@ static void caught(uintptr_t catcher)
 APIPROF_EXPORT __attribute__((no_sanitize_address)) _Unwind_Reason_Code
 _Unwind_RaiseException(struct _Unwind_Exception *exc)
 {
-	raise_fn f;
-	void *p = real(&real_raise, "_Unwind_RaiseException", __builtin_return_address(0),
-	               (void *)_Unwind_RaiseException);
+	union real_raise u = {real(&real_raise, "_Unwind_RaiseException",
+	                           __builtin_return_address(0), (void *)_Unwind_RaiseException)};
 
-	apiprof_hook_store(&f, p);
 	keep_rows(apiprof_sp());
-	return f(exc);
+	return u.f(exc);
 }
 
 APIPROF_EXPORT __attribute__((no_sanitize_address)) _Unwind_Reason_Code
 _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
 {
-	raise_fn f;
-	void *p = real(&real_rethrow, "_Unwind_Resume_or_Rethrow", __builtin_return_address(0),
-	               (void *)_Unwind_Resume_or_Rethrow);
+	union real_raise u = {real(&real_rethrow, "_Unwind_Resume_or_Rethrow",
+	                           __builtin_return_address(0), (void *)_Unwind_Resume_or_Rethrow)};
 
-	apiprof_hook_store(&f, p);
 	keep_rows(apiprof_sp());
-	return f(exc);
+	return u.f(exc);
 }
 
 /* The catching frame's stack pointer is this hook's canonical frame
  * address: the caller's stack pointer before the call. */
 APIPROF_EXPORT void *__cxa_begin_catch(void *exc)
 {
-	catch_fn f;
-	void *p = real(&real_catch, "__cxa_begin_catch", __builtin_return_address(0),
-	               (void *)__cxa_begin_catch);
+	union real_catch u = {real(&real_catch, "__cxa_begin_catch", __builtin_return_address(0),
+	                           (void *)__cxa_begin_catch)};
 
-	apiprof_hook_store(&f, p);
 	caught((uintptr_t)__builtin_dwarf_cfa());
-	return f(exc);
+	return u.f(exc);
 }
 
 /* Found at load time when the C++ runtime is there already.  In a C
