@@ -35,9 +35,9 @@
  *   (apiprof_slow_row).  In dynamic mode the row is not known: the call
  *   is ended, not counted, as a jump's is.
  *
- * The exception itself is untouched: each hook calls the real function
- * with what it was given and returns what it returns (the unwinder steps
- * through the raise hook's frame like any other).  Like the longjmp hooks
+ * The exception itself is untouched: each hook ends with a tail call of
+ * the real function with what it was given, so the unwinder finds the
+ * stack as bare, without the hook's frame.  Like the longjmp hooks
  * they take effect only when libapiprof.so comes before the C++ runtime,
  * as LD_PRELOAD puts it.  An object dlopen()ed with RTLD_LOCAL (a Python
  * extension) brings libstdc++ and libgcc_s into its own scope, not the
