@@ -219,6 +219,13 @@ struct apiprof_thread {
 	 * APIPROF_FRAME_SLOW (apiprof_slow.c).  The owning thread's only. */
 	uintptr_t slow_frame[APIPROF_MAX_APIS];
 	uint32_t slow_row[APIPROF_MAX_APIS];
+	/* Each api's call in progress that the inline way in entered, as the
+	 * latest exception thrown on the thread found it: its stack address
+	 * (0: none) and row, for the catch that abandons it (apiprof_unwind.c).
+	 * The owning thread's only. */
+	uintptr_t thrown_frame[APIPROF_MAX_APIS];
+	uint32_t thrown_row[APIPROF_MAX_APIS];
+	uintptr_t thrown_sp; /* the lowest thrower's since the latest catch, 0: none */
 	/* The thread's TLS block, which the flusher reads (apiprof_busy.c),
 	 * and the flusher's own view of each api's call in progress. */
 	struct apiprof_tls_block *blk;
@@ -379,6 +386,9 @@ APIPROF_HIDDEN void apiprof_cur_after_abandon(struct apiprof_tls *t, uint64_t pa
 /* The row of the call in progress of api id, when it was entered out of
  * line, else UINT32_MAX. */
 APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);
+/* Whether this thread runs on its alternate signal stack while the stack
+ * address `frame` lies off it (a system call, errno kept). */
+APIPROF_HIDDEN bool apiprof_handler_off_frame(uintptr_t frame);
 
 /* --- the runtime's own interposers (apiprof_hooks.c) ------------------- */
 /* The definition of name that follows the runtime's (dlsym(RTLD_NEXT)),

@@ -254,8 +254,9 @@ struct apiprof_tls {
 	 * whatever stack it runs on (a signal handler's on an alternate
 	 * stack too).  A frame that a longjmp left behind is never found:
 	 * the runtime's longjmp hooks end that call as they jump
-	 * (apiprof_jmp.c); one that they did not see (a C++ exception)
-	 * lies at or below the stack pointer of the next call on its stack,
+	 * (apiprof_jmp.c), and a C++ exception's catch ends the calls it
+	 * abandons (apiprof_unwind.c); one that they did not see
+	 * (setcontext) lies at or below the stack pointer of the next call on its stack,
 	 * which takes its place (apiprof_slow.c).  So one compare with IDLE
 	 * tells both "has a table" and "not nested", and entering and
 	 * leaving are one store each. */

@@ -61,8 +61,9 @@ static bool sample_due(struct apiprof_tls *t)
  * call at `frame` on the interrupted stack is in progress.  A system call,
  * but only for a call at or above a frame in progress, which without a
  * signal on another stack happens once after an unwinding the runtime did
- * not see. */
-static bool handler_off_frame(uintptr_t frame)
+ * not see, and for the catch of an exception that ends calls
+ * (apiprof_unwind.c). */
+bool apiprof_handler_off_frame(uintptr_t frame)
 {
 	uint64_t busy = apiprof_busy_enter();
 	int saved = errno;
@@ -129,12 +130,12 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 /* A call of api id from stack address sp while the thread's frame word
  * for it says a call is in progress.  On the same stack, a deeper call is
  * nested in it; one at or above it finds a frame that an unwinding the
- * longjmp hooks did not see (a C++ exception) left behind (stacks grow
- * down; a frame at the same address cannot be nested in itself): that
- * call is ended, not counted (its row is known only when it came out of
- * line, which a change of call site also does: counting those would make
- * the count depend on where the calls came from), and this one takes its
- * place.  A signal handler's call on the alternate stack is nested in the
+ * longjmp and exception hooks did not see (setcontext) left behind
+ * (stacks grow down; a frame at the same address cannot be nested in
+ * itself): that call is ended, not counted (its row is known only when it
+ * came out of line, which a change of call site also does: counting those
+ * would make the count depend on where the calls came from), and this one
+ * takes its place.  A signal handler's call on the alternate stack is nested in the
  * call it interrupted wherever that stack lies, as it is on the thread's
  * own stack (below the interrupted call).  Out of the way of sampled
  * mode's draws, which come here too. */
@@ -142,7 +143,7 @@ static __attribute__((noinline, cold)) bool nested(struct apiprof_tls *t, uint32
 {
 	uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
 
-	if (sp < frame || handler_off_frame(frame))
+	if (sp < frame || apiprof_handler_off_frame(frame))
 		return true;
 	uint64_t parent = apiprof_abandon(t, id, UINT32_MAX);
 

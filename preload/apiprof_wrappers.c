@@ -7,8 +7,9 @@
  * its frame word holds only the stack pointer the wrapper called the real
  * function with, so the call's return address, into the wrapper, is the
  * first word below it (or below the arguments passed on the stack).
- * Three readers need the row of such a call: the longjmp hooks for the
- * calls a jump abandons (apiprof_jmp.c), the flusher for the calls in
+ * Three readers need the row of such a call: the longjmp and exception
+ * hooks for the calls a jump or a catch abandons (apiprof_jmp.c,
+ * apiprof_unwind.c), the flusher for the calls in
  * progress (apiprof_busy.c), and sampled mode's timed calls for their
  * parent (apiprof_slow.c), whose untimed calls keep no call tree.
  *
