@@ -4,11 +4,11 @@
  *
  * Everything in LD_PRELOAD runs inside the user's program, so a shim the
  * launcher names must be one nobody else could have written or swapped:
- * every directory on its path owned by root or the user and not writable
- * by others (a sticky one, as /tmp, is fine: nobody else may rename our
- * entries there), its own directory and the file the user's and writable
- * by nobody else.  And ld.so splits LD_PRELOAD at spaces and colons, with
- * no way to escape them, so no such path may contain one.
+ * every directory on its path passes the rule of gen_trust.h (shared with
+ * `apiprof-gen build`, which applies it to specs and headers), its own
+ * directory and the file the user's and writable by nobody else.  And
+ * ld.so splits LD_PRELOAD at spaces and colons, with no way to escape
+ * them, so no such path may contain one.
  */
 #include <elf.h>
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gen_trust.h"
 #include "run.h"
 
 /* The launcher's own ELF header: a shim must be built for this machine. */
@@ -28,15 +29,6 @@ extern const ElfW(Ehdr) __ehdr_start;
 int run_path_splits(const char *path)
 {
 	return strpbrk(path, " :\t\n") != NULL;
-}
-
-/* A directory on the way to a shim: only root or we can change it, or
- * it is sticky and root's or ours (others can add to it, not rename). */
-static int ancestor_ok(const struct stat *st, uid_t uid)
-{
-	if (!S_ISDIR(st->st_mode) || (st->st_uid != 0 && st->st_uid != uid))
-		return 0;
-	return !(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX);
 }
 
 int run_whyf(char *why, size_t cap, const char *fmt, ...)
@@ -49,50 +41,14 @@ int run_whyf(char *why, size_t cap, const char *fmt, ...)
 	return -1;
 }
 
-static int why_stat(char *why, size_t cap, const char *path, const struct stat *st, int root_ok)
-{
-	if (st->st_uid != geteuid() && !(root_ok && st->st_uid == 0))
-		return run_whyf(why, cap, "%s is owned by uid %u", path, (unsigned)st->st_uid);
-	if (!S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
-		return run_whyf(why, cap, "%s is not a directory", path);
-	return run_whyf(why, cap, "%s is writable by group or others", path);
-}
-
-static int check_ancestor(const char *p, int follow, char *why, size_t cap)
-{
-	struct stat st;
-
-	if ((follow ? stat(p, &st) : lstat(p, &st)) != 0)
-		return run_whyf(why, cap, "%s: %s", p, strerror(errno));
-	return ancestor_ok(&st, geteuid()) ? 0 : why_stat(why, cap, p, &st, 1);
-}
-
 int run_may_create_in(const char *dir, char *why, size_t cap)
 {
-	return check_ancestor(dir, 1, why, cap);
+	return gen_trust_may_create_in(dir, why, cap);
 }
 
 int run_ancestors_ok(const char *real, char *why, size_t cap)
 {
-	char p[RUN_PATH_MAX];
-	size_t n = strlen(real);
-
-	if (real[0] != '/' || n >= sizeof(p))
-		return run_whyf(why, cap, "%s is not an absolute path", real);
-	if (check_ancestor("/", 0, why, cap) != 0)
-		return -1;
-	memcpy(p, real, n + 1);
-	/* A real path has no "//": its first component ends at 2 or later. */
-	for (size_t i = 2; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		p[i] = '\0';
-		int rc = check_ancestor(p, 0, why, cap);
-		p[i] = real[i];
-		if (rc != 0)
-			return -1;
-	}
-	return 0;
+	return gen_trust_ancestors(real, why, cap);
 }
 
 int run_fd_mine(int fd, const char *path, int want_dir, char *why, size_t cap)
@@ -105,7 +61,7 @@ int run_fd_mine(int fd, const char *path, int want_dir, char *why, size_t cap)
 		return run_whyf(why, cap, "%s is not a %s", path,
 		                want_dir ? "directory" : "regular file");
 	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return why_stat(why, cap, path, &st, 0);
+		return gen_trust_why_stat(why, cap, path, &st, 0);
 	return 0;
 }
 
