@@ -15,6 +15,7 @@
 int gen_out_open(struct gen_out *o, const char *path)
 {
 	o->path = path;
+	o->name = path;
 	o->line = 1;
 	o->err = 0;
 	o->file = spec_xmalloc(sizeof(*o->file));
