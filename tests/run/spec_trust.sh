@@ -54,13 +54,18 @@ refused() {
 	diff -u "$tmp/$1.want" "$tmp/$1.err" || fail "$1: not one line saying why (-want +got)"
 }
 
+# A header that prints PLANTED when the program starts; its first line
+# makes it pass for <stdint.h>.
 planted() {
 	cat <<'H'
 #include_next <stdint.h>
+#ifndef APIPROF_TEST_PLANTED
+#define APIPROF_TEST_PLANTED
 __attribute__((constructor)) static void apiprof_test_planted(void)
 {
 	__builtin_puts("PLANTED");
 }
+#endif
 H
 }
 
@@ -110,15 +115,16 @@ ran incdir_ok
 
 # moved: a header of ours beside the spec, with a constructor, is built
 # in; gone, a copy of the spec elsewhere (testlib.h through CPATH) gets a
-# shim built anew, without it.
+# shim built anew, without it (a cache of their own, so that only these
+# two runs could share a shim).
 mkdir "$tmp/c" "$tmp/d"
 cp "$spec" "$tmp/c/testlib.json" && cp "$spec" "$tmp/d/testlib.json"
 { cat "$header"; planted | sed 1d; } >"$tmp/c/testlib.h"
-go here "$tmp/c/testlib.json"
+go here "$tmp/c/testlib.json" APIPROF_CACHE="$tmp/cache2"
 ran here
 grep -qx PLANTED "$tmp/here.out" || fail "here: the header beside the spec was not built in"
 rm "$tmp/c/testlib.h"
-go moved "$tmp/d/testlib.json" CPATH="$(dirname "$header")"
+go moved "$tmp/d/testlib.json" APIPROF_CACHE="$tmp/cache2" CPATH="$(dirname "$header")"
 ran moved
 if grep -q PLANTED "$tmp/moved.out"; then
 	fail "moved: the shim built with a header that is gone was reused"
