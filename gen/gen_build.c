@@ -112,6 +112,36 @@ static void gen_argv_inc(struct gen_argv *a, const char *dir)
 	gen_argv_addf(a, "-I", realpath(dir, real) != NULL ? real : dir);
 }
 
+/* The preprocessor runs elsewhere: the relative directories of an
+ * include path variable (an empty one is the current directory) are made
+ * absolute, as they meant. */
+static void gen_env_absolute(const char *var)
+{
+	const char *v = getenv(var);
+	char cwd[PATH_MAX];
+	struct spec_buf b;
+
+	if (v == NULL || getcwd(cwd, sizeof(cwd)) == NULL)
+		return;
+	spec_buf_init(&b);
+	spec_buf_putn(&b, "", 0);
+	for (const char *p = v;; p++) {
+		size_t n = strcspn(p, ":");
+
+		if (p != v)
+			spec_buf_putc(&b, ':');
+		if (n == 0 || p[0] != '/')
+			spec_buf_printf(&b, "%s%s%.*s", cwd, n ? "/" : "", (int)n, p);
+		else
+			spec_buf_putn(&b, p, n);
+		p += n;
+		if (*p == '\0')
+			break;
+	}
+	setenv(var, spec_buf_str(&b), 1);
+	spec_buf_free(&b);
+}
+
 /* cc -E, run in the build's directory so that the names of its own files
  * in the output are the same from build to build: shim.c, and the spec's
  * own headers (spec-headers/, gen_build_spec_headers); then the shim
@@ -243,6 +273,8 @@ static int gen_preprocess(const struct spec *s, const struct gen_build_opts *o, 
 	spec_buf_printf(&out, "%s/shim.i", dir);
 	if (gen_build_trust_spec(s, o) == 0 && gen_generate(s, src.s, "shim.c") == 0 &&
 	    gen_build_spec_headers(s, hdrs.s) == 0) {
+		gen_env_absolute("CPATH");
+		gen_env_absolute("C_INCLUDE_PATH");
 		gen_cpp_argv(&a, s, o);
 		rc = gen_run_to(&a, out.s, dir);
 		if (rc == 0 && gen_build_trust_read(s, out.s, dir) != 0)

@@ -138,4 +138,9 @@ st=$?
 [ $st -eq 1 ] && [ ! -e "$tmp/lib.so" ] || fail "apiprof-gen build: status $st: $(cat "$tmp/gen.err")"
 grep -qxF "apiprof-gen: shared/testlib.json: not trusted: $tmp/shared/testlib.h is owned by uid $U $why" \
 	"$tmp/gen.err" || fail "apiprof-gen build: not the one line: $(cat "$tmp/gen.err")"
+# The preprocessor runs in a directory of its own: a relative CPATH still
+# means what it meant where apiprof-gen was started.
+mkdir "$tmp/e" && cp "$spec" "$tmp/e/testlib.json"
+(cd "$tmp" && CPATH=inc "$gen" build e/testlib.json -o lib.so) 2>"$tmp/relative.err" ||
+	fail "relative CPATH: the build failed: $(cat "$tmp/relative.err")"
 echo "ok: a spec's own directory gives only its headers; nothing another user could write is built; the key covers the preprocessed source"
