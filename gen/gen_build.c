@@ -303,7 +303,9 @@ static void gen_clean(const struct spec *s, const char *dir)
 		p.len = 0;
 		spec_buf_printf(&p, "%s/spec-headers/%s", dir, s->headers[i]);
 		unlink(p.s);
-		for (char *slash = strrchr(p.s, '/'); slash > p.s + strlen(dir) + 13;
+		size_t top = strlen(dir) + strlen("/spec-headers");
+
+		for (char *slash = strrchr(p.s, '/'); slash > p.s + top;
 		     slash = strrchr(p.s, '/')) {
 			*slash = '\0';
 			rmdir(p.s);
