@@ -140,7 +140,7 @@ static void gen_emit_at_spec(const struct gen_fn *e, const char *text)
 {
 	gen_emit_line(e->o, (unsigned long)e->f->pos.line, e->s->path);
 	gen_out_puts(e->o, text);
-	gen_emit_line(e->o, e->o->line + 1, e->o->path);
+	gen_emit_line(e->o, e->o->line + 1, e->o->name);
 }
 
 static void gen_emit_types(const struct gen_fn *e)

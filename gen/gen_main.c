@@ -5,7 +5,7 @@
  *   apiprof-gen SPEC.json -o OUT.c          generate a shim
  *   apiprof-gen --check SPEC.json           validate only
  *   apiprof-gen --version-script SPEC.json -o OUT.map   the shim's linker script
- *   apiprof-gen build SPEC.json [-o LIB.so] [-I DIR]...
+ *   apiprof-gen build SPEC.json [-o LIB.so] [-I DIR]... [-E | --preprocessed SHIM.i]
  *   apiprof-gen import HEADER.h --library SONAME ...   a spec from a header (imp_main.c)
  *
  * Exit status: 0 success, 1 invalid spec or I/O error, 2 usage error,
@@ -30,6 +30,8 @@ struct gen_cli {
 	const char *out;
 	const char **inc;
 	size_t ninc;
+	int preprocess;           /* build -E */
+	const char *preprocessed; /* build --preprocessed FILE */
 };
 
 static const char gen_usage[] =
@@ -37,6 +39,7 @@ static const char gen_usage[] =
         "       apiprof-gen --check SPEC.json\n"
         "       apiprof-gen --version-script SPEC.json -o OUT.map\n"
         "       apiprof-gen build SPEC.json [-o libapiprof-API.so] [-I DIR]...\n"
+        "                         [-E | --preprocessed SHIM.i]\n"
         "       apiprof-gen import HEADER.h [-I DIR]... [-D MACRO]... --library SONAME\n"
         "                          [--prefix PREFIX | --functions F1,F2,...] [--api NAME]\n"
         "                          [-o SPEC.json]\n"
@@ -65,9 +68,30 @@ static const char *gen_optarg(int argc, char **argv, int *i)
 	return argv[++*i];
 }
 
+/* build's -E and --preprocessed FILE; 1 for any other option. */
+static int gen_parse_build_opt(struct gen_cli *c, int argc, char **argv, int *i)
+{
+	if (c->mode != GEN_MODE_BUILD)
+		return 1;
+	if (strcmp(argv[*i], "-E") == 0) {
+		c->preprocess = 1;
+		return 0;
+	}
+	if (strcmp(argv[*i], "--preprocessed") != 0)
+		return 1;
+	if (*i + 1 >= argc)
+		return gen_usage_error("option '%s' needs an argument", argv[*i]);
+	c->preprocessed = argv[++*i];
+	return 0;
+}
+
 static int gen_parse_opt(struct gen_cli *c, int argc, char **argv, int *i)
 {
 	char *a = argv[*i];
+	int rc = gen_parse_build_opt(c, argc, argv, i);
+
+	if (rc != 1)
+		return rc;
 
 	if (strcmp(a, "--check") == 0 && c->mode == GEN_MODE_GENERATE) {
 		c->mode = GEN_MODE_CHECK;
@@ -121,6 +145,8 @@ static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
 		return gen_usage_error("%s", "no output given (-o OUT.c)");
 	if (c->mode == GEN_MODE_VSCRIPT && c->out == NULL)
 		return gen_usage_error("%s", "no output given (-o OUT.map)");
+	if (c->preprocess && (c->out == NULL || c->preprocessed != NULL))
+		return gen_usage_error("%s", "-E writes to -o OUT.i and takes no --preprocessed");
 	if (c->mode == GEN_MODE_CHECK && c->out != NULL)
 		return gen_usage_error("%s", "--check writes nothing; drop -o");
 	return 0;
@@ -128,14 +154,18 @@ static int gen_parse_args(struct gen_cli *c, int argc, char **argv)
 
 static int gen_run_cli(const struct gen_cli *c)
 {
-	struct gen_build_opts bo = {.out = c->out, .inc = c->inc, .ninc = c->ninc};
+	struct gen_build_opts bo = {.out = c->out,
+	                            .inc = c->inc,
+	                            .ninc = c->ninc,
+	                            .preprocess = c->preprocess,
+	                            .preprocessed = c->preprocessed};
 	struct spec *s = spec_load(c->spec);
 	int rc = 0;
 
 	if (s == NULL)
 		return 1;
 	if (c->mode == GEN_MODE_GENERATE)
-		rc = gen_generate(s, c->out) < 0 ? 1 : 0;
+		rc = gen_generate(s, c->out, NULL) < 0 ? 1 : 0;
 	else if (c->mode == GEN_MODE_VSCRIPT)
 		rc = gen_generate_vscript(s, c->out) < 0 ? 1 : 0;
 	else if (c->mode == GEN_MODE_BUILD)

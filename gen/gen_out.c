@@ -27,6 +27,7 @@ int gen_out_open(struct gen_out *o, const char *path)
 	static const cookie_io_functions_t io = {.write = cookie_write};
 
 	o->path = path;
+	o->name = path;
 	o->line = 1;
 	o->err = 0;
 	o->file = spec_xmalloc(sizeof(*o->file));

@@ -21,6 +21,7 @@ struct apiprof_file;
 struct gen_out {
 	FILE *f;
 	const char *path;          /* the destination */
+	const char *name;          /* what `#line` calls it: path unless set */
 	struct apiprof_file *file; /* the file being written */
 	int err;                   /* the first write error, 0 if none */
 	unsigned long line;        /* the line the next character lands on */

@@ -65,7 +65,8 @@ int apiprof_trust_create_in(const char *dir, char *why, size_t cap)
 	return check_ancestor(dir, true, why, cap);
 }
 
-int apiprof_trust_ancestors(const char *real, char *why, size_t cap)
+/* Every directory from / down to real, and real itself when last_too. */
+static int walk(const char *real, bool last_too, char *why, size_t cap)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(real);
@@ -76,7 +77,7 @@ int apiprof_trust_ancestors(const char *real, char *why, size_t cap)
 		return -1;
 	memcpy(p, real, n + 1);
 	/* A real path has no "//": its first component ends at 2 or later. */
-	for (size_t i = 2; i <= n; i++) {
+	for (size_t i = 2; i < n || (last_too && i == n); i++) {
 		if (p[i] != '/' && p[i] != '\0')
 			continue;
 		p[i] = '\0';
@@ -85,6 +86,30 @@ int apiprof_trust_ancestors(const char *real, char *why, size_t cap)
 		if (rc != 0)
 			return -1;
 	}
+	return 0;
+}
+
+int apiprof_trust_ancestors(const char *real, char *why, size_t cap)
+{
+	return walk(real, true, why, cap);
+}
+
+int apiprof_trust_path(const char *path, char *why, size_t cap)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (realpath(path, real) == NULL || lstat(real, &st) != 0)
+		return whyf(why, cap, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return apiprof_trust_ancestors(real, why, cap);
+	if (walk(real, false, why, cap) != 0)
+		return -1;
+	/* A file at the end: a regular one of root's or ours nobody else can
+	 * write. */
+	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return apiprof_trust_why(why, cap, real, &st, true);
 	return 0;
 }
 

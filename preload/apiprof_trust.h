@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_trust.h - directories only root or we can change, for the tools
- * (apiprof-run's shim cache, apiprof-top's --textfile directory); not part
- * of the runtime.
+ * apiprof_trust.h - paths only root or we can change, for the tools
+ * (apiprof-run's shim cache, apiprof-top's --textfile directory, the specs
+ * and headers apiprof-gen build compiles); not part of the runtime.
  *
  * A directory is trusted when it and every directory above it is root's or
  * ours and writable by nobody else, unless it is sticky (as /tmp: others
@@ -27,6 +27,11 @@ int apiprof_trust_why(char *why, size_t cap, const char *path, const struct stat
 /* Every directory from / down to real (a path without symlinks) is
  * trusted. */
 int apiprof_trust_ancestors(const char *real, char *why, size_t cap);
+
+/* path (resolved with realpath) is a directory or a regular file nobody
+ * else could have written (root's or ours, writable by nobody else), nor
+ * any directory above it: what `apiprof-gen build` compiles from. */
+int apiprof_trust_path(const char *path, char *why, size_t cap);
 
 /* dir (followed) is a directory we may create an entry in, by that rule. */
 int apiprof_trust_create_in(const char *dir, char *why, size_t cap);

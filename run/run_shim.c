@@ -5,8 +5,11 @@
  * A shipped api name maps to the shim the build made from specs/NAME.json.
  * A spec file is built with `apiprof-gen build` into the cache directory
  * (run_cache.c), named by a hash of the spec's bytes, of the generator's
- * path and bytes and of the shim headers' bytes, so an edited spec (or a
- * new generator or shim ABI) rebuilds and an unchanged one is reused.  A
+ * path and bytes, of the shim headers' bytes and of the source
+ * preprocessed from the spec (`apiprof-gen build -E`, which refuses a
+ * spec or header another user could have written), so an edited spec or
+ * header (or a new generator or shim ABI) rebuilds and an unchanged one is
+ * reused; the shim is compiled from that very preprocessed source.  A
  * cached shim is loaded only when it is a regular file of ours that
  * nobody else can write (opened with O_NOFOLLOW, checked on the
  * descriptor).  Every element the launcher puts in LD_PRELOAD is checked
@@ -72,8 +75,9 @@ static int hash_file(const char *path, uint64_t *h)
 	return n < 0 ? -1 : 0;
 }
 
-/* Runs `apiprof-gen build SPEC -o OUT`; its diagnostics go to our stderr. */
-static int run_gen(const char *spec, const char *out)
+/* Runs `apiprof-gen build SPEC -E -o OUT` (pre set) or `apiprof-gen build
+ * SPEC --preprocessed PRE -o OUT`; its diagnostics go to our stderr. */
+static int run_gen(const char *spec, const char *pre, const char *out)
 {
 	const char *gen = gen_path(GEN_PART_GEN);
 	int status;
@@ -82,7 +86,11 @@ static int run_gen(const char *spec, const char *out)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		execlp(gen, gen, "build", spec, "-o", out, (char *)NULL);
+		if (pre == NULL)
+			execlp(gen, gen, "build", spec, "-E", "-o", out, (char *)NULL);
+		else
+			execlp(gen, gen, "build", spec, "--preprocessed", pre, "-o", out,
+			       (char *)NULL);
 		fprintf(stderr, "apiprof-run: cannot run %s: %s\n", gen, strerror(errno));
 		_exit(127);
 	}
@@ -139,22 +147,39 @@ static int seal(const char *path)
 	return ok ? 0 : -1;
 }
 
-/* Built in a fresh directory of our own inside the cache (mkdtemp: an
- * unpredictable name, made exclusively), then renamed into place. */
-static int build_into(const struct run_cache *c, const char *spec, const char *name)
-{
-	char dir[RUN_PATH_MAX + 16], tmp[RUN_PATH_MAX + 32];
-	int rc = -1;
+/* A fresh directory of our own inside the cache (mkdtemp: an
+ * unpredictable name, made exclusively) for the preprocessed source and
+ * the new shim, removed when the shim is in place. */
+struct run_work {
+	char dir[RUN_PATH_MAX + 16], pre[RUN_PATH_MAX + 32], so[RUN_PATH_MAX + 32];
+};
 
-	snprintf(dir, sizeof(dir), "%s/.build-XXXXXX", c->dir);
-	if (mkdtemp(dir) == NULL)
+static int work_open(const struct run_cache *c, struct run_work *w)
+{
+	snprintf(w->dir, sizeof(w->dir), "%s/.build-XXXXXX", c->dir);
+	if (mkdtemp(w->dir) == NULL)
 		return -1;
-	snprintf(tmp, sizeof(tmp), "%s/shim.so", dir);
-	if (run_gen(spec, tmp) == 0 && seal(tmp) == 0 && renameat(AT_FDCWD, tmp, c->fd, name) == 0)
-		rc = 0;
-	unlink(tmp);
-	rmdir(dir);
-	return rc;
+	snprintf(w->pre, sizeof(w->pre), "%s/shim.i", w->dir);
+	snprintf(w->so, sizeof(w->so), "%s/shim.so", w->dir);
+	return 0;
+}
+
+static void work_close(const struct run_work *w)
+{
+	unlink(w->pre);
+	unlink(w->so);
+	rmdir(w->dir);
+}
+
+/* Compiled from the preprocessed source the name was hashed from, then
+ * renamed into place. */
+static int build_into(const struct run_cache *c, const struct run_work *w, const char *spec,
+                      const char *name)
+{
+	if (run_gen(spec, w->pre, w->so) == 0 && seal(w->so) == 0 &&
+	    renameat(AT_FDCWD, w->so, c->fd, name) == 0)
+		return 0;
+	return -1;
 }
 
 /* The headers every shim compiles against, the runtime's ABI among them:
@@ -172,10 +197,13 @@ static void hash_headers(uint64_t *h)
 			(void)hash_file(path, h);
 }
 
-static int build_spec(const struct run_opts *o, const char *spec, char *out, size_t cap)
+/* The shim's name: a hash of the generator, the shim headers, the spec
+ * and the source preprocessed from it (every header it includes, written
+ * to w->pre by `apiprof-gen build -E`, which refuses what another user
+ * could have written), so a change in any included header builds a new
+ * shim and nothing unseen reaches a cached one. */
+static int shim_name(const char *spec, const struct run_work *w, char *name, size_t cap)
 {
-	static struct run_cache cache = {.fd = -1};
-	char name[64];
 	const char *gen = gen_path(GEN_PART_GEN);
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
 
@@ -188,20 +216,46 @@ static int build_spec(const struct run_opts *o, const char *spec, char *out, siz
 		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
 		return -1;
 	}
-	if (cache.fd < 0 && run_cache_open(&cache) != 0)
-		return -1;
-	snprintf(name, sizeof(name), "libapiprof-%016llx.so", (unsigned long long)h);
-	if (snprintf(out, cap, "%s/%s", cache.dir, name) >= (int)cap)
-		return -1;
-	if (cached_ok(&cache, name))
-		return 0;
-	if (!o->quiet)
-		fprintf(stderr, "apiprof-run: building a shim for %s\n", spec);
-	if (build_into(&cache, spec, name) != 0) {
+	if (run_gen(spec, NULL, w->pre) != 0 || hash_file(w->pre, &h) != 0) {
 		fprintf(stderr, "apiprof-run: could not build a shim for %s\n", spec);
 		return -1;
 	}
+	snprintf(name, cap, "libapiprof-%016llx.so", (unsigned long long)h);
 	return 0;
+}
+
+static int build_spec(const struct run_opts *o, const char *spec, char *out, size_t cap)
+{
+	static struct run_cache cache = {.fd = -1};
+	struct run_work w;
+	char name[64];
+	int rc = -1;
+
+	if (access(spec, R_OK) != 0) {
+		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
+		return -1;
+	}
+	if (cache.fd < 0 && run_cache_open(&cache) != 0)
+		return -1;
+	if (work_open(&cache, &w) != 0) {
+		fprintf(stderr, "apiprof-run: cannot create %s: %s\n", w.dir, strerror(errno));
+		return -1;
+	}
+	if (shim_name(spec, &w, name, sizeof(name)) != 0 ||
+	    snprintf(out, cap, "%s/%s", cache.dir, name) >= (int)cap)
+		goto out;
+	rc = 0;
+	if (cached_ok(&cache, name))
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "apiprof-run: building a shim for %s\n", spec);
+	if (build_into(&cache, &w, spec, name) != 0) {
+		fprintf(stderr, "apiprof-run: could not build a shim for %s\n", spec);
+		rc = -1;
+	}
+out:
+	work_close(&w);
+	return rc;
 }
 
 static int is_path(const char *spec)

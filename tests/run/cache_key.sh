@@ -6,15 +6,20 @@
 # with an apiprof-gen of the same bytes, and the runtime refuses a shim of
 # another ABI.  The launcher builds with a copy of INCLUDEDIR's headers
 # (APIPROF_INCLUDEDIR), reuses the shim, then builds a new one once the
-# copy of apiprof_shim.h has changed; each run gives exact counts.
+# copy of apiprof_shim.h has changed; each run gives exact counts.  The
+# same for a header the spec includes (testlib.h, a copy found through
+# CPATH): the key covers the preprocessed source (issue 34), so a changed
+# declaration there builds a new shim too, and an unchanged one does not.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../robust/rlib.sh"
 run=$1 prog=$2 spec=$3 outdump=$4 incdir=$5
 skip_if_sanitized "$run"
 cp "$spec" "$tmp/testlib.json"
-mkdir "$tmp/inc"
+mkdir "$tmp/inc" "$tmp/api"
 cp "$incdir/apiprof_shim.h" "$incdir/apiprof_abi.h" "$tmp/inc/"
+cp "$(dirname "$spec")/testlib.h" "$tmp/api/"
+export CPATH="$tmp/api"
 unset XDG_CACHE_HOME
 export APIPROF_CACHE="$tmp/cache" APIPROF_INCLUDEDIR="$tmp/inc"
 
@@ -37,4 +42,7 @@ one first 1 1
 one again 0 1
 echo "/* the next apiprof's header */" >>"$tmp/inc/apiprof_shim.h"
 one new_header 1 2
+echo "int tl_next_version(int);" >>"$tmp/api/testlib.h"
+one new_api_header 1 3
+one api_again 0 3
 echo "ok: a cached shim is reused while its headers are the same, rebuilt when they change"

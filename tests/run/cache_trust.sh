@@ -10,7 +10,10 @@
 # one line says the cache was not trusted.  With HOME unset the launcher
 # builds into a private directory of its own, never /tmp/.cache: those
 # cases run in a mount namespace with a private /tmp, so the real /tmp is
-# never touched whatever the launcher does.  Runs as root.
+# never touched whatever the launcher does, wherever the checkout is
+# (/tmp too); they are skipped, saying why, only where no private mount
+# namespace can be had (a chroot, where unshare cannot change the
+# propagation of /).  Runs as root.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../robust/rlib.sh"
@@ -88,12 +91,27 @@ check symlink "cached shim not trusted: $tmp/c5/$name: a symbolic link; building
 
 # HOME unset, in a private /tmp.  The other user planted in the old shared
 # fallback /tmp/.cache/apiprof and where ours would go, /tmp/apiprof-0.
+# The private /tmp is a tmpfs mounted first in our own directory, given a
+# bind of each directory of the real /tmp that the programs, spec and
+# build tree are under (a checkout in /tmp/x: /tmp/x), then moved onto
+# /tmp: the test works wherever the checkout is, and the real /tmp is
+# never touched whatever the launcher does.
 # private_tmp TAG PLANT: runs the program there; status, counts and the
 # state of /tmp on stdout, into $tmp/TAG.out; stderr into $tmp/TAG.err.
+keep=$(for p in "$run" "$prog" "$spec" "$outdump" "$planted" "${CPATH-}" "${LIBRARY_PATH-}"; do
+	realpath -m "$p" 2>/dev/null
+done | sed -n 's|^/tmp/\([^/]*\).*|\1|p' | sort -u)
+timeout -k 5 "$WATCHDOG" unshare -m --propagation private true 2>"$tmp/unshare.err" ||
+	skip "no private mount namespace here (a chroot?): $(cat "$tmp/unshare.err")"
+mkdir "$tmp/ns"
 private_tmp() {
-	timeout -k 5 "$WATCHDOG" unshare -m sh -c '
-		run=$1 prog=$2 spec=$3 outdump=$4 planted=$5 name=$6 U=$7 plant=$8
-		mount -t tmpfs -o mode=1777 apiprof-test /tmp || exit 77
+	timeout -k 5 "$WATCHDOG" unshare -m --propagation private sh -c '
+		run=$1 prog=$2 spec=$3 outdump=$4 planted=$5 name=$6 U=$7 plant=$8 ns=$9 keep=${10}
+		mount -t tmpfs -o mode=1777 apiprof-test "$ns" || exit 77
+		for k in $keep; do
+			mkdir "$ns/$k" && mount --bind "/tmp/$k" "$ns/$k" || exit 4
+		done
+		mount --move "$ns" /tmp || exit 4
 		if [ "$plant" = yes ]; then
 			setpriv --reuid=$U --regid=$U --clear-groups sh -c "
 				mkdir -p /tmp/.cache/apiprof /tmp/apiprof-0 &&
@@ -104,13 +122,14 @@ private_tmp() {
 			"$run" -s "$spec" -o /tmp/out.json -- "$prog" 2 1000 >/dev/null
 		echo "status $?"
 		"$outdump" /tmp/out.json | grep "^worker-1 testlib.tl_add "
-		[ "$plant" = yes ] || ls -A /tmp | grep -v -x -e apiprof-0 -e out.json
+		[ "$plant" = yes ] || ls -A /tmp | grep -v -x -e apiprof-0 -e out.json $(
+			for k in $keep; do printf " -e %s" "$k"; done)
 		stat -c "apiprof-0 %a %u" /tmp/apiprof-0
 		ls -d /tmp/apiprof-0.* 2>/dev/null | sed "s|^/tmp/apiprof-0\.......$|fresh|"
-	' sh "$run" "$prog" "$spec" "$outdump" "$planted" "$name" $U "$2" \
+	' sh "$run" "$prog" "$spec" "$outdump" "$planted" "$name" $U "$2" "$tmp/ns" "$keep" \
 		>"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null
 	st=$?
-	[ $st -ne 77 ] || skip "no private /tmp (unshare -m, mount tmpfs)"
+	[ $st -ne 77 ] || skip "no private /tmp (mount tmpfs in a mount namespace)"
 	[ $st -eq 0 ] || fail "$1: status $st: $(cat "$tmp/$1.out" "$tmp/$1.err")"
 }
 
