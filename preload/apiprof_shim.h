@@ -810,6 +810,39 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 	return apiprof_enter_full(c, idx, ret);
 }
 
+/* Whether a call that the inline way in sent out of line is nested in a
+ * call of its api in progress on this thread, on the same stack: the frame
+ * word holds the outermost call's stack pointer, which lies at or above
+ * the CFA of a wrapper called inside it (cfa: the caller's stack pointer
+ * before the call, just above the return address; stacks grow down).  Any
+ * stack pointer of this call lies below cfa, so apiprof_slow.c's nested(),
+ * given one, says nested too: this decides nothing otherwise, it only
+ * decides it sooner.  A nested call is not counted, so its wrapper
+ * forwards it with a tail jump to the real function, keeping no frame of
+ * its own: a recursion through a callback then takes a level exactly the
+ * stack it takes bare.  The rest (a frame below this call's, which an
+ * unwinding left behind, or a signal handler's call on an alternate stack)
+ * goes out of line as before.  Off the fast path only: loads, no store.
+ * An api's offsets never change once published (tls is stored last);
+ * before that both are 0, and a thread without its table has its frame
+ * word at 0.  The CFA rather than the stack pointer: how far below it the
+ * wrapper's stack pointer is depends on the registers each wrapper saves,
+ * and a frame that a longjmp left behind, found by a call from the same
+ * depth, must not look nested. */
+APIPROF_INLINE _Bool apiprof_nested_at(const struct apiprof_api *api, uintptr_t cfa)
+{
+	uintptr_t t = apiprof_tls_of(api);
+	uint64_t frame;
+
+	if (t == 0)
+		return 0;
+	frame = apiprof_fs_load(apiprof_slot_of(api) + APIPROF_SLOT_FRAME);
+	return frame > APIPROF_FRAME_IDLE && (frame & ~(uint64_t)APIPROF_FRAME_TAGS) >= cfa;
+}
+
+/* The same in the wrapper itself (a macro, as apiprof_caller). */
+#define apiprof_nested(api) apiprof_nested_at((api), (uintptr_t)__builtin_dwarf_cfa())
+
 /* apiprof_enter for a function that declares bytes or failures: full
  * timing first, the guard compared in memory, as every wrapper did before
  * sampled mode's test came first.  Its wrapper keeps the size argument in
