@@ -20,6 +20,8 @@
  *			apiprof_leave_counted(&api, &c, IDX);
  *			return r;
  *		}
+ *		if (real_fn != NULL && apiprof_nested(&api))
+ *			return real_fn(ARGS);            // nested, not counted: a tail jump
  *		return slow_fn(ARGS, apiprof_sp(), apiprof_caller()); // the rest, out of line
  *	}
  *
@@ -54,8 +56,10 @@
  * call in progress has run), cost sampled mode's untimed call about 0.9
  * ns of its 3 to 5.  The first call of an api on a thread goes out of
  * line (apiprof_thread_attach), which registers the thread and allocates
- * its table; so do nested calls, calls from a new site and the monotonic
- * clock (apiprof_slow.c).
+ * its table; so do calls from a new site and the monotonic clock
+ * (apiprof_slow.c).  A call nested in one of its api leaves the fast path
+ * too, but the wrapper forwards it itself with a tail jump
+ * (apiprof_nested), so that it holds no frame across the real call.
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
