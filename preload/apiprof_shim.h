@@ -844,7 +844,10 @@ APIPROF_INLINE _Bool apiprof_nested_at(const struct apiprof_api *api, uintptr_t 
 	return frame > APIPROF_FRAME_IDLE && (frame & ~(uint64_t)APIPROF_FRAME_TAGS) >= cfa;
 }
 
-/* The same in the wrapper itself (a macro, as apiprof_caller). */
+/* The same in the wrapper itself (a macro, as apiprof_caller).  GCC
+ * computes the CFA from the stack pointer; clang keeps a frame pointer in
+ * a function that asks for it, which costs its wrappers a push, a move
+ * and a pop on every call. */
 #define apiprof_nested(api) apiprof_nested_at((api), (uintptr_t)__builtin_dwarf_cfa())
 
 /* apiprof_enter for a function that declares bytes or failures: full
