@@ -15,7 +15,10 @@
  * sampled mode) and hands every other call to apiprof_slow_NAME: with no
  * call to make before the real one, it needs to keep nothing across it but
  * the call state, so it saves fewer registers and keeps the arguments where
- * they arrived.  That is about a tenth of what a timed call adds.
+ * they arrived.  That is about a tenth of what a timed call adds.  A call
+ * nested in another of its api, which is not counted, does not go there
+ * either: the wrapper jumps to the real function (a tail call), so that a
+ * recursion through a callback takes no more stack than bare.
  *
  * The wrapper's own locals are named apiprof_* because spec identifiers
  * may not use that prefix, so they can never shadow a parameter.  The
@@ -524,6 +527,19 @@ static void gen_emit_slow(const struct gen_fn *e)
 	spec_buf_free(&b);
 }
 
+/* A call nested in one of its api in progress, forwarded uncounted with
+ * a tail jump (apiprof_shim.h apiprof_nested): a callback that calls the
+ * function again then takes no more stack a level than bare.  A function
+ * with a v-twin keeps the wrapper's frame, where its va_list lives, and
+ * saves only the out-of-line one. */
+static void gen_emit_nested(const struct gen_fn *e)
+{
+	gen_out_puts(e->o, "\tif (apiprof_f != NULL && apiprof_nested(&apiprof_self.api)) {\n");
+	gen_emit_call(e, "\t\t", false);
+	gen_emit_return(e, true, true);
+	gen_out_puts(e->o, "\t}\n");
+}
+
 /* The fast path inline: timed, or counted in sampled mode. */
 static void gen_emit_wrapper_body(const struct gen_fn *e)
 {
@@ -545,6 +561,7 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	gen_emit_leave(e, "\t\t", "apiprof_leave_counted");
 	gen_emit_return(e, true, true);
 	gen_out_puts(e->o, "\t}\n");
+	gen_emit_nested(e);
 	gen_emit_call(e, "\t", true);
 	gen_emit_return(e, true, false);
 	gen_out_puts(e->o, "}\n");

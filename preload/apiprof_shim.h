@@ -20,6 +20,8 @@
  *			apiprof_leave_counted(&api, &c, IDX);
  *			return r;
  *		}
+ *		if (real_fn != NULL && apiprof_nested(&api))
+ *			return real_fn(ARGS);            // nested, not counted: a tail jump
  *		return slow_fn(ARGS, apiprof_sp(), apiprof_caller()); // the rest, out of line
  *	}
  *
@@ -54,8 +56,10 @@
  * call in progress has run), cost sampled mode's untimed call about 0.9
  * ns of its 3 to 5.  The first call of an api on a thread goes out of
  * line (apiprof_thread_attach), which registers the thread and allocates
- * its table; so do nested calls, calls from a new site and the monotonic
- * clock (apiprof_slow.c).
+ * its table; so do calls from a new site and the monotonic clock
+ * (apiprof_slow.c).  A call nested in one of its api leaves the fast path
+ * too, but the wrapper forwards it itself with a tail jump
+ * (apiprof_nested), so that it holds no frame across the real call.
  *
  * The per-thread state is reached through the thread pointer (%fs) and an
  * offset the runtime publishes in the api when it registers it, not through
@@ -810,6 +814,42 @@ APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_ca
 		return APIPROF_CALL_OUT;
 	return apiprof_enter_full(c, idx, ret);
 }
+
+/* Whether a call that the inline way in sent out of line is nested in a
+ * call of its api in progress on this thread, on the same stack: the frame
+ * word holds the outermost call's stack pointer, which lies at or above
+ * the CFA of a wrapper called inside it (cfa: the caller's stack pointer
+ * before the call, just above the return address; stacks grow down).  Any
+ * stack pointer of this call lies below cfa, so apiprof_slow.c's nested(),
+ * given one, says nested too: this decides nothing otherwise, it only
+ * decides it sooner.  A nested call is not counted, so its wrapper
+ * forwards it with a tail jump to the real function, keeping no frame of
+ * its own: a recursion through a callback then takes a level exactly the
+ * stack it takes bare.  The rest (a frame below this call's, which an
+ * unwinding left behind, or a signal handler's call on an alternate stack)
+ * goes out of line as before.  Off the fast path only: loads, no store.
+ * An api's offsets never change once published (tls is stored last);
+ * before that both are 0, and a thread without its table has its frame
+ * word at 0.  The CFA rather than the stack pointer: how far below it the
+ * wrapper's stack pointer is depends on the registers each wrapper saves,
+ * and a frame that a longjmp left behind, found by a call from the same
+ * depth, must not look nested. */
+APIPROF_INLINE _Bool apiprof_nested_at(const struct apiprof_api *api, uintptr_t cfa)
+{
+	uintptr_t t = apiprof_tls_of(api);
+	uint64_t frame;
+
+	if (t == 0)
+		return 0;
+	frame = apiprof_fs_load(apiprof_slot_of(api) + APIPROF_SLOT_FRAME);
+	return frame > APIPROF_FRAME_IDLE && (frame & ~(uint64_t)APIPROF_FRAME_TAGS) >= cfa;
+}
+
+/* The same in the wrapper itself (a macro, as apiprof_caller).  GCC
+ * computes the CFA from the stack pointer; clang keeps a frame pointer in
+ * a function that asks for it, which costs its wrappers a push, a move
+ * and a pop on every call. */
+#define apiprof_nested(api) apiprof_nested_at((api), (uintptr_t)__builtin_dwarf_cfa())
 
 /* apiprof_enter for a function that declares bytes or failures: full
  * timing first, the guard compared in memory, as every wrapper did before

@@ -15,6 +15,8 @@
  *   dyn_record.c   structs and unions by value, from the spec's "types"
  *   dyn_fn.c       per function: cif, closure, handler
  *   dyn_fast.c     forwarding without ffi_call for register-only signatures
+ *   dyn_gate.S     where a stub leads: a nested call to the function, the
+ *                  others to the closure
  */
 #ifndef DYN_H
 #define DYN_H

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * dyn_audit_stub.c - one 8-byte stub per slot: `jmp *target(%rip)`.
+ * dyn_audit_stub.c - one 16-byte stub per slot: `lea slot(%rip), %r11;
+ * jmp *target(%rip)` (the profiler's gate finds the slot in %r11,
+ * dyn_link.h).
  *
  * The stubs are what objects bind to, so their addresses must exist
  * before the profiler's closures do (a -z now program binds everything
@@ -15,7 +17,7 @@
 
 #include "dyn_audit.h"
 
-#define STUB_SIZE 8
+#define STUB_SIZE 16
 
 static size_t round_page(size_t n)
 {
@@ -24,14 +26,24 @@ static size_t round_page(size_t n)
 	return (n + pg - 1) / pg * pg;
 }
 
+/* disp32 at code + at, relative to the end of the instruction (`end`). */
+static void put_disp(unsigned char *code, size_t at, size_t end, const void *to)
+{
+	int32_t disp = (int32_t)((uintptr_t)to - ((uintptr_t)code + end));
+
+	memcpy(code + at, &disp, sizeof(disp));
+}
+
 static void write_stub(unsigned char *code, struct dyn_slot *s)
 {
-	int32_t disp = (int32_t)((uintptr_t)&s->target - ((uintptr_t)code + 6));
-
-	code[0] = 0xff; /* jmp *disp32(%rip) */
-	code[1] = 0x25;
-	memcpy(code + 2, &disp, sizeof(disp));
-	code[6] = code[7] = 0xcc; /* int3 */
+	code[0] = 0x4c; /* lea disp32(%rip), %r11 */
+	code[1] = 0x8d;
+	code[2] = 0x1d;
+	put_disp(code, 3, 7, s);
+	code[7] = 0xff; /* jmp *disp32(%rip) */
+	code[8] = 0x25;
+	put_disp(code, 9, 13, &s->target);
+	memset(code + 13, 0xcc, STUB_SIZE - 13); /* int3 */
 	s->stub = (uintptr_t)code;
 }
 

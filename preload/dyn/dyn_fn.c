@@ -18,6 +18,16 @@
 #include <string.h>
 
 #include "dyn.h"
+#include "dyn_gate.h"
+
+_Static_assert(offsetof(struct dyn_slot, real) == DYN_GATE_SLOT_REAL, "dyn_gate.h");
+_Static_assert(offsetof(struct dyn_slot, api) == DYN_GATE_SLOT_API, "dyn_gate.h");
+_Static_assert(offsetof(struct dyn_slot, closure) == DYN_GATE_SLOT_CLOSURE, "dyn_gate.h");
+_Static_assert(offsetof(struct apiprof_api, tls) == DYN_GATE_API_TLS, "dyn_gate.h");
+_Static_assert(offsetof(struct apiprof_api, slot) == DYN_GATE_API_SLOT, "dyn_gate.h");
+_Static_assert(APIPROF_SLOT_FRAME == DYN_GATE_FRAME, "dyn_gate.h");
+_Static_assert(APIPROF_FRAME_TAGS == DYN_GATE_FRAME_TAGS, "dyn_gate.h");
+_Static_assert(APIPROF_FRAME_IDLE == 1, "dyn_gate.S compares with 1");
 
 static void real_of(const struct dyn_fn *f, void (**fn)(void))
 {
@@ -139,6 +149,16 @@ static int prep(struct dyn_fn *f, const struct spec_func *g, ffi_type *rtype, ff
 	return ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, n, rtype, atypes) == FFI_OK ? 0 : -1;
 }
 
+/* Leads f's stub to its closure through the gate (dyn_gate.S), which
+ * sends a call nested in one of f's api straight to the function: the
+ * gate's fields first, then the target that leads there. */
+static void install(struct dyn_fn *f, uintptr_t code)
+{
+	apiprof_store_release(&f->slot->api, (const void *)f->api);
+	apiprof_store_release(&f->slot->closure, code);
+	apiprof_store_release(&f->slot->target, (uintptr_t)&dyn_gate);
+}
+
 static int make_closure(struct dyn_fn *f, const struct spec_func *g)
 {
 	void (*h)(ffi_cif *, void *, void **, void *) = g->vtwin      ? handler_vtwin
@@ -153,7 +173,7 @@ static int make_closure(struct dyn_fn *f, const struct spec_func *g)
 		ffi_closure_free(cl);
 		return -1;
 	}
-	apiprof_store_release(&f->slot->target, (uintptr_t)code);
+	install(f, (uintptr_t)code);
 	return 0;
 }
 

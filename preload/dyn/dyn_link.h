@@ -5,10 +5,12 @@
  * program's namespace) share.
  *
  * The audit module owns one slot per symbol of the specs, and one stub per
- * slot: `jmp *slot.target`.  la_symbind64 hands the stub to every object
- * that binds the symbol, and records the definition it found in `real`.
- * `target` is `real` until the profiler installs its closure there, so a
- * call bound before the profiler started simply goes to the library.
+ * slot: `lea slot(%rip), %r11; jmp *slot.target`.  la_symbind64 hands the
+ * stub to every object that binds the symbol, and records the definition
+ * it found in `real`.  `target` is `real` until the profiler installs its
+ * gate there (dyn_gate.S), which finds the slot in %r11 (a scratch
+ * register no call passes anything in), so a call bound before the
+ * profiler started simply goes to the library.
  *
  * The profiler finds the table by looking up DYN_LINK_SYMBOL with dlsym:
  * the audit module answers that lookup with its own function.
@@ -20,7 +22,7 @@
 
 #define DYN_LINK_SYMBOL  "apiprof_dyn_link"
 #define DYN_LINK_MAGIC   0x4b4e494c4e5944ull /* "DYNLINK" */
-#define DYN_LINK_VERSION 1u
+#define DYN_LINK_VERSION 2u
 
 struct dyn_slot {
 	const char *symbol;  /* the linker name */
@@ -28,6 +30,11 @@ struct dyn_slot {
 	uintptr_t real;      /* the definition bound first; 0 until then */
 	uintptr_t target;    /* where the stub jumps: real, then the closure */
 	uintptr_t stub;      /* the address handed out */
+	/* The profiler's, set before target leads to its gate: the api (a
+	 * struct apiprof_api) whose frame word tells a nested call, which
+	 * the gate sends to `real`, and the closure it sends the others to. */
+	const void *api;
+	uintptr_t closure;
 };
 
 struct dyn_link {
