@@ -616,9 +616,19 @@ static uint64_t resident(const struct top_seg *s, uint64_t from, uint64_t to)
 	return have;
 }
 
+/* The bytes a pass reads: the header and function table, and the ring's
+ * slots up to head (all of them once it has wrapped).  An honest writer
+ * has written each of them; the rest of a large ring may never be. */
+static uint64_t bytes_read(const struct top_seg *s, uint64_t head)
+{
+	uint64_t cap = 1ull << s->hdr.ring_order;
+
+	return s->hdr.ring_off + (head < cap ? head : cap) * s->hdr.rec_size;
+}
+
 static int check_backed(struct top_seg *s, uint64_t head, char *err, size_t errlen)
 {
-	uint64_t need = head ? s->map_size : s->hdr.ring_off, have;
+	uint64_t need = bytes_read(s, head), have;
 	struct stat st;
 
 	if (s->fd >= 0 && fstat(s->fd, &st) != 0)

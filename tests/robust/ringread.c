@@ -38,6 +38,7 @@
  * Exit: the program's status; 90 when the accounting is wrong, 91 on a
  * set-up failure.  The numbers go to stderr.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -152,12 +153,19 @@ static int poison_odd_slots(const struct top_seg *s)
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 	uint64_t cap = 1ull << s->hdr.ring_order, v = UINT64_MAX;
 
-	if (!s->writable)
-		return -1;
-	for (uint64_t i = 1; i < cap; i += 2)
-		if (pwrite(s->fd, &v, sizeof(v), (off_t)(s->hdr.ring_off + i * s->hdr.rec_size)) !=
+	/* The viewer keeps no descriptor between read passes (issue 34): the
+	 * file is opened again here, by the path it was mapped from. */
+	int fd = s->writable && s->path ? open(s->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int rc = fd < 0 ? -1 : 0;
+
+	for (uint64_t i = 1; rc == 0 && i < cap; i += 2)
+		if (pwrite(fd, &v, sizeof(v), (off_t)(s->hdr.ring_off + i * s->hdr.rec_size)) !=
 		    (ssize_t)sizeof(v))
-			return -1;
+			rc = -1;
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
+		return -1;
 	return __atomic_load_n(&mh->head, __ATOMIC_SEQ_CST) == 0 ? 0 : -1;
 }
 
