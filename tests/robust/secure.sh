@@ -22,8 +22,12 @@ want='apiprof: secure-execution mode (setuid, setgid or file capabilities): ever
 # In the namespace: $1 = scratch (a tmpfs), $2 = results (outside it).
 inner='
 set -eu
-d=$1 res=$2 preload=$3 prog=$4
+d=$1 res=$2 sanpre=$3 prog=$4 runtime=$5
 mount -t tmpfs -o mode=755 tmpfs "$d"
+# The runtime from the scratch mount: the build tree may lie where the user
+# cannot reach (a checkout under /root).
+cp "$runtime" "$d/libapiprof.so.0"
+preload=$sanpre$d/libapiprof.so.0
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mkdir "$d/up" "$d/work"
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$d/up,workdir=$d/work" /etc
@@ -67,7 +71,11 @@ for f in /dev/shm/* /dev/shm/.[!.]*; do [ ! -e "$f" ] || echo "${f##*/}"; done >
 '
 mkdir "$tmp/ns"
 chmod 711 "$tmp" # the user reaches the scratch mount through it
-wd unshare -m --propagation private sh -c "$inner" sh "$tmp/ns" "$tmp" "$(shim_preload "$runtime")" "$prog" >"$tmp/ns.log" 2>&1
+# The sanitizer runtimes that must come first (sanitizer builds), if any.
+sanpre=$(shim_preload "$runtime")
+sanpre=${sanpre%"$runtime"}
+wd unshare -m --propagation private sh -c "$inner" sh "$tmp/ns" "$tmp" "$sanpre" "$prog" "$runtime" \
+	>"$tmp/ns.log" 2>&1
 st=$?
 [ -e "$tmp/mounts.ok" ] ||
 	skip "this kernel cannot mount a tmpfs and an overlay of /etc in a mount namespace: $(cat "$tmp/ns.log")"
