@@ -11,6 +11,7 @@ import atexit
 import http.client
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -163,6 +164,28 @@ def promtool_check(text, what):
                        text=True)
     if r.returncode != 0:
         fail("promtool check metrics on %s: %s%s" % (what, r.stdout, r.stderr))
+
+
+def user_copies(d, *paths):
+    """Copies of paths (programs, shims) in d/bin, with every library they
+    load from outside the system's directories (the build tree's), for a
+    process of another user: a checkout may lie where only root can reach
+    (under /root).  Returns the copies' paths and an env with
+    LD_LIBRARY_PATH pointing at them."""
+    lib = os.path.join(d, "bin")
+    os.makedirs(lib, mode=0o755, exist_ok=True)
+    os.chmod(d, 0o755)
+    out = []
+    for p in paths:
+        dst = os.path.join(lib, os.path.basename(p))
+        shutil.copy2(p, dst)
+        out.append(dst)
+        ldd = subprocess.run(["ldd", p], capture_output=True, text=True).stdout
+        for m in re.finditer(r"=> (/\S+)", ldd):
+            so = m.group(1)
+            if not so.startswith(("/lib", "/usr/")):
+                shutil.copy2(so, os.path.join(lib, os.path.basename(so)))
+    return out, {"LD_LIBRARY_PATH": lib}
 
 
 class Prog:

@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from promlib import Prog, fail, parse, poll, private_shm, value  # noqa: E402
+from promlib import Prog, fail, parse, poll, private_shm, user_copies, value  # noqa: E402
 
 USER, NOBODY = 12345, 23456
 SCRAPE = r"""
@@ -106,7 +106,8 @@ def main():
 def run(top, shim, prog, d):
     refused(top, ["--listen", "127.0.0.1:0"], "use --listen unix:PATH")
     refused(top, ["--textfile", d], "or add --all-users")
-    mine = Prog(shim, prog, 3, 100, user=USER)
+    (ushim, uprog), uenv = user_copies(os.path.join(d, "u"), shim, prog)
+    mine = Prog(ushim, uprog, 3, 100, env=uenv, user=USER)
     secret = Prog(shim, prog, 5, 100)
     path = os.path.join(d, "metrics.sock")
     ex = UnixExporter(top, path)
