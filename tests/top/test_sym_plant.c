@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sym_plant.c SYM_PROG LIBSYMLATE LIBSYMROOT BOMB - what a target of
+ * test_sym_plant.c SYM_PROG LIBSYMLATE LIBSYMROOT BOMB LIBSYMLIB - what a target of
  * another user plants where its libraries were, against root's resolver
  * (top_sym.c, issue 34).
  *
  * sym_prog runs as a throwaway uid (numeric, no passwd entry, so nothing
- * under /etc changes; nothing of it remains once it has exited) and loads
+ * under /etc changes; nothing of it remains once it has exited), from a
+ * copy beside a copy of its libsymlib.so (RUNPATH $ORIGIN) in the test's
+ * directory (a checkout under /root is out of that uid's reach), and loads
  * copies of libsymlate.so (symlate_fn) from a directory of its user's.
  * libsymroot.so is the same code with the function named symroot_fn, at
  * the same offset: it stands for a root-only file (0600 root).  Then,
@@ -146,10 +148,8 @@ static void spawn(struct target *t, const char *prog)
 	t->out = fdopen(out[0], "r");
 	while (fgets(line, sizeof line, t->out) != NULL && strcmp(line, "ready\n") != 0)
 		if (strcmp(line, "noexec\n") == 0) {
-			printf("skip: uid %d cannot run %s (the build directory is not theirs to "
-			       "read)\n",
-			       UID, prog);
-			exit(77);
+			printf("FAIL: uid %d cannot run %s\n", UID, prog);
+			exit(1);
 		}
 	if (apiprof_proc_starttime("/proc", t->pid, &t->starttime) != 0)
 		die("starttime");
@@ -172,15 +172,18 @@ static uint64_t load(struct target *t, const char *path)
 
 /* The files, in dir/u (the target's) and dir (root's). */
 struct files {
-	char dir[64], u[80], secret[96], name[5][96];
+	char dir[64], u[80], secret[96], name[5][96], prog[96], lib[96];
 	uint64_t addr[5];
 };
 
 enum { DEL, LINK, PERM, FIFO, BOMB };
 static const char *const names[] = {"del", "link", "perm", "fifo", "bomb"};
 
-static void lay_out(struct files *f, const char *late, const char *root, const char *bomb)
+/* argv: SYM_PROG LIBSYMLATE LIBSYMROOT BOMB LIBSYMLIB, from 1. */
+static void lay_out(struct files *f, char **argv)
 {
+	const char *late = argv[2], *root = argv[3], *bomb = argv[4];
+
 	snprintf(f->dir, sizeof f->dir, "/tmp/apiprof-test-plant-XXXXXX");
 	if (mkdtemp(f->dir) == NULL || chmod(f->dir, 0711) != 0)
 		die("mkdtemp");
@@ -193,6 +196,10 @@ static void lay_out(struct files *f, const char *late, const char *root, const c
 		snprintf(f->name[i], sizeof f->name[i], "%s/%s.so", f->u, names[i]);
 		copy(i == BOMB ? bomb : late, f->name[i], UID, 0644);
 	}
+	snprintf(f->prog, sizeof f->prog, "%s/sym_prog", f->dir);
+	snprintf(f->lib, sizeof f->lib, "%s/libsymlib.so", f->dir);
+	copy(argv[1], f->prog, 0, 0755);
+	copy(argv[5], f->lib, 0, 0644);
 }
 
 static void plant_deleted(struct files *f)
@@ -229,6 +236,8 @@ static void clean(const struct files *f)
 	for (int i = 1; i < 5; i++)
 		unlink(f->name[i]);
 	unlink(f->secret);
+	unlink(f->prog);
+	unlink(f->lib);
 	rmdir(f->u);
 	rmdir(f->dir);
 }
@@ -305,8 +314,8 @@ static void run(char **argv)
 	struct top_sym s;
 	int st;
 
-	lay_out(&f, argv[2], argv[3], argv[4]);
-	spawn(&t, argv[1]);
+	lay_out(&f, argv);
+	spawn(&t, f.prog);
 	for (int i = 0; i < 5; i++)
 		f.addr[i] = load(&t, f.name[i]);
 	plant_deleted(&f);
@@ -329,8 +338,8 @@ int main(int argc, char **argv)
 {
 	int st;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: test_sym_plant SYM_PROG LIBSYMLATE LIBSYMROOT BOMB\n");
+	if (argc != 6) {
+		fprintf(stderr, "usage: test_sym_plant SYM_PROG LIBSYMLATE LIBSYMROOT BOMB LIBSYMLIB\n");
 		return 2;
 	}
 	if (geteuid() != 0 || !have_openat2()) {
