@@ -1,0 +1,64 @@
+#!/bin/sh
+# direct.sh APIPROF_RUN TESTPROG SPEC OUTDUMP
+#
+# Direct mode (issue 35's launch cost, without weakening issue 34 point
+# 3): a launch whose manifest holds runs neither the preprocessor nor the
+# compiler.  $CC is a wrapper that logs each run of the compiler, one line
+# each, "cpp" for -E, else "cc".
+#  - cold: one preprocessor run and one compile.
+#  - warm: the third launch runs no compiler at all (the second may still
+#    preprocess, when the headers copied here were new as the first began).
+#  - touched: a header the spec includes, touched (a new ctime, the same
+#    bytes), is preprocessed again; the same source reuses the shim.
+#  - garbage: a manifest that is not one is said in one line, and the
+#    launch takes the full path with exact counts.
+# Each run gives exact counts.
+set -u
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../robust/rlib.sh"
+run=$1 prog=$2 spec=$3 outdump=$4
+skip_if_sanitized "$run"
+cp "$spec" "$tmp/testlib.json"
+mkdir "$tmp/api"
+cp "$(dirname "$spec")/testlib.h" "$tmp/api/"
+cat >"$tmp/cc" <<W
+#!/bin/sh
+case " \$* " in *" -E "*) echo cpp ;; *) echo cc ;; esac >>"$tmp/cc.log"
+exec cc "\$@"
+W
+chmod 755 "$tmp/cc"
+unset XDG_CACHE_HOME
+export CPATH="$tmp/api" APIPROF_CACHE="$tmp/cache" CC="$tmp/cc"
+
+. "$(dirname "$0")/launch.sh"
+
+# one TAG: exact counts; the compiler's runs in $cpp and $cc.
+one() {
+	: >"$tmp/cc.log"
+	launch "$1"
+	[ "$st" -eq 0 ] || fail "$1: status $st: $(cat "$tmp/$1.err")"
+	"$outdump" "$tmp/$1.json" | grep -qx "worker-1 testlib.tl_add 1000" ||
+		fail "$1: no exact counts: $(cat "$tmp/$1.err")"
+	cpp=$(grep -cx cpp "$tmp/cc.log") cc=$(grep -cx cc "$tmp/cc.log")
+}
+
+one cold
+[ "$cpp" -eq 1 ] && [ "$cc" -eq 1 ] || fail "cold: $cpp preprocessor and $cc compiler runs, want 1 and 1"
+one second
+[ "$cc" -eq 0 ] || fail "second: $cc compiler runs, want 0"
+one warm
+[ "$cpp" -eq 0 ] && [ "$cc" -eq 0 ] ||
+	fail "warm: $cpp preprocessor and $cc compiler runs, want none"
+[ ! -s "$tmp/warm.err" ] || fail "warm: said something: $(cat "$tmp/warm.err")"
+touch "$tmp/api/testlib.h"
+one touched
+[ "$cpp" -eq 1 ] && [ "$cc" -eq 0 ] ||
+	fail "touched: $cpp preprocessor and $cc compiler runs, want 1 and 0"
+for m in "$tmp"/cache/manifest-*.json; do echo '{"manifest": 1, "files": [' >"$m"; done
+one garbage
+[ "$cpp" -eq 1 ] && [ "$cc" -eq 0 ] ||
+	fail "garbage: $cpp preprocessor and $cc compiler runs, want 1 and 0"
+grep -q "^apiprof-run: cache manifest $tmp/cache/manifest-[0-9a-f]*\.json ignored: " "$tmp/garbage.err" ||
+	fail "garbage: not said: $(cat "$tmp/garbage.err")"
+[ "$(wc -l <"$tmp/garbage.err")" -eq 1 ] || fail "garbage: more than one line: $(cat "$tmp/garbage.err")"
+echo "ok: a warm launch runs no compiler; a touched header is preprocessed again; a bad manifest is said and passed over"
