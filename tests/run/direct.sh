@@ -12,6 +12,9 @@
 #    bytes), is preprocessed again; the same source reuses the shim.
 #  - garbage: a manifest that is not one is said in one line, and the
 #    launch takes the full path with exact counts.
+#  - opened: a directory above a header made writable by the group, the
+#    header unchanged, is refused (status 125) as without a manifest: the
+#    trust rule is checked at each launch, not only at the build.
 # Each run gives exact counts.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -61,4 +64,13 @@ one garbage
 grep -q "^apiprof-run: cache manifest $tmp/cache/manifest-[0-9a-f]*\.json ignored: " "$tmp/garbage.err" ||
 	fail "garbage: not said: $(cat "$tmp/garbage.err")"
 [ "$(wc -l <"$tmp/garbage.err")" -eq 1 ] || fail "garbage: more than one line: $(cat "$tmp/garbage.err")"
-echo "ok: a warm launch runs no compiler; a touched header is preprocessed again; a bad manifest is said and passed over"
+# opened: the header's directory made writable by the group (the header
+# keeps its identity) is refused as a cold launch refuses it.
+chmod 775 "$tmp/api"
+: >"$tmp/cc.log"
+launch opened
+[ "$st" -eq 125 ] && [ ! -e "$tmp/opened.json" ] ||
+	fail "opened: status $st, want 125 and no run: $(cat "$tmp/opened.err")"
+grep -qF "not trusted: $tmp/api is writable by group or others" "$tmp/opened.err" ||
+	fail "opened: not refused: $(cat "$tmp/opened.err")"
+echo "ok: a warm launch runs no compiler; a touched header is preprocessed again; a bad manifest is said and passed over; what is no longer trusted is refused"
