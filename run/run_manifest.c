@@ -210,18 +210,33 @@ static int manifest_holds(const json_t *j, struct run_manifest *m)
 	return rc;
 }
 
+/* Read whole, then parsed: jansson reads a descriptor a byte a call. */
 static json_t *load(int fd, char *why, size_t cap)
 {
 	struct stat st;
 	json_error_t err;
+	json_t *j = NULL;
+	char *buf;
+	size_t len = 0;
+	ssize_t n = 1;
 
 	if (fstat(fd, &st) != 0 || st.st_size > MAN_MAX) {
 		run_whyf(why, cap, "larger than %d bytes", MAN_MAX);
 		return NULL;
 	}
-	json_t *j = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err);
-	if (j == NULL)
+	if ((buf = malloc(MAN_MAX + 1)) == NULL) {
+		run_whyf(why, cap, "%s", strerror(errno));
+		return NULL;
+	}
+	while (len <= MAN_MAX && (n = read(fd, buf + len, MAN_MAX + 1 - len)) > 0)
+		len += (size_t)n;
+	if (n < 0)
+		run_whyf(why, cap, "%s", strerror(errno));
+	else if (len > MAN_MAX)
+		run_whyf(why, cap, "larger than %d bytes", MAN_MAX);
+	else if ((j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err)) == NULL)
 		run_whyf(why, cap, "%s", err.text);
+	free(buf);
 	return j;
 }
 
