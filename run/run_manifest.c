@@ -285,13 +285,13 @@ static void add_file(struct man_build *b, const char *path)
 		return;
 	if (stat(path, &st) != 0)
 		e = json_pack("{s:b}", "absent", 1);
+	else if (too_new(&st.st_mtim, &b->start) || too_new(&st.st_ctim, &b->start))
+		e = NULL; /* it may have changed after the preprocessor read it */
 	else
 		e = json_pack("{s:I, s:I, s:I, s:I, s:I}", "dev", (json_int_t)st.st_dev, "ino",
 		              (json_int_t)st.st_ino, "size", (json_int_t)st.st_size, "mtime_ns",
 		              (json_int_t)ns(&st.st_mtim), "ctime_ns", (json_int_t)ns(&st.st_ctim));
-	if (e == NULL || json_object_set_new(b->files, path, e) != 0 ||
-	    (stat(path, &st) == 0 &&
-	     (too_new(&st.st_mtim, &b->start) || too_new(&st.st_ctim, &b->start))))
+	if (e == NULL || json_object_set_new(b->files, path, e) != 0)
 		b->ok = 0;
 }
 

@@ -9,7 +9,10 @@
  * preprocessed from the spec (`apiprof-gen build -E`, which refuses a
  * spec or header another user could have written), so an edited spec or
  * header (or a new generator or shim ABI) rebuilds and an unchanged one is
- * reused; the shim is compiled from that very preprocessed source.  A
+ * reused; the shim is compiled from that very preprocessed source.  The
+ * build leaves a manifest of every file it read (run_manifest.c), and a
+ * launch whose files are all unchanged and still trusted reuses the shim
+ * without running the preprocessor (direct mode).  A
  * cached shim is loaded only when it is a regular file of ours that
  * nobody else can write (opened with O_NOFOLLOW, checked on the
  * descriptor).  Every element the launcher puts in LD_PRELOAD is checked
@@ -113,8 +116,8 @@ static int cached_why(int fd, int err, const char *path, char *why, size_t cap)
 }
 
 /* Whether the cache holds a shim by that name that may be loaded.  One
- * that may not is said in one line, and built again over. */
-static int cached_ok(const struct run_cache *c, const char *name)
+ * that may not is said in one line (when say), and built again over. */
+static int cached_ok(const struct run_cache *c, const char *name, int say)
 {
 	char path[RUN_PATH_MAX * 2], why[RUN_PATH_MAX * 2 + 128];
 	int fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -126,7 +129,7 @@ static int cached_ok(const struct run_cache *c, const char *name)
 	int rc = cached_why(fd, err, path, why, sizeof(why));
 	if (fd >= 0)
 		close(fd);
-	if (rc != 0)
+	if (rc != 0 && say)
 		fprintf(stderr, "apiprof-run: cached shim not trusted: %s; building it again\n",
 		        why);
 	return rc == 0;
@@ -247,7 +250,7 @@ static int build_full(const struct run_opts *o, const struct run_cache *c, const
 	if (shim_name(spec, &w, m->shim, sizeof(m->shim)) != 0)
 		goto out;
 	rc = 0;
-	if (!cached_ok(c, m->shim)) {
+	if (!cached_ok(c, m->shim, 1)) {
 		if (!o->quiet)
 			fprintf(stderr, "apiprof-run: building a shim for %s\n", spec);
 		rc = build_into(c, &w, spec, m->shim);
@@ -262,7 +265,8 @@ out:
 }
 
 /* The manifest's shim when every file it lists is unchanged (direct
- * mode, run_manifest.c), else the full path. */
+ * mode, run_manifest.c), else the full path (which says why a cached
+ * shim may not be loaded). */
 static int build_spec(const struct run_opts *o, const char *spec, char *out, size_t cap)
 {
 	static struct run_cache cache = {.fd = -1};
@@ -274,7 +278,7 @@ static int build_spec(const struct run_opts *o, const char *spec, char *out, siz
 	}
 	if (cache.fd < 0 && run_cache_open(&cache) != 0)
 		return -1;
-	if (!(run_manifest_find(&cache, &m) && cached_ok(&cache, m.shim)) &&
+	if (!(run_manifest_find(&cache, &m) && cached_ok(&cache, m.shim, 0)) &&
 	    build_full(o, &cache, spec, &m) != 0)
 		return -1;
 	return snprintf(out, cap, "%s/%s", cache.dir, m.shim) < (int)cap ? 0 : -1;

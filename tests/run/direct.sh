@@ -12,6 +12,9 @@
 #    bytes), is preprocessed again; the same source reuses the shim.
 #  - garbage: a manifest that is not one is said in one line, and the
 #    launch takes the full path with exact counts.
+#  - swapped: a cached shim that may not be loaded is said once (not
+#    once by the manifest's check and again by the full path), and built
+#    again.
 #  - opened: a directory above a header made writable by the group, the
 #    header unchanged, is refused (status 125) as without a manifest: the
 #    trust rule is checked at each launch, not only at the build.
@@ -64,6 +67,15 @@ one garbage
 grep -q "^apiprof-run: cache manifest $tmp/cache/manifest-[0-9a-f]*\.json ignored: " "$tmp/garbage.err" ||
 	fail "garbage: not said: $(cat "$tmp/garbage.err")"
 [ "$(wc -l <"$tmp/garbage.err")" -eq 1 ] || fail "garbage: more than one line: $(cat "$tmp/garbage.err")"
+# swapped: the cached shim replaced by a symbolic link to a copy: said
+# once, and built again.
+shim=$(ls "$tmp/cache" | grep '^libapiprof-.*\.so$')
+mv "$tmp/cache/$shim" "$tmp/copy.so" && ln -s "$tmp/copy.so" "$tmp/cache/$shim"
+one swapped
+[ "$cc" -eq 1 ] || fail "swapped: $cc compiler runs, want 1 (built again)"
+[ "$(grep -c "not trusted" "$tmp/swapped.err")" -eq 1 ] ||
+	fail "swapped: want one 'not trusted' line: $(cat "$tmp/swapped.err")"
+[ -f "$tmp/cache/$shim" ] && [ ! -L "$tmp/cache/$shim" ] || fail "swapped: the link is still there"
 # opened: the header's directory made writable by the group (the header
 # keeps its identity) is refused as a cold launch refuses it.
 chmod 775 "$tmp/api"
