@@ -111,8 +111,9 @@ static int relative_entry(const char *v)
 
 static void hash_env(uint64_t *h)
 {
-	static const char *const vars[] = {"CC",           "PATH",          "CPATH",
-	                                   "C_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
+	static const char *const vars[] = {"CC",           "PATH",
+	                                   "CPATH",        "C_INCLUDE_PATH",
+	                                   "LIBRARY_PATH", "GCC_EXEC_PREFIX",
 	                                   "COMPILER_PATH"};
 	char cwd[RUN_PATH_MAX];
 
@@ -171,9 +172,8 @@ static int entry_holds(const char *path, const json_t *e)
 	                  field(e, "mtime_ns", &bad), field(e, "ctime_ns", &bad)};
 	if (bad)
 		return -1;
-	if (stat(path, &st) != 0 || v[0] != (long long)st.st_dev ||
-	    v[1] != (long long)st.st_ino || v[2] != (long long)st.st_size ||
-	    v[3] != ns(&st.st_mtim) || v[4] != ns(&st.st_ctim))
+	if (stat(path, &st) != 0 || v[0] != (long long)st.st_dev || v[1] != (long long)st.st_ino ||
+	    v[2] != (long long)st.st_size || v[3] != ns(&st.st_mtim) || v[4] != ns(&st.st_ctim))
 		return 0;
 	return apiprof_trust_path(path, why, sizeof(why)) == 0;
 }
@@ -250,10 +250,10 @@ int run_manifest_find(const struct run_cache *c, struct run_manifest *m)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, m->file);
 	if (fd < 0)
-		run_whyf(why, sizeof(why), "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+		run_whyf(why, sizeof(why), "%s",
+		         errno == ELOOP ? "a symbolic link" : strerror(errno));
 	else if (run_fd_mine(fd, path, 0, why, sizeof(why)) == 0 &&
-	         (j = load(fd, why, sizeof(why))) != NULL &&
-	         (rc = manifest_holds(j, m)) < 0)
+	         (j = load(fd, why, sizeof(why))) != NULL && (rc = manifest_holds(j, m)) < 0)
 		run_whyf(why, sizeof(why), "not a manifest of this launcher");
 	if (rc < 0)
 		fprintf(stderr, "apiprof-run: cache manifest %s ignored: %s\n", path, why);
