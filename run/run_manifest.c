@@ -14,15 +14,14 @@
  * shim and lists, with device, inode, size, mtime and ctime (ns), every
  * file the preprocessor entered (from the line markers of its output),
  * the spec, its "include_dirs" and the headers it lists beside it (or that
- * they were absent).  A launch with the same KEY reuses the shim when
- * every listed file still has that identity (an absent one is still
- * absent) and still passes apiprof_trust_path, as the spec does: a
- * changed, added or removed header, or one another user could now write,
- * goes back to the full path (preprocess, key, build), which refuses what
- * it must.  ctime cannot be set back by an unprivileged user.  A file
- * changed during the build (ctime at or after the coarse clock read before
- * the preprocessor ran) makes no manifest.  The manifest is written with
- * apiprof_file (O_EXCL|O_NOFOLLOW temporary, renamed) and read as
+ * they were absent), and the directories searched before the system's
+ * (the shim headers', CPATH's and C_INCLUDE_PATH's, identity only).  A launch with the same KEY
+ * reuses the shim when every listed file still has that identity (an absent one is still absent)
+ * and still passes apiprof_trust_path, as the spec does: a changed, added or removed header, or one
+ * another user could now write, goes back to the full path (preprocess, key, build), which refuses
+ * what it must.  ctime cannot be set back by an unprivileged user.  A file changed during the build
+ * (ctime at or after the coarse clock read before the preprocessor ran) makes no manifest.  The
+ * manifest is written with apiprof_file (O_EXCL|O_NOFOLLOW temporary, renamed) and read as
  * untrusted input: ours, writable by nobody else, at most 1 MiB, each
  * field checked; anything else is said in one line and ignored.
  */
@@ -175,6 +174,10 @@ static int entry_holds(const char *path, const json_t *e)
 	if (stat(path, &st) != 0 || v[0] != (long long)st.st_dev || v[1] != (long long)st.st_ino ||
 	    v[2] != (long long)st.st_size || v[3] != ns(&st.st_mtim) || v[4] != ns(&st.st_ctim))
 		return 0;
+	/* A directory searched before others: only its identity (a header
+	 * added to it changes its mtime and ctime). */
+	if (json_is_true(json_object_get(e, "search")))
+		return 1;
 	return apiprof_trust_path(path, why, sizeof(why)) == 0;
 }
 
@@ -276,7 +279,7 @@ static int too_new(const struct timespec *t, const struct timespec *start)
 	return ns(t) >= ns(start);
 }
 
-static void add_file(struct man_build *b, const char *path)
+static void add_entry(struct man_build *b, const char *path, int search)
 {
 	struct stat st;
 	json_t *e;
@@ -291,8 +294,40 @@ static void add_file(struct man_build *b, const char *path)
 		e = json_pack("{s:I, s:I, s:I, s:I, s:I}", "dev", (json_int_t)st.st_dev, "ino",
 		              (json_int_t)st.st_ino, "size", (json_int_t)st.st_size, "mtime_ns",
 		              (json_int_t)ns(&st.st_mtim), "ctime_ns", (json_int_t)ns(&st.st_ctim));
+	if (e != NULL && search && json_object_set_new(e, "search", json_true()) != 0)
+		e = NULL;
 	if (e == NULL || json_object_set_new(b->files, path, e) != 0)
 		b->ok = 0;
+}
+
+static void add_file(struct man_build *b, const char *path)
+{
+	add_entry(b, path, 0);
+}
+
+/* The directories of an include path variable, as apiprof-gen made them
+ * absolute (an empty entry is the working directory). */
+static void add_search(struct man_build *b, const char *var)
+{
+	const char *v = getenv(var);
+	char cwd[RUN_PATH_MAX], path[RUN_PATH_MAX * 2];
+
+	if (v == NULL)
+		return;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	for (const char *p = v;; p++) {
+		size_t n = strcspn(p, ":");
+
+		if (n > 0 && p[0] == '/')
+			snprintf(path, sizeof(path), "%.*s", (int)n, p);
+		else
+			snprintf(path, sizeof(path), "%s%s%.*s", cwd, n ? "/" : "", (int)n, p);
+		add_entry(b, path, 1);
+		p += n;
+		if (*p == '\0')
+			break;
+	}
 }
 
 /* A name from a line marker of apiprof-gen's build directory: absolute,
@@ -333,8 +368,9 @@ static void add_markers(struct man_build *b, const char *pre, const char *specdi
 	spec_buf_free(&name);
 }
 
-/* The spec, its include_dirs and the headers it lists beside it: a
- * header that appears there later is found first. */
+/* The spec, its include_dirs and the headers it lists beside it, and the
+ * directories searched before the system's (identity only): a header
+ * that appears there later is found first. */
 static void add_spec(struct man_build *b, const struct run_manifest *m, const char *specdir)
 {
 	char path[RUN_PATH_MAX * 2];
@@ -354,6 +390,9 @@ static void add_spec(struct man_build *b, const struct run_manifest *m, const ch
 		add_file(b, path);
 	}
 	spec_free(s);
+	add_entry(b, gen_path(GEN_PART_INCLUDEDIR), 1);
+	add_search(b, "CPATH");
+	add_search(b, "C_INCLUDE_PATH");
 }
 
 void run_manifest_start(struct run_manifest *m)
