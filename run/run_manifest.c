@@ -191,7 +191,7 @@ static int manifest_holds(const json_t *j, struct run_manifest *m)
 	unsigned long long h;
 	const char *path;
 	json_t *e;
-	int n = 0, rc = 1;
+	int n = 0;
 
 	if (json_integer_value(json_object_get(j, "manifest")) != 1 || !json_is_object(files) ||
 	    key == NULL || strcmp(key, m->key) != 0 || shim == NULL ||
@@ -205,12 +205,10 @@ static int manifest_holds(const json_t *j, struct run_manifest *m)
 	{
 		int r = entry_holds(path, e);
 
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			rc = 0; /* keep on: a malformed entry further on is still said */
+		if (r <= 0)
+			return r; /* the full path writes the manifest anew */
 	}
-	return rc;
+	return 1;
 }
 
 /* Read whole, then parsed: jansson reads a descriptor a byte a call. */
@@ -247,14 +245,14 @@ int run_manifest_find(const struct run_cache *c, struct run_manifest *m)
 {
 	char path[RUN_PATH_MAX * 2], why[MAN_WHY];
 	int fd = openat(c->fd, m->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc = -1;
+	int err = errno;
 	json_t *j = NULL;
 
-	if (fd < 0 && errno == ENOENT)
+	if (fd < 0 && err == ENOENT)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, m->file);
 	if (fd < 0)
-		run_whyf(why, sizeof(why), "%s",
-		         errno == ELOOP ? "a symbolic link" : strerror(errno));
+		run_whyf(why, sizeof(why), "%s", err == ELOOP ? "a symbolic link" : strerror(err));
 	else if (run_fd_mine(fd, path, 0, why, sizeof(why)) == 0 &&
 	         (j = load(fd, why, sizeof(why))) != NULL && (rc = manifest_holds(j, m)) < 0)
 		run_whyf(why, sizeof(why), "not a manifest of this launcher");
