@@ -12,7 +12,6 @@
  * links to those, so a header planted beside the spec under the name of
  * another (<stdint.h>, with #include_next) is never found.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "gen_build.h"
+#include "gen_marker.h"
 #include "apiprof_trust.h"
 #include "spec_buf.h"
 
@@ -61,35 +61,6 @@ int gen_build_trust_spec(const struct spec *s, const struct gen_build_opts *o)
 	if (gen_trust_dirs(s, s->include_dirs, s->ninclude_dirs) != 0)
 		return -1;
 	return gen_trust_dirs(s, o->inc, o->ninc);
-}
-
-/* The file a line marker `# LINE "NAME" FLAGS` enters (flag 1), in name;
- * false for any other line.  NAME is quoted as a C string. */
-static bool gen_marker_enters(const char *line, struct spec_buf *name)
-{
-	const char *p = line + 2;
-
-	if (line[0] != '#' || line[1] != ' ' || !isdigit((unsigned char)*p))
-		return false;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (p[0] != ' ' || p[1] != '"')
-		return false;
-	name->len = 0;
-	spec_buf_putn(name, "", 0);
-	for (p += 2; *p != '"' && *p != '\0'; p++) {
-		if (*p == '\\' && p[1] >= '0' && p[1] <= '7') {
-			char c = 0;
-			for (int i = 0; i < 3 && p[1] >= '0' && p[1] <= '7'; i++)
-				c = (char)(c * 8 + *++p - '0');
-			spec_buf_putc(name, c);
-			continue;
-		}
-		if (*p == '\\' && p[1] != '\0')
-			p++;
-		spec_buf_putc(name, *p);
-	}
-	return *p == '"' && strncmp(p + 1, " 1", 2) == 0 && (p[3] == ' ' || p[3] == '\n');
 }
 
 /* Names already checked, so a header entered a hundred times costs one. */

@@ -4,6 +4,8 @@
 #define APIPROF_RUN_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #define RUN_PATH_MAX  4096
 #define RUN_MAX_SPECS 16
@@ -26,6 +28,11 @@ int run_check_target(struct run_opts *o);
 
 /* run_shim.c: finds or builds every shim, and composes LD_PRELOAD. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap);
+/* FNV-1a over n bytes, and over a file's bytes (-1: unreadable); the
+ * hash of the generator's path and bytes and of the shim headers. */
+uint64_t run_fnv1a(uint64_t h, const void *p, size_t n);
+int run_hash_file(const char *path, uint64_t *h);
+uint64_t run_hash_tools(void);
 
 /* run_safe.c: what the launcher may hand to the loader.  The checks fill
  * why (one clause naming the path) and return -1 when they fail. */
@@ -51,6 +58,24 @@ struct run_cache {
 	int fd;                 /* the directory, opened and checked */
 };
 int run_cache_open(struct run_cache *c);
+
+/* run_manifest.c: the cache's direct mode, a shim reused without running
+ * the preprocessor while every file its build read is unchanged. */
+struct run_manifest {
+	char spec[RUN_PATH_MAX]; /* the spec's real path */
+	char key[17];            /* what else decides the build, hashed */
+	char file[64];           /* manifest-KEY.json, in the cache */
+	char shim[64];           /* the shim's name in the cache */
+	struct timespec start;   /* the coarse clock before the build */
+};
+/* Fills spec, key and file; -1 when the spec cannot be read. */
+int run_manifest_key(const char *spec, struct run_manifest *m);
+/* 1 (m->shim set) when the manifest holds; 0 when not (said in one line
+ * when it is malformed or not ours). */
+int run_manifest_find(const struct run_cache *c, struct run_manifest *m);
+void run_manifest_start(struct run_manifest *m); /* before preprocessing */
+/* Writes the manifest of m->shim, built from the preprocessed source pre. */
+void run_manifest_save(const struct run_cache *c, const struct run_manifest *m, const char *pre);
 
 /* run_dyn.c: the environment of --dynamic. */
 struct run_dyn_env {

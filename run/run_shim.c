@@ -9,7 +9,10 @@
  * preprocessed from the spec (`apiprof-gen build -E`, which refuses a
  * spec or header another user could have written), so an edited spec or
  * header (or a new generator or shim ABI) rebuilds and an unchanged one is
- * reused; the shim is compiled from that very preprocessed source.  A
+ * reused; the shim is compiled from that very preprocessed source.  The
+ * build leaves a manifest of every file it read (run_manifest.c), and a
+ * launch whose files are all unchanged and still trusted reuses the shim
+ * without running the preprocessor (direct mode).  A
  * cached shim is loaded only when it is a regular file of ours that
  * nobody else can write (opened with O_NOFOLLOW, checked on the
  * descriptor).  Every element the launcher puts in LD_PRELOAD is checked
@@ -52,7 +55,7 @@ const char *run_shipped_names(void)
 	return APIPROF_SHIPPED;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+uint64_t run_fnv1a(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
@@ -61,7 +64,7 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static int hash_file(const char *path, uint64_t *h)
+int run_hash_file(const char *path, uint64_t *h)
 {
 	char buf[8192];
 	ssize_t n;
@@ -70,7 +73,7 @@ static int hash_file(const char *path, uint64_t *h)
 	if (fd < 0)
 		return -1;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		*h = fnv1a(*h, buf, (size_t)n);
+		*h = run_fnv1a(*h, buf, (size_t)n);
 	close(fd);
 	return n < 0 ? -1 : 0;
 }
@@ -113,8 +116,8 @@ static int cached_why(int fd, int err, const char *path, char *why, size_t cap)
 }
 
 /* Whether the cache holds a shim by that name that may be loaded.  One
- * that may not is said in one line, and built again over. */
-static int cached_ok(const struct run_cache *c, const char *name)
+ * that may not is said in one line (when say), and built again over. */
+static int cached_ok(const struct run_cache *c, const char *name, int say)
 {
 	char path[RUN_PATH_MAX * 2], why[RUN_PATH_MAX * 2 + 128];
 	int fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -126,7 +129,7 @@ static int cached_ok(const struct run_cache *c, const char *name)
 	int rc = cached_why(fd, err, path, why, sizeof(why));
 	if (fd >= 0)
 		close(fd);
-	if (rc != 0)
+	if (rc != 0 && say)
 		fprintf(stderr, "apiprof-run: cached shim not trusted: %s; building it again\n",
 		        why);
 	return rc == 0;
@@ -194,7 +197,7 @@ static void hash_headers(uint64_t *h)
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path))
-			(void)hash_file(path, h);
+			(void)run_hash_file(path, h);
 }
 
 /* The shim's name: a hash of the generator, the shim headers, the spec
@@ -202,21 +205,28 @@ static void hash_headers(uint64_t *h)
  * to w->pre by `apiprof-gen build -E`, which refuses what another user
  * could have written), so a change in any included header builds a new
  * shim and nothing unseen reaches a cached one. */
-static int shim_name(const char *spec, const struct run_work *w, char *name, size_t cap)
+uint64_t run_hash_tools(void)
 {
 	const char *gen = gen_path(GEN_PART_GEN);
-	uint64_t h = fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
+	uint64_t h = run_fnv1a(0xcbf29ce484222325ull, gen, strlen(gen));
 
 	/* The generator's own bytes too: a new apiprof-gen may emit other
 	 * exports.  A generator given by a name that is no file keeps the
 	 * path-only key. */
-	(void)hash_file(gen, &h);
+	(void)run_hash_file(gen, &h);
 	hash_headers(&h);
-	if (hash_file(spec, &h) != 0) {
+	return h;
+}
+
+static int shim_name(const char *spec, const struct run_work *w, char *name, size_t cap)
+{
+	uint64_t h = run_hash_tools();
+
+	if (run_hash_file(spec, &h) != 0) {
 		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
 		return -1;
 	}
-	if (run_gen(spec, NULL, w->pre) != 0 || hash_file(w->pre, &h) != 0) {
+	if (run_gen(spec, NULL, w->pre) != 0 || run_hash_file(w->pre, &h) != 0) {
 		fprintf(stderr, "apiprof-run: could not build a shim for %s\n", spec);
 		return -1;
 	}
@@ -224,38 +234,54 @@ static int shim_name(const char *spec, const struct run_work *w, char *name, siz
 	return 0;
 }
 
+/* The full path: the name from the preprocessed source, the shim built
+ * unless cached, and the manifest that lets the next launch skip it. */
+static int build_full(const struct run_opts *o, const struct run_cache *c, const char *spec,
+                      struct run_manifest *m)
+{
+	struct run_work w;
+	int rc = -1;
+
+	if (work_open(c, &w) != 0) {
+		fprintf(stderr, "apiprof-run: cannot create %s: %s\n", w.dir, strerror(errno));
+		return -1;
+	}
+	run_manifest_start(m);
+	if (shim_name(spec, &w, m->shim, sizeof(m->shim)) != 0)
+		goto out;
+	rc = 0;
+	if (!cached_ok(c, m->shim, 1)) {
+		if (!o->quiet)
+			fprintf(stderr, "apiprof-run: building a shim for %s\n", spec);
+		rc = build_into(c, &w, spec, m->shim);
+		if (rc != 0)
+			fprintf(stderr, "apiprof-run: could not build a shim for %s\n", spec);
+	}
+	if (rc == 0)
+		run_manifest_save(c, m, w.pre);
+out:
+	work_close(&w);
+	return rc;
+}
+
+/* The manifest's shim when every file it lists is unchanged (direct
+ * mode, run_manifest.c), else the full path (which says why a cached
+ * shim may not be loaded). */
 static int build_spec(const struct run_opts *o, const char *spec, char *out, size_t cap)
 {
 	static struct run_cache cache = {.fd = -1};
-	struct run_work w;
-	char name[64];
-	int rc = -1;
+	static struct run_manifest m;
 
-	if (access(spec, R_OK) != 0) {
+	if (access(spec, R_OK) != 0 || run_manifest_key(spec, &m) != 0) {
 		fprintf(stderr, "apiprof-run: cannot read spec %s: %s\n", spec, strerror(errno));
 		return -1;
 	}
 	if (cache.fd < 0 && run_cache_open(&cache) != 0)
 		return -1;
-	if (work_open(&cache, &w) != 0) {
-		fprintf(stderr, "apiprof-run: cannot create %s: %s\n", w.dir, strerror(errno));
+	if (!(run_manifest_find(&cache, &m) && cached_ok(&cache, m.shim, 0)) &&
+	    build_full(o, &cache, spec, &m) != 0)
 		return -1;
-	}
-	if (shim_name(spec, &w, name, sizeof(name)) != 0 ||
-	    snprintf(out, cap, "%s/%s", cache.dir, name) >= (int)cap)
-		goto out;
-	rc = 0;
-	if (cached_ok(&cache, name))
-		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "apiprof-run: building a shim for %s\n", spec);
-	if (build_into(&cache, &w, spec, name) != 0) {
-		fprintf(stderr, "apiprof-run: could not build a shim for %s\n", spec);
-		rc = -1;
-	}
-out:
-	work_close(&w);
-	return rc;
+	return snprintf(out, cap, "%s/%s", cache.dir, m.shim) < (int)cap ? 0 : -1;
 }
 
 static int is_path(const char *spec)
