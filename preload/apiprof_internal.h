@@ -383,6 +383,21 @@ APIPROF_HIDDEN void apiprof_sample_draw(struct apiprof_tls *t);
  * was the outermost call abandoned), 0 when it is not known. */
 APIPROF_HIDDEN uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row);
 APIPROF_HIDDEN void apiprof_cur_after_abandon(struct apiprof_tls *t, uint64_t parent);
+/* An unwinding that leaves calls in progress behind (a longjmp, a C++
+ * exception): which frames it leaves, and the row each abandoned call
+ * counts in (UINT32_MAX: not counted); ctx is the unwinder's own. */
+struct apiprof_unwinding {
+	bool (*left)(const struct apiprof_unwinding *u, uintptr_t frame);
+	uint32_t (*row)(const struct apiprof_unwinding *u, struct apiprof_tls *t, uint32_t id,
+	                uintptr_t frame);
+	uintptr_t from, to; /* the stack pointers it goes from and to */
+	void *ctx;
+};
+/* Ends every call of this thread that u leaves (apiprof_abandon); the
+ * thread's innermost call becomes the one the outermost of them (the
+ * highest frame: stacks grow down) was made in.  Under the busy guard. */
+APIPROF_HIDDEN void apiprof_abandon_unwound(struct apiprof_tls *t,
+                                            const struct apiprof_unwinding *u);
 /* The row of the call in progress of api id, when it was entered out of
  * line, else UINT32_MAX. */
 APIPROF_HIDDEN uint32_t apiprof_slow_row(struct apiprof_tls *t, uint32_t id);

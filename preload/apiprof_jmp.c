@@ -67,18 +67,19 @@ static uintptr_t jmp_target(const void *env)
  * Out of a signal handler on an alternate stack above the thread's, it
  * goes down: it leaves the handler's stack from here up and the thread's
  * below the target, everything but what lies in between. */
-static bool unwound(uintptr_t frame, uintptr_t cur, uintptr_t tgt)
+static bool unwound(const struct apiprof_unwinding *u, uintptr_t frame)
 {
-	if (tgt > cur)
-		return frame >= cur && frame < tgt;
-	return frame >= cur || frame < tgt;
+	if (u->to > u->from)
+		return frame >= u->from && frame < u->to;
+	return frame >= u->from || frame < u->to;
 }
 
 /* The row of the abandoned call at `frame`, UINT32_MAX when unknown (not
  * counted).  A dynamic-mode api has no wrappers (entries NULL), so only
  * its calls entered out of line would be known, and which those are
  * depends on the calls' sites: none is counted. */
-static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uintptr_t low)
+static uint32_t row_of(const struct apiprof_unwinding *u, struct apiprof_tls *t, uint32_t id,
+                       uintptr_t frame)
 {
 	const struct apiprof_api *api = apiprof_api_get(id);
 
@@ -86,9 +87,9 @@ static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uint
 		return UINT32_MAX;
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);
-	/* The words read lie between the jump's own frame (low, when on the
-	 * same stack) and the abandoned one: live stack. */
-	return apiprof_wrappers_below(id, frame, low);
+	/* The words read lie between the jump's own frame (when on the same
+	 * stack) and the abandoned one: live stack. */
+	return apiprof_wrappers_below(id, frame, frame > u->from ? u->from : 0);
 }
 
 /* Ends the calls of this thread that the jump to env abandons.  The
@@ -96,31 +97,16 @@ static uint32_t row_of(struct apiprof_tls *t, uint32_t id, uintptr_t frame, uint
  * highest frame: stacks grow down) was made in, when its row is known. */
 static void jump(const void *env)
 {
-	uintptr_t cur = apiprof_sp();
-	uint32_t n = apiprof_api_count();
+	struct apiprof_unwinding u = {.left = unwound, .row = row_of, .from = apiprof_sp()};
 
 	/* Runtime code that a signal handler's jump leaves is not undone */
 	if (!apiprof_read_once(&jmp_known) || !apiprof_tls_ok() ||
 	    (apiprof_tls_self()->guard & APIPROF_GUARD_BUSY))
 		return;
 	struct apiprof_tls *t = apiprof_tls_self();
-	uintptr_t tgt = jmp_target(env);
+	u.to = jmp_target(env);
 	uint64_t busy = apiprof_busy_enter();
-	uintptr_t top = 0;
-	uint64_t parent = 0;
-	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
-		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
-
-		if (t->api[id].frame <= APIPROF_FRAME_IDLE || !unwound(frame, cur, tgt))
-			continue;
-		uint64_t p = apiprof_abandon(t, id, row_of(t, id, frame, frame > cur ? cur : 0));
-		if (frame > top) {
-			top = frame;
-			parent = p;
-		}
-	}
-	if (top != 0)
-		apiprof_cur_after_abandon(t, parent);
+	apiprof_abandon_unwound(t, &u);
 	apiprof_busy_leave(busy);
 }
 

@@ -127,6 +127,27 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	return parent;
 }
 
+void apiprof_abandon_unwound(struct apiprof_tls *t, const struct apiprof_unwinding *u)
+{
+	uint32_t n = apiprof_api_count();
+	uintptr_t top = 0;
+	uint64_t parent = 0;
+
+	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
+		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
+
+		if (t->api[id].frame <= APIPROF_FRAME_IDLE || !u->left(u, frame))
+			continue;
+		uint64_t p = apiprof_abandon(t, id, u->row(u, t, id, frame));
+		if (frame > top) {
+			top = frame;
+			parent = p;
+		}
+	}
+	if (top != 0)
+		apiprof_cur_after_abandon(t, parent);
+}
+
 /* A call of api id from stack address sp while the thread's frame word
  * for it says a call is in progress.  On the same stack, a deeper call is
  * nested in it; one at or above it finds a frame that an unwinding the

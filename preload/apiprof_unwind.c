@@ -181,9 +181,10 @@ static void keep_rows(uintptr_t sp)
  * unknown (not counted); what the throw kept is used once.  A dynamic-mode
  * api's calls are not counted, as in apiprof_jmp.c: only those a change of
  * call site sent out of line would be known. */
-static uint32_t row_of(struct apiprof_tls *t, struct apiprof_thread *th, uint32_t id,
+static uint32_t row_of(const struct apiprof_unwinding *u, struct apiprof_tls *t, uint32_t id,
                        uintptr_t frame)
 {
+	struct apiprof_thread *th = u->ctx;
 	const struct apiprof_api *api = apiprof_api_get(id);
 
 	if (api == NULL || api->entries == NULL)
@@ -196,12 +197,12 @@ static uint32_t row_of(struct apiprof_tls *t, struct apiprof_thread *th, uint32_
 	return th->thrown_row[id];
 }
 
-/* Whether the call at `frame` lies in the stack that a catch from
- * `catcher` (its stack pointer) has unwound from `thrower` (0: not known,
+/* Whether the call at `frame` lies in the stack that a catch (u->to, its
+ * stack pointer) has unwound from the thrower's (u->from; 0: not known,
  * an unwinding the throw hooks did not see). */
-static bool unwound(uintptr_t frame, uintptr_t thrower, uintptr_t catcher)
+static bool unwound(const struct apiprof_unwinding *u, uintptr_t frame)
 {
-	return frame >= thrower && frame < catcher && !apiprof_handler_off_frame(frame);
+	return frame >= u->from && frame < u->to && !apiprof_handler_off_frame(frame);
 }
 
 /* Ends the calls of this thread that lie between the thrower's stack
@@ -216,23 +217,10 @@ static void caught(uintptr_t catcher)
 		return;
 	struct apiprof_thread *th = entry_of(t);
 	uint64_t busy = apiprof_busy_enter();
-	uint32_t n = apiprof_api_count();
-	uintptr_t top = 0, thrower = th->thrown_sp;
-	uint64_t parent = 0;
+	struct apiprof_unwinding u = {
+	        .left = unwound, .row = row_of, .from = th->thrown_sp, .to = catcher, .ctx = th};
 	th->thrown_sp = 0;
-	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
-		uintptr_t frame = t->api[id].frame & ~(uintptr_t)APIPROF_FRAME_TAGS;
-
-		if (t->api[id].frame <= APIPROF_FRAME_IDLE || !unwound(frame, thrower, catcher))
-			continue;
-		uint64_t p = apiprof_abandon(t, id, row_of(t, th, id, frame));
-		if (frame > top) {
-			top = frame;
-			parent = p;
-		}
-	}
-	if (top != 0)
-		apiprof_cur_after_abandon(t, parent);
+	apiprof_abandon_unwound(t, &u);
 	apiprof_busy_leave(busy);
 }
 
