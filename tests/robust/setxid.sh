@@ -68,8 +68,18 @@ for call in setresgid setregid setgid setegid setgroups initgroups \
 		check "$tag" $want
 	done
 done
+# Refused: the same steps in a process that is uid U and has no
+# capability (setpriv made it so); the call fails with EPERM, as bare.
+for call in setgid setgroups setuid; do
+	export APIPROF_OUTPUT="$tmp/out/denied-$call.json"
+	compare denied-$call "$pl" setpriv --reuid=$uid "$prog" $call $uid $n
+	[ "$(cat "$tmp/denied-$call.shim.st")" = 1 ] &&
+		[ "$(cat "$tmp/denied-$call.shim.out")" = "$call: Operation not permitted" ] ||
+		fail "denied-$call: want '$call: Operation not permitted' and status 1, got status $(cat "$tmp/denied-$call.shim.st"): $(cat "$tmp/denied-$call.shim.out")"
+	check denied-$call $n
+done
 unset APIPROF_OUTPUT
-echo "ok: KEEPCAPS, setresuid, capset, then each of the 10 set*id calls: as bare, in a single- and a multithreaded program, every call counted"
+echo "ok: KEEPCAPS, setresuid, capset, then each of the 10 set*id calls: as bare, in a single- and a multithreaded program, every call counted; refused calls fail with EPERM as bare"
 
 # The flusher runs again after the calls, as uid U: U's own apiprof-top
 # (the segment is U's) is given every call made.
