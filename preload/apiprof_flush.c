@@ -487,8 +487,11 @@ static bool flusher_go_on(void)
 
 		if (cmd == FL_RUN)
 			return true;
-		if (cmd == FL_STOP && cmd_change(FL_STOP, FL_EXITING))
+		if (cmd == FL_STOP && cmd_change(FL_STOP, FL_EXITING)) {
+			/* the stopper waits for this change (cmd_wait) */
+			futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 			return false;
+		}
 		if (cmd == FL_FINISH) {
 			apiprof_finish(APIPROF_END_EXIT);
 			cmd_set(FL_FINISHED);
