@@ -45,9 +45,8 @@ ls -li "$d/target" >"$res/target.before"
 # sanitizer build, after the sanitizer runtimes).
 printf "%s\n" "$preload" >/etc/ld.so.preload
 # setpriv, root, runs under the runtime too (ld.so.preload): with no
-# flusher thread, which its per-thread credential changes do not expect
-# (glibc aborts its setresgid when it fails on the other thread), and no
-# segment, which would stay behind, root-owned, once it is another user.
+# segment, which would stay behind, root-owned, once it is another user,
+# and no flusher thread, which that segment's watch would need.
 as_user() {
 	APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 setpriv --reuid="$user" --regid="$user" \
 		--clear-groups env -u APIPROF_INTERVAL_MS -u APIPROF_SHM "$@"
