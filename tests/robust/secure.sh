@@ -46,7 +46,7 @@ ls -li "$d/target" >"$res/target.before"
 printf "%s\n" "$preload" >/etc/ld.so.preload
 # setpriv, root, runs under the runtime too (ld.so.preload): with no
 # segment, which would stay behind, root-owned, once it is another user,
-# and no flusher thread, which that segment's watch would need.
+# and no flusher thread, which would only watch that segment.
 as_user() {
 	APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 setpriv --reuid="$user" --regid="$user" \
 		--clear-groups env -u APIPROF_INTERVAL_MS -u APIPROF_SHM "$@"
