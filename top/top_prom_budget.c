@@ -85,7 +85,8 @@ static size_t evict(struct top_prom *x, uint32_t uid, bool any)
 	struct pool p = {.x = x, .uid = uid, .any = any};
 
 	top_prom_each(x->series, collect, &p);
-	qsort(p.v, p.n, sizeof(p.v[0]), by_age);
+	if (p.n > 1) /* p.v is NULL when nothing was collected */
+		qsort(p.v, p.n, sizeof(p.v[0]), by_age);
 	size_t k = p.n ? p.n / 16 + 1 : 0;
 	for (size_t i = 0; i < k; i++)
 		top_prom_series_drop(x, p.v[i]);
