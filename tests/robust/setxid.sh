@@ -46,6 +46,16 @@ done
 # anyone may write to, below $tmp, which U may pass through.
 chmod 711 "$tmp"
 mkdir -m 1777 "$tmp/out"
+# U runs copies of the runtime, the shim, the program and the build tree's
+# libraries they load: a checkout may lie where U cannot reach (/root).
+mkdir -m 755 "$tmp/bin"
+for f in $(ldd "$prog" "$shim" "$calls_prog" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+	grep -v -e '^/lib' -e '^/usr/' | sort -u) "$runtime" "$shim" "$prog" "$calls_prog"; do
+	cp "$f" "$tmp/bin/" || fail "cannot copy $f"
+done
+runtime=$tmp/bin/${runtime##*/} shim=$tmp/bin/${shim##*/} prog=$tmp/bin/${prog##*/}
+calls_prog=$tmp/bin/${calls_prog##*/}
+export LD_LIBRARY_PATH="$tmp/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 pl=$(shim_preload "$runtime" "$shim")
 unset APIPROF_INTERVAL_MS APIPROF_SHM APIPROF_KEEP_SHM
 
