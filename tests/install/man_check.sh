@@ -18,10 +18,9 @@ if [ $? -ne 0 ] || [ -s "$tmp/warn" ]; then
 	cat "$tmp/warn"
 	exit 1
 fi
-if command -v man >/dev/null 2>&1; then
-	man --warnings -l -E UTF-8 "$page" 2>"$tmp/warn" >/dev/null
-	[ -s "$tmp/warn" ] && { echo "FAIL: man --warnings on $page:"; cat "$tmp/warn"; exit 1; }
-fi
+need man man-db
+man --warnings -l -E UTF-8 "$page" 2>"$tmp/warn" >/dev/null
+[ -s "$tmp/warn" ] && { echo "FAIL: man --warnings on $page:"; cat "$tmp/warn"; exit 1; }
 
 "$prog" --help >"$tmp/help" 2>&1 || { echo "FAIL: $prog --help failed"; exit 1; }
 # Options as --help spells them: after a blank, a comma or a '['.
