@@ -3,8 +3,8 @@
 # (issue 34, point 9).  User 12345 writes two well-formed segments of its
 # own in the scratch directory given with --shm-dir: one names its own
 # unprofiled sleep ("mine"), the other user 54321's unprofiled sleep with
-# the comm "nginx".  Root's viewer and root's exporter (--textfile) must
-# show "mine" and not "nginx", and the viewer says why in one line.
+# the comm "fakenginx".  Root's viewer and root's exporter (--textfile) must
+# show "mine" and not "fakenginx", and the viewer says why in one line.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../robust/rlib.sh"
@@ -26,17 +26,17 @@ for _ in $(seq 200); do
 done
 chmod 755 "$tmp"
 mkdir "$tmp/shm" "$tmp/text" && chmod 1777 "$tmp/shm"
-for seg in "$mine mine" "$theirs nginx"; do
+for seg in "$mine mine" "$theirs fakenginx"; do
 	# shellcheck disable=SC2086
 	name=$(SEGTOOL_UID=$forger "$segtool" make "$tmp/shm" $seg) || fail "segtool"
 	chown $forger:$forger "$tmp/shm/$name"
-	[ "${seg#* }" = nginx ] && forged=$name
+	[ "${seg#* }" = fakenginx ] && forged=$name
 done
 
 wd "$top" -b -n 1 --shm-dir "$tmp/shm" >"$tmp/out" 2>"$tmp/err" ||
 	fail "viewer: status $?: $(cat "$tmp/err")"
 grep -q mine "$tmp/out" || fail "the viewer does not show the forger's own process: $(cat "$tmp/out" "$tmp/err")"
-! grep -q nginx "$tmp/out" || fail "the viewer shows pid $theirs as the forger's nginx: $(cat "$tmp/out")"
+! grep -q fakenginx "$tmp/out" || fail "the viewer shows pid $theirs as the forger's fakenginx: $(cat "$tmp/out")"
 grep -q "$forged: process $theirs runs as uid $victim, not as the segment's owner (uid $forger): not shown" "$tmp/err" ||
 	fail "no line saying why: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $(cat "$tmp/err")"
@@ -45,5 +45,5 @@ echo "ok: viewer: $(cat "$tmp/err")"
 wd "$top" --textfile "$tmp/text" --all-users -n 1 --shm-dir "$tmp/shm" 2>"$tmp/err" ||
 	fail "exporter: status $?: $(cat "$tmp/err")"
 grep -q 'comm="mine"' "$tmp/text/apiprof.prom" || fail "the exporter does not show the forger's own process"
-! grep -q nginx "$tmp/text/apiprof.prom" || fail "the exporter shows pid $theirs as nginx: $(grep nginx "$tmp/text/apiprof.prom")"
-echo "ok: exporter: mine exported, nginx not"
+! grep -q fakenginx "$tmp/text/apiprof.prom" || fail "the exporter shows pid $theirs as fakenginx: $(grep fakenginx "$tmp/text/apiprof.prom")"
+echo "ok: exporter: mine exported, fakenginx not"
