@@ -121,8 +121,8 @@ int main(int argc, char **argv)
 	if (set_profiler_env(&o) != 0)
 		return 125;
 	if (o.can_profile) {
-		if (o.output)
-			setenv("APIPROF_OUTPUT", o.output, 1);
+		if (run_output_env(&o) != 0)
+			return 125;
 		if (o.summary)
 			setenv("APIPROF_SUMMARY", "1", 1);
 		if (run_probe(&o) != 0)
