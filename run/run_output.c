@@ -66,8 +66,8 @@ static bool closed_on_the_way(const char *dir, char *stop, size_t cap)
 	}
 }
 
-/* dir is writable by root and some users, not by all: which. */
-static void say_writers(const char *dir, const struct stat *st)
+/* dir is writable by root and some users, not by all: which, in line. */
+static void writers(const char *dir, const struct stat *st, char *line, size_t cap)
 {
 	char who[64] = "";
 
@@ -76,34 +76,37 @@ static void say_writers(const char *dir, const struct stat *st)
 	if (st->st_mode & S_IWGRP)
 		snprintf(who + strlen(who), sizeof(who) - strlen(who), " and group %u",
 		         (unsigned)st->st_gid);
-	fprintf(stderr,
-	        "apiprof-run: %s is writable only by root%s: processes that drop privileges to"
-	        " another user cannot write their output there\n",
-	        dir, who);
+	snprintf(line, cap,
+	         "apiprof-run: %s is writable only by root%s: processes that drop privileges to"
+	         " another user cannot write their output there\n",
+	         dir, who);
 }
 
-/* One line when root's processes that become another user could not write
- * into dir (not a word when dir cannot be looked at: the runtime says
+/* The line to say when users other than root may not write into dir, in
+ * line; false when they may, or dir cannot be looked at (the runtime says
  * why at exit). */
-static void say_unwritable(const char *dir)
+static bool unwritable(const char *dir, char *line, size_t cap)
 {
 	char real[PATH_MAX], stop[PATH_MAX];
 	struct stat st;
 
 	if (realpath(dir, real) == NULL || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
-		return;
+		return false;
 	if (closed_on_the_way(real, stop, sizeof(stop)))
-		fprintf(stderr,
-		        "apiprof-run: %s is not writable by users other than root (%s is closed to"
-		        " them): processes that drop privileges cannot write their output there\n",
-		        dir, stop);
+		snprintf(line, cap,
+		         "apiprof-run: %s is not writable by users other than root (%s is closed to"
+		         " them): processes that drop privileges cannot write their output there\n",
+		         dir, stop);
 	else if ((st.st_mode & S_IWOTH) == 0 && st.st_uid == 0 && (st.st_mode & S_IWGRP) == 0)
-		fprintf(stderr,
-		        "apiprof-run: %s is not writable by users other than root: processes that"
-		        " drop privileges cannot write their output there\n",
-		        dir);
+		snprintf(line, cap,
+		         "apiprof-run: %s is not writable by users other than root: processes that"
+		         " drop privileges cannot write their output there\n",
+		         dir);
 	else if ((st.st_mode & S_IWOTH) == 0)
-		say_writers(dir, &st);
+		writers(dir, &st, line, cap);
+	else
+		return false;
+	return true;
 }
 
 static bool changes_uid(const char *name)
@@ -159,19 +162,18 @@ static bool may_change_uid(const char *cmd)
 /* Run as root: is the directory of path one that any user may write? */
 static void check_dir(const char *path, const char *cmd)
 {
-	char dir[RUN_PATH_MAX];
+	char dir[RUN_PATH_MAX], line[RUN_PATH_MAX + PATH_MAX + 160];
 	struct stat st;
 
 	if (geteuid() != 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
 		return; /* a device, FIFO or terminal is written as it is */
-	if (!may_change_uid(cmd))
-		return;
 	size_t n = (size_t)(strrchr(path, '/') - path);
 	memcpy(dir, path, n);
 	dir[n ? n : 1] = '\0';
 	if (n == 0)
 		dir[0] = '/';
-	say_unwritable(dir);
+	if (unwritable(dir, line, sizeof(line)) && may_change_uid(cmd))
+		fputs(line, stderr);
 }
 
 int run_output_env(const struct run_opts *o)
