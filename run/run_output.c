@@ -19,13 +19,13 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apiprof_file.h"
 #include "run.h"
 
 /* out = cwd + "/" + path; -1 (one line said) when it cannot be made. */
@@ -183,12 +183,10 @@ int run_output_env(const struct run_opts *o)
 
 	if (out == NULL || out[0] == '\0')
 		return 0;
-	if (out[0] == '/')
-		snprintf(path, sizeof(path), "%s", out);
-	else if (absolute(out, path, sizeof(path)) != 0)
+	if (out[0] != '/' && absolute(out, path, sizeof(path)) != 0)
 		return -1;
-	if (strlen(path) >= APIPROF_FILE_PATH_MAX) {
-		fprintf(stderr, "apiprof-run: the output %s is too long a path\n", path);
+	if (out[0] == '/' && (size_t)snprintf(path, sizeof(path), "%s", out) >= sizeof(path)) {
+		fprintf(stderr, "apiprof-run: the output %s is too long a path\n", out);
 		return -1;
 	}
 	if (!o->quiet)
