@@ -135,6 +135,11 @@ enum apiprof_proc_mode {
 
 /* The header's `flags`. */
 #define APIPROF_SHM_NO_RING 0x1u /* the ring could not get its pages: no record will come */
+/* Left at the end of the image, with its final totals, for a collector
+ * (apiprof_segname.h's watching marker) to read and then remove: set before
+ * state becomes EXITED.  A segment without it that outlives its process
+ * (APIPROF_KEEP_SHM) is the user's to remove. */
+#define APIPROF_SHM_LEFT 0x2u
 
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */

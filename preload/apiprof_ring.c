@@ -25,6 +25,10 @@ static size_t func_off(void)
  * tests' several) is taken at its word. */
 static const void *own_seg;
 static struct apiprof_ring_geom own_geom;
+/* Positions of the own segment's ring that have pages, when only its first
+ * slots got them (apiprof_ring_limit: the final snapshot of a process
+ * nobody watched live); UINT64_MAX when the whole ring has them. */
+static uint64_t own_limit = UINT64_MAX;
 
 static struct apiprof_ring_geom geom_of(const struct apiprof_shm_header *h)
 {
@@ -51,6 +55,30 @@ void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom 
 	h->ring_order = g->ring_order;
 	own_seg = mem;
 	own_geom = *g;
+	apiprof_write_once(&own_limit, UINT64_MAX);
+}
+
+/* Only positions below n may be written in h, the own segment's ring: its
+ * first n slots have pages, the rest none (a write there could be a
+ * SIGBUS on a full /dev/shm). */
+void apiprof_ring_limit(const struct apiprof_shm_header *h, uint64_t n)
+{
+	if ((const void *)h == own_seg)
+		apiprof_write_once(&own_limit, n);
+}
+
+/* The next position below the limit, or false: head stays below it, so
+ * that a reader reads only slots that have pages. */
+static bool take_bounded(struct apiprof_shm_header *h, uint64_t limit, uint64_t *pos)
+{
+	uint64_t cur = apiprof_read_once(&h->head);
+
+	do {
+		if (cur >= limit)
+			return false;
+	} while (!apiprof_cas_relaxed(&h->head, &cur, cur + 1));
+	*pos = cur;
+	return true;
 }
 
 static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t pos)
@@ -68,7 +96,14 @@ static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t po
  * record (608 bytes) on its stack. */
 struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint64_t *pos)
 {
-	*pos = apiprof_fetch_add_relaxed(&h->head, 1);
+	uint64_t limit = (const void *)h == own_seg ? apiprof_read_once(&own_limit) : UINT64_MAX;
+
+	if (limit == UINT64_MAX)
+		*pos = apiprof_fetch_add_relaxed(&h->head, 1);
+	else if (!take_bounded(h, limit, pos)) {
+		apiprof_fetch_add_relaxed(&h->dropped, 1);
+		return NULL;
+	}
 	struct apiprof_shm_rec *s = slot_at(h, *pos);
 	if (!apiprof_seq_claim(&s->seq, *pos)) {
 		apiprof_fetch_add_relaxed(&h->dropped, 1);
