@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "top_collect.h"
 #include "top_feed.h"
 #include "top_ptree.h"
 #include "top_watch.h"
@@ -163,8 +164,10 @@ static void try_open(struct top_watch *w, struct top_entry *e)
 	w->nofd += rc == TOP_SEG_NOFD;
 }
 
-static void mark_ended(struct top_entry *e, enum top_state st, uint64_t mono_ns)
+static void mark_ended(struct top_watch *w, struct top_entry *e, enum top_state st,
+                       uint64_t mono_ns)
 {
+	top_collect_judge(w, e, st);
 	if (e->proc.state == TOP_RUNNING)
 		e->proc.state = st;
 	e->proc.ended_mono_ns = mono_ns;
@@ -173,20 +176,30 @@ static void mark_ended(struct top_entry *e, enum top_state st, uint64_t mono_ns)
 }
 
 /* Ended: the runtime said so, or its segment was removed.  Stale: the
- * process died (or its pid was reused) without saying so. */
+ * process died (or its pid was reused) without saying so.  A process
+ * found gone after a pass whose header said it ran may have ended during
+ * the pass, its final records after those the pass read: one more pass
+ * reads them, and whether it ended. */
 static void check_liveness(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
 {
-	if (e->proc.state == TOP_ENDED || !e->present)
-		mark_ended(e, TOP_ENDED, mono_ns);
-	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
-		mark_ended(e, TOP_STALE, mono_ns);
+	char err[TOP_ERR_LEN];
+
+	if (e->proc.state == TOP_ENDED || !e->present) {
+		mark_ended(w, e, TOP_ENDED, mono_ns);
+		return;
+	}
+	if (!top_shm_gone(w->procdir, e->name, e->proc.pid))
+		return;
+	top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	mark_ended(w, e, e->proc.state == TOP_ENDED ? TOP_ENDED : TOP_STALE, mono_ns);
 }
 
 /* A process that died before its segment became readable (e.g. it
  * exec'ed or was killed before the first flush) has nothing to show: stop
  * retrying it, and release its mapping. */
-static void forget_unready(struct top_entry *e)
+static void forget_unready(struct top_watch *w, struct top_entry *e)
 {
+	top_collect_unready(w, e);
 	top_seg_close(&e->seg);
 	e->st = TOP_E_EXPIRED;
 }
@@ -218,7 +231,7 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
 	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
-		forget_unready(e);
+		forget_unready(w, e);
 }
 
 /* The title and the parent of a running process: both change after it
@@ -279,6 +292,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 {
 	w->nofd = 0;
 	w->nodir = false;
+	top_collect_mark(w, real_ns);
 	discover(w);
 	for (size_t i = 0; i < w->n; i++) {
 		struct top_entry *e = w->v[i];
@@ -295,6 +309,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 			e->st = TOP_E_EXPIRED;
 	}
 	say_nofd(w);
+	top_collect_sweep(w, real_ns);
 	prune(w);
 }
 
