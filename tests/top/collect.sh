@@ -1,0 +1,103 @@
+#!/bin/sh
+# collect.sh TOP SHIM SHORTPROG - every process counted, however short its
+# life (issue 35, point 4), in a /dev/shm of its own (a private mount
+# namespace with a tmpfs):
+#  1. 1000 fork children of about 1 ms, N calls each, started while the
+#     exporter (--textfile) runs: its counter is exactly 1000 x N, and once
+#     it has taken them no segment is left, and the counter stays;
+#  2. 20 short processes that ended while the watching marker promised a
+#     look: `apiprof-top -b -n 1 --json` shows all 20, ended, N calls each;
+#  3. 200 processes that died of SIGSEGV and SIGABRT leave 200 segments,
+#     and none once a viewer has run; a segment named for a dead process
+#     that is not apiprof's (another user's garbage) is left alone;
+#  4. with no collector, the next start of a profiled process of the same
+#     user removes dead processes' segments.
+set -u
+if [ "${COLLECT_INNER:-}" != 1 ]; then
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root: a private mount namespace with its own /dev/shm"; exit 77; }
+	unshare -m --propagation private true 2>/dev/null ||
+		{ echo "SKIP: cannot make a private mount namespace (unshare -m)"; exit 77; }
+	exec unshare -m --propagation private env COLLECT_INNER=1 sh -c \
+		'mount -t tmpfs -o size=1g tmpfs /dev/shm && exec sh "$0" "$@"' "$0" "$@"
+fi
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../robust/rlib.sh"
+top=$1 shim=$2 prog=$3
+need jq jq
+pl=$(shim_preload "$shim")
+n=7 k=1000
+segs() { find /dev/shm -maxdepth 1 -name 'apiprof-[0-9]*' | wc -l; }
+calls_in() { awk '/^apiprof_calls_total\{.*function="tt_work"/ { s += $NF } END { print s + 0 }' "$1" 2>/dev/null; }
+# until SECONDS CMD...: polls CMD until it succeeds, at most SECONDS.
+until_ok() {
+	end=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
+# 1. The exporter, and 1000 short processes.
+mkdir "$tmp/text"
+timeout -k 5 300 "$top" --textfile "$tmp/text" --all-users -d 0.2 2>"$tmp/exp.err" &
+exp=$!
+trap 'kill $exp 2>/dev/null; rm -rf "$tmp"' EXIT
+until_ok 60 test -f /dev/shm/apiprof-watching-0 || fail "the exporter made no watching marker: $(cat "$tmp/exp.err")"
+out=$(wd env LD_PRELOAD="$pl" "$prog" $n $k) || fail "shortprog: status $?"
+[ "$out" = "exited $k killed 0" ] || fail "shortprog: $out"
+want=$((k * n))
+got_want() { [ "$(calls_in "$tmp/text/apiprof.prom")" -eq $want ]; }
+until_ok 120 got_want ||
+	fail "the exporter counts $(calls_in "$tmp/text/apiprof.prom") calls of tt_work, $k processes made $want"
+echo "ok: the exporter counts $want calls of tt_work, all $k processes'"
+none_left() { [ "$(segs)" -eq 0 ]; }
+until_ok 60 none_left || fail "$(segs) segments left after the exporter took them"
+kill $exp
+wait $exp
+got=$(calls_in "$tmp/text/apiprof.prom")
+[ "$got" -eq $want ] || fail "the counter moved to $got once the segments were gone"
+[ ! -s "$tmp/exp.err" ] || fail "the exporter said: $(cat "$tmp/exp.err")"
+echo "ok: no segment left, the counter still $got, the exporter said nothing"
+
+# 2. 20 short processes while the marker promises a look (an hour).
+touch -d "@$(($(date +%s) + 3600))" /dev/shm/apiprof-watching-0
+: >"$tmp/pids"
+for _ in $(seq 20); do
+	env LD_PRELOAD="$pl" "$prog" 3 &
+	echo $! >>"$tmp/pids"
+	wait $! || fail "a short process failed"
+done
+wd "$top" -b -n 1 --json >"$tmp/top.json" 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
+for pid in $(cat "$tmp/pids"); do
+	c=$(jq "[.processes[] | select(.pid == $pid and .state == \"ended\") | .threads[].functions[] |
+		select(.name == \"tt_work\") | .calls] | add // 0" "$tmp/top.json")
+	[ "$c" -eq 3 ] || fail "pid $pid: $c calls of tt_work shown, 3 made ($(jq '.processes | length' "$tmp/top.json") processes shown)"
+done
+echo "ok: apiprof-top -b -n 1 --json shows all 20 ended processes, 3 calls each"
+[ "$(segs)" -eq 20 ] || fail "the viewer took segments promised to another collector: $(segs) left"
+
+# 3. 200 deaths, no collector: the viewer takes them, and only them.
+rm /dev/shm/apiprof-watching-0
+true &
+dead=$!
+wait
+garbage=apiprof-12345-$dead-1-$(stat -L -c %i /proc/self/ns/pid)-0123456789abcdef
+head -c 8192 /dev/urandom >"/dev/shm/$garbage"
+chown 12345 "/dev/shm/$garbage"
+out=$(wd env LD_PRELOAD="$pl" "$prog" 5 200 both) || fail "shortprog: status $?"
+[ "$out" = "exited 0 killed 200" ] || fail "shortprog: $out"
+# The 20 ended ones went at shortprog's start: no collector watches now.
+[ "$(segs)" -eq 201 ] || fail "want the 200 dead and the garbage, got $(segs)"
+wd "$top" -b -n 1 >/dev/null 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
+[ "$(segs)" -eq 1 ] && [ -f "/dev/shm/$garbage" ] ||
+	fail "after the viewer: $(ls /dev/shm)"
+echo "ok: 200 crashed processes' segments taken by the viewer; another user's garbage left"
+rm "/dev/shm/$garbage"
+
+# 4. No collector: the next start of a profiled process takes the dead.
+out=$(wd env LD_PRELOAD="$pl" "$prog" 5 50 both) || fail "shortprog: status $?"
+[ "$(segs)" -eq 50 ] || fail "want 50 dead segments, got $(segs)"
+wd env LD_PRELOAD="$pl" "$prog" 1 || fail "a short process failed"
+[ "$(segs)" -eq 0 ] || fail "$(segs) segments left after the next start: $(ls /dev/shm)"
+echo "ok: 50 dead segments removed by the next profiled process's start"
