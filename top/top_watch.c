@@ -168,6 +168,7 @@ static void mark_ended(struct top_watch *w, struct top_entry *e, enum top_state 
                        uint64_t mono_ns)
 {
 	top_collect_judge(w, e, st);
+	e->before = !e->seen_running && w->refreshes == 0;
 	if (e->proc.state == TOP_RUNNING)
 		e->proc.state = st;
 	e->proc.ended_mono_ns = mono_ns;
@@ -302,6 +303,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 		 * intervals go to zero, since nothing happens in it any more. */
 		if (live)
 			read_entry(w, e, mono_ns);
+		e->seen_running |= e->st == TOP_E_ACTIVE && e->proc.state == TOP_RUNNING;
 		read_info(w, e, mono_ns);
 		if (top_entry_visible(e))
 			top_proc_refresh(&e->proc, mono_ns, real_ns);
@@ -311,6 +313,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 	say_nofd(w);
 	top_collect_sweep(w, real_ns);
 	prune(w);
+	w->refreshes++;
 }
 
 void top_watch_reset(struct top_watch *w)

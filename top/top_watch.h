@@ -38,6 +38,8 @@ struct top_entry {
 	bool take;
 	uint64_t take_dev, take_ino;
 	uint64_t take_after_ns;
+	bool seen_running; /* a read showed its process running */
+	bool before;       /* ended before this viewer's first refresh */
 };
 
 struct top_watch {
@@ -63,6 +65,7 @@ struct top_watch {
 	bool last;        /* the viewer's last refresh: it promises nothing */
 	bool marker_said; /* the marker could not be kept: said once */
 	size_t taken;     /* segments removed so far */
+	uint64_t refreshes;
 };
 
 void top_watch_init(struct top_watch *w);
