@@ -3,8 +3,9 @@
 # life (issue 35, point 4), in a /dev/shm of its own (a private mount
 # namespace with a tmpfs):
 #  1. 1000 fork children of about 1 ms, N calls each, started while the
-#     exporter (--textfile) runs: its counter is exactly 1000 x N, and once
-#     it has taken them no segment is left, and the counter stays;
+#     exporter (--textfile) and another collector (-b) run: the exporter's
+#     counter is exactly 1000 x N, and once they have taken them no
+#     segment is left, and the counter stays;
 #  2. 20 short processes that ended while the watching marker promised a
 #     look: `apiprof-top -b -n 1 --json` shows all 20, ended, N calls each;
 #  3. 200 processes that died of SIGSEGV and SIGABRT leave 200 segments,
@@ -42,7 +43,11 @@ until_ok() {
 mkdir "$tmp/text"
 timeout -k 5 300 "$top" --textfile "$tmp/text" --all-users -d 0.2 2>"$tmp/exp.err" &
 exp=$!
-trap 'kill $exp 2>/dev/null; rm -rf "$tmp"' EXIT
+# A second collector beside it, which takes segments too: never one the
+# exporter has not read yet.
+timeout -k 5 300 "$top" -b -d 0.1 >/dev/null 2>"$tmp/b.err" &
+other=$!
+trap 'kill $exp $other 2>/dev/null; rm -rf "$tmp"' EXIT
 until_ok 60 test -f /dev/shm/apiprof-watching-0 || fail "the exporter made no watching marker: $(cat "$tmp/exp.err")"
 out=$(wd env LD_PRELOAD="$pl" "$prog" $n $k) || fail "shortprog: status $?"
 [ "$out" = "exited $k killed 0" ] || fail "shortprog: $out"
@@ -53,8 +58,8 @@ until_ok 120 got_want ||
 echo "ok: the exporter counts $want calls of tt_work, all $k processes'"
 none_left() { [ "$(segs)" -eq 0 ]; }
 until_ok 60 none_left || fail "$(segs) segments left after the exporter took them"
-kill $exp
-wait $exp
+kill $exp $other
+wait $exp $other
 got=$(calls_in "$tmp/text/apiprof.prom")
 [ "$got" -eq $want ] || fail "the counter moved to $got once the segments were gone"
 [ ! -s "$tmp/exp.err" ] || fail "the exporter said: $(cat "$tmp/exp.err")"
