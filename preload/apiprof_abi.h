@@ -12,7 +12,8 @@
  * inode of the process's pid namespace, tells apart two processes with the
  * same pid in two namespaces (two containers' pid 1); <nonce> is random, so
  * that no one can take the name beforehand.  The runtime never unlinks a
- * name it did not create.  A process that changes its effective uid (a
+ * name it did not create, but its own euid's segments of dead processes
+ * (apiprof_segment.c).  A process that changes its effective uid (a
  * server's worker dropping privileges) hands the file over to the new uid
  * with fchown and keeps the name.
  *

@@ -16,7 +16,11 @@
  * The name (apiprof_segname.h) holds the pid namespace and a random nonce:
  * two containers' pid 1 get two names, and no one can take ours
  * beforehand.  A name that exists is someone else's: another nonce is
- * drawn, and nothing is ever unlinked that this process did not create.
+ * drawn, and nothing is ever unlinked that this process did not create,
+ * but, at start, its own euid's segments of the same process's earlier
+ * images and of processes gone from its pid namespace (sweep_earlier_images).
+ * At the end of the image, while a collector watches, the segment is left
+ * with its final totals for it (apiprof_final.c).
  *
  * The descriptor is kept, close-on-exec and far above the program's own
  * (keep_fd), so that the ring's pages can be reserved after the
