@@ -8,6 +8,7 @@
 #     segment is left, and the counter stays;
 #  2. 20 short processes that ended while the watching marker promised a
 #     look: `apiprof-top -b -n 1 --json` shows all 20, ended, N calls each;
+#     and one of another user, under root's marker;
 #  3. 200 processes that died of SIGSEGV and SIGABRT leave 200 segments,
 #     and none once a viewer has run; a segment named for a dead process
 #     that is not apiprof's (another user's garbage) is left alone;
@@ -82,6 +83,26 @@ done
 echo "ok: apiprof-top -b -n 1 --json shows all 20 ended processes, 3 calls each"
 [ "$(segs)" -eq 20 ] || fail "the viewer took segments promised to another collector: $(segs) left"
 
+# 2b. Another user's short process (a postgres backend under root's
+# collector): root's marker keeps it too, root's viewer shows it.  The
+# programs are copied where that user can run them.
+command -v setpriv >/dev/null || fail "no setpriv (util-linux)"
+user=12346
+mkdir "$tmp/bin"
+chmod 755 "$tmp" "$tmp/bin"
+for f in "$prog" "$shim" $(ldd "$shim" "$prog" | awk '/lib(apiprof|toplib)/ { print $3 }'); do
+	cp "$f" "$tmp/bin/"
+done
+setpriv --reuid=$user --regid=$user --clear-groups env LD_LIBRARY_PATH="$tmp/bin" \
+	LD_PRELOAD="$tmp/bin/$(basename "$shim")" "$tmp/bin/$(basename "$prog")" 4 &
+upid=$!
+wait $upid || fail "user $user's short process failed"
+wd "$top" -b -n 1 --json >"$tmp/top.json" 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
+c=$(jq "[.processes[] | select(.pid == $upid and .state == \"ended\") | .threads[].functions[] |
+	select(.name == \"tt_work\") | .calls] | add // 0" "$tmp/top.json")
+[ "$c" -eq 4 ] || fail "user $user's pid $upid: $c calls of tt_work shown by root's viewer, 4 made"
+echo "ok: user $user's short process, ended under root's marker, shown by root's viewer: 4 calls"
+
 # 3. 200 deaths, no collector: the viewer takes them, and only them.
 rm /dev/shm/apiprof-watching-0
 true &
@@ -92,12 +113,13 @@ head -c 8192 /dev/urandom >"/dev/shm/$garbage"
 chown 12345 "/dev/shm/$garbage"
 out=$(wd env LD_PRELOAD="$pl" "$prog" 5 200 both) || fail "shortprog: status $?"
 [ "$out" = "exited 0 killed 200" ] || fail "shortprog: $out"
-# The 20 ended ones went at shortprog's start: no collector watches now.
-[ "$(segs)" -eq 201 ] || fail "want the 200 dead and the garbage, got $(segs)"
+# Root's 20 ended ones went at shortprog's start (no collector watches
+# now); user $user's one is not root's to remove there.
+[ "$(segs)" -eq 202 ] || fail "want the 200 dead, user $user's ended one and the garbage, got $(segs)"
 wd "$top" -b -n 1 >/dev/null 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
 [ "$(segs)" -eq 1 ] && [ -f "/dev/shm/$garbage" ] ||
 	fail "after the viewer: $(ls /dev/shm)"
-echo "ok: 200 crashed processes' segments taken by the viewer; another user's garbage left"
+echo "ok: 200 crashed processes' segments and user $user's ended one taken by root's viewer; another user's garbage left"
 rm "/dev/shm/$garbage"
 
 # 4. No collector: the next start of a profiled process takes the dead.
