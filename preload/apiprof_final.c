@@ -64,9 +64,10 @@ static uint32_t rows_used(const struct apiprof_api *api, struct apiprof_tab *tab
 	return n;
 }
 
-/* The rows the final snapshot writes: every thread's (live or exited, not
- * yet folded) and the folded ones.  Read with no lock, as the flusher
- * does; a thread that exits meanwhile is counted twice at most. */
+/* The rows the final snapshot writes: every thread's the flusher writes
+ * (live or exited, not yet folded) and the folded ones.  Read with no
+ * lock, as the flusher does; a thread that exits meanwhile is counted
+ * twice at most. */
 uint64_t apiprof_final_rows(void)
 {
 	uint64_t n = 0;
@@ -74,7 +75,7 @@ uint64_t apiprof_final_rows(void)
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
-		if (st == APIPROF_T_FREE)
+		if (st != APIPROF_T_LIVE && st != APIPROF_T_EXITED)
 			continue;
 		for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 			n += rows_used(apiprof_api_get(id), apiprof_load_acquire(&th->tab[id]));
