@@ -167,7 +167,7 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 
 	if (!entry_stable(th, gen))
 		return false;
-	if (func >= h->func_cap)
+	if (func >= apiprof_ring_funcs_named(h))
 		return true;
 	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, k, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
@@ -318,7 +318,8 @@ void apiprof_flush_folded(void)
 			uint32_t func = api->func_base + i;
 			uint64_t pos;
 
-			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
+			if (apiprof_load(&tab->calls[i]) == 0 ||
+			    func >= apiprof_ring_funcs_named(h))
 				continue;
 			sh.tick = apiprof_now();
 			struct rec_note n = {false, 0, 0};

@@ -274,6 +274,8 @@ APIPROF_HIDDEN uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame, uin
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
 APIPROF_HIDDEN void apiprof_ring_limit(const struct apiprof_shm_header *h, uint64_t n);
+APIPROF_HIDDEN void apiprof_ring_func_limit(const struct apiprof_shm_header *h, uint32_t n);
+APIPROF_HIDDEN uint32_t apiprof_ring_funcs_named(const struct apiprof_shm_header *h);
 APIPROF_HIDDEN int apiprof_ring_write(struct apiprof_shm_header *h,
                                       const struct apiprof_shm_rec *r);
 /* A record filled in place: reserve, fill all but seq, commit or abandon. */

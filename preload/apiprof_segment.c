@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -568,6 +569,36 @@ static bool is_ours_by_name(void)
 	       st.st_ino == seg.ino;
 }
 
+/* A segment left for a collector may wait seconds for it: the function
+ * table's pages past the entries in use (about 210 kB of its 220 under
+ * the default APIPROF_MAX_FUNCS) are given back.  Entries reserved from
+ * now on (an api registered by a thread still running) are neither
+ * written nor named by a record (apiprof_ring_func_limit), so nothing
+ * touches those pages again; a reader reads only entries below
+ * func_count. */
+static void trim_funcs(struct apiprof_shm_header *h)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = sizeof(struct apiprof_shm_func);
+	uint32_t used = apiprof_load_seq_cst(&seg.func_next);
+
+	if (used > apiprof_cfg.func_cap)
+		return;
+	size_t from = (APIPROF_SHM_HEADER_SIZE + (size_t)used * size + page - 1) / page * page;
+	if (from >= seg.ring_off)
+		return;
+	apiprof_ring_func_limit(h, (uint32_t)((from - APIPROF_SHM_HEADER_SIZE) / size));
+	int fd = own_fd();
+	bool opened = fd < 0;
+	if (opened)
+		fd = open_by_name(O_RDWR);
+	if (fd < 0)
+		return;
+	fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+	          (off_t)(seg.ring_off - from));
+	if (opened)
+		close(fd);
+}
+
 /* At exit: readers see the process ended with its final numbers.  The
  * mapping stays: a thread still running may write one more record.  A
  * segment left for a collector says so before it says EXITED, so that a
@@ -575,9 +606,13 @@ static bool is_ours_by_name(void)
 void apiprof_segment_close(bool unlink_it, bool left)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
+	int saved = errno;
 
 	if (h == NULL)
 		return;
+	if (left)
+		trim_funcs(h);
+	errno = saved;
 	if (left)
 		apiprof_or_fetch_relaxed(&h->flags, APIPROF_SHM_LEFT);
 	apiprof_store_release(&h->state, APIPROF_PROC_EXITED);

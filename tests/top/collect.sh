@@ -82,6 +82,11 @@ for pid in $(cat "$tmp/pids"); do
 done
 echo "ok: apiprof-top -b -n 1 --json shows all 20 ended processes, 3 calls each"
 [ "$(segs)" -eq 20 ] || fail "the viewer took segments promised to another collector: $(segs) left"
+# A left segment keeps pages for its header, the entries in use and its
+# final records only, not the whole function table (220 kB) or ring.
+kb=$(du -ck /dev/shm/apiprof-0-* | tail -n 1 | cut -f 1)
+[ "$kb" -le $((20 * 64)) ] || fail "20 left segments hold $kb kB of /dev/shm"
+echo "ok: the 20 left segments hold $kb kB of /dev/shm"
 
 # 2b. Another user's short process (a postgres backend under root's
 # collector): root's marker keeps it too, root's viewer shows it.  The
