@@ -164,11 +164,27 @@ static void try_open(struct top_watch *w, struct top_entry *e)
 	w->nofd += rc == TOP_SEG_NOFD;
 }
 
+/* Whether e's process, never seen running, had ended before this viewer
+ * began (its first refresh): by its last flush's time (the TSC's or the
+ * monotonic ticks since its start, on its start's CLOCK_REALTIME). */
+static bool ended_before(const struct top_watch *w, const struct top_entry *e)
+{
+	const struct apiprof_shm_header *h = &e->seg.hdr;
+
+	if (e->seen_running || w->refreshes > 0)
+		return false;
+	if (h->tick_hz == 0 || h->heartbeat_tick < h->tick0)
+		return true;
+	long double ns =
+	        (long double)(h->heartbeat_tick - h->tick0) * 1e9L / (long double)h->tick_hz;
+	return (long double)h->start_realtime_ns + ns < (long double)w->start_real_ns;
+}
+
 static void mark_ended(struct top_watch *w, struct top_entry *e, enum top_state st,
                        uint64_t mono_ns)
 {
 	top_collect_judge(w, e, st);
-	e->before = !e->seen_running && w->refreshes == 0;
+	e->before = ended_before(w, e);
 	if (e->proc.state == TOP_RUNNING)
 		e->proc.state = st;
 	e->proc.ended_mono_ns = mono_ns;
@@ -217,6 +233,11 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 			return;
 	}
 	int rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	/* Not ready, and gone: it may have ended during the pass, its final
+	 * flush (which makes it ready) after the header was read. */
+	if (rc == TOP_SEG_NOTREADY && e->st == TOP_E_PENDING &&
+	    top_shm_gone(w->procdir, e->name, e->proc.pid))
+		rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID) {
 		warn(w, e, err);
 		return;
@@ -293,6 +314,8 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 {
 	w->nofd = 0;
 	w->nodir = false;
+	if (w->refreshes == 0)
+		w->start_real_ns = real_ns;
 	top_collect_mark(w, real_ns);
 	discover(w);
 	for (size_t i = 0; i < w->n; i++) {

@@ -39,7 +39,7 @@ struct top_entry {
 	uint64_t take_dev, take_ino;
 	uint64_t take_after_ns;
 	bool seen_running; /* a read showed its process running */
-	bool before;       /* ended before this viewer's first refresh */
+	bool before;       /* had ended before this viewer's first refresh began */
 };
 
 struct top_watch {
@@ -66,6 +66,7 @@ struct top_watch {
 	bool marker_said; /* the marker could not be kept: said once */
 	size_t taken;     /* segments removed so far */
 	uint64_t refreshes;
+	uint64_t start_real_ns; /* CLOCK_REALTIME at the first refresh */
 };
 
 void top_watch_init(struct top_watch *w);
