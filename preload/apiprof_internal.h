@@ -273,6 +273,9 @@ APIPROF_HIDDEN uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame, uin
 
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
+APIPROF_HIDDEN void apiprof_ring_limit(const struct apiprof_shm_header *h, uint64_t n);
+APIPROF_HIDDEN void apiprof_ring_func_limit(const struct apiprof_shm_header *h, uint32_t n);
+APIPROF_HIDDEN uint32_t apiprof_ring_funcs_named(const struct apiprof_shm_header *h);
 APIPROF_HIDDEN int apiprof_ring_write(struct apiprof_shm_header *h,
                                       const struct apiprof_shm_rec *r);
 /* A record filled in place: reserve, fill all but seq, commit or abandon. */
@@ -295,8 +298,9 @@ APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment(void);
 APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment_ring(void);
 APIPROF_HIDDEN bool apiprof_segment_ring_reserve(void);
 APIPROF_HIDDEN bool apiprof_segment_ring_reserve_at_exit(void);
+APIPROF_HIDDEN bool apiprof_segment_ring_reserve_final(uint64_t nrec);
 APIPROF_HIDDEN void apiprof_segment_open(void);
-APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
+APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it, bool left);
 APIPROF_HIDDEN void apiprof_segment_after_fork(void);
 /* Gives the segment to uid (apiprof_creds.c); 0 or an errno. */
 APIPROF_HIDDEN int apiprof_segment_handover(uint32_t uid);
@@ -313,7 +317,13 @@ APIPROF_HIDDEN ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap
 APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);
 APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
-APIPROF_HIDDEN void apiprof_flush_final(void); /* at exit: for a reader that can still read */
+/* At exit: for a reader that can still read; true when the final snapshot
+ * is in the ring for a collector (apiprof_final.c), to leave the segment. */
+APIPROF_HIDDEN bool apiprof_flush_final(void);
+
+/* --- the final totals for a collector (apiprof_final.c) ---------------- */
+APIPROF_HIDDEN bool apiprof_collector_watching(void);
+APIPROF_HIDDEN uint64_t apiprof_final_rows(void);
 APIPROF_HIDDEN void apiprof_flusher_start(void);
 /* Requests to the flusher, without a signal (apiprof_flush.c): stop for a
  * call that needs the process single-threaded (true: stopped, start it
