@@ -20,6 +20,12 @@
  * flusher, the end of the image), never on a call, and once an api's
  * library has been seen it is not asked about again: the libraries of
  * most apis are loaded before their first flush, and cost one lookup.
+ * Nor is a library found absent asked about again while the loader has
+ * added no object since (dl_iterate_phdr's count of additions): for a name
+ * the loader does not know, the question searches the loader cache and
+ * opens the library's file, and a program that never loads it (a shell
+ * under a sqlite3 spec) would pay that at its start (the shim's
+ * constructor asks, apiprof_api.c), at every flush and at its end.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,6 +35,10 @@
 /* Per api id, 1 once its library was seen loaded.  A fork child keeps
  * it: it has the parent's libraries. */
 static uint32_t seen[APIPROF_MAX_APIS];
+
+/* Per api id, the loader's count of added objects when its library was
+ * last found absent, plus one (0: never found absent). */
+static uint64_t absent_at[APIPROF_MAX_APIS];
 
 /* This image has forked (pthread_atfork, apiprof_init.c). */
 static uint32_t forked;
@@ -47,6 +57,29 @@ static bool library_there(const struct apiprof_api *api)
 	return h != NULL;
 }
 
+/* Whether api's library is loaded now; asked again only when the loader
+ * has added objects since it was last found absent.  The answer of an api
+ * without an id (not registered) is not kept. */
+bool apiprof_loaded_ask(const struct apiprof_api *api)
+{
+	uint32_t id = apiprof_load_acquire(&api->id);
+	uint64_t adds, subs;
+
+	if (id == 0 || id >= APIPROF_MAX_APIS)
+		return library_there(api);
+	if (apiprof_load_acquire(&seen[id]))
+		return true;
+	apiprof_unload_counts(&adds, &subs);
+	if (apiprof_read_once(&absent_at[id]) == adds + 1)
+		return false;
+	bool there = library_there(api);
+	if (there)
+		apiprof_store_release(&seen[id], 1);
+	else
+		apiprof_write_once(&absent_at[id], adds + 1);
+	return there;
+}
+
 bool apiprof_loaded_check(void)
 {
 	bool all = true;
@@ -56,9 +89,7 @@ bool apiprof_loaded_check(void)
 
 		if (api == NULL || apiprof_load_acquire(&seen[id]))
 			continue;
-		bool there = library_there(api);
-		if (there)
-			apiprof_store_release(&seen[id], 1);
+		bool there = apiprof_loaded_ask(api);
 		apiprof_segment_api_unloaded(api, !there);
 		all = all && there;
 	}
