@@ -27,6 +27,8 @@ struct apiprof_config {
 	bool summary;         /* APIPROF_SUMMARY=1 */
 	bool shm;             /* APIPROF_SHM=0 turns the live segment off */
 	bool keep_shm;        /* APIPROF_KEEP_SHM=1: do not unlink at exit */
+	bool quiet;           /* APIPROF_QUIET=1 (apiprof-run -q): no hints, no notes */
+	uint32_t hints_pid;   /* APIPROF_HINTS_PID: who speaks for the run (0: each) */
 	char output[4096];    /* APIPROF_OUTPUT, "" = none */
 };
 APIPROF_HIDDEN extern struct apiprof_config apiprof_cfg;

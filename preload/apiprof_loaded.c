@@ -29,6 +29,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <unistd.h>
 
 #include "apiprof_internal.h"
 
@@ -113,14 +114,31 @@ void apiprof_loaded_before_close(void)
 	apiprof_busy_leave(busy);
 }
 
+/* The hint is the whole run's (apiprof_say): under apiprof-run, the
+ * process it started says it once, at its end, and its children say
+ * nothing, which a shell running 50 processes made 50 lines of.  When that
+ * process forked, its children's libraries are not known to it, and the
+ * line says so.  Without apiprof-run, a process that forked says nothing:
+ * its children are what the spec is for. */
 void apiprof_loaded_warn(void)
 {
-	if (apiprof_read_once(&forked))
+	int say = apiprof_say();
+	bool fork = apiprof_read_once(&forked);
+
+	if (say != APIPROF_SAY_ALL || (fork && apiprof_cfg.hints_pid == 0))
 		return;
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 
-		if (api != NULL && !apiprof_loaded(id))
+		if (api == NULL || apiprof_loaded(id))
+			continue;
+		if (fork)
+			apiprof_warn("%s: %s was never loaded by %s (pid %d), which started other "
+			             "processes (they do not say); is the program static, or the "
+			             "library named differently?",
+			             api->name, api->library, program_invocation_short_name,
+			             (int)getpid());
+		else
 			apiprof_warn("%s: %s was never loaded; is the program static, or the "
 			             "library named differently?",
 			             api->name, api->library);
