@@ -1,5 +1,5 @@
 #!/bin/sh
-# startup_absent.sh SQLITE3_SHIM BM1_SHIM BM1000_SHIM
+# startup_absent.sh SQLITE3_SHIM BM1_SHIM BM1000_SHIM APIPROF_RUN
 #
 # A process that never loads a spec's library pays one question per shim,
 # not one per function (issue 35.6).  `true` never loads libsqlite3: under
@@ -10,11 +10,13 @@
 # image asks nothing more: no object was added since).  And the loader's
 # symbol lookups (LD_DEBUG=symbols: the relocations and every dlsym) are
 # as many under a shim of 1000 functions as under one of 1, both for a
-# library `true` does not load.  Counts, never times.
+# library `true` does not load.  And apiprof-run --dynamic's probe (did
+# ld.so load the profiler?) reads no spec: only the program does, once in
+# its audit module and once in the profiler.  Counts, never times.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../robust/rlib.sh"
-sqlite3_shim=$1 bm1=$2 bm1000=$3
+sqlite3_shim=$1 bm1=$2 bm1000=$3 run=$4
 skip_if_sanitized "$sqlite3_shim"
 need strace strace
 t=/bin/true
@@ -52,3 +54,7 @@ echo "symbol lookups in true: spec of 1 function $n1, of 1000 functions $n1000"
 [ "$n1" -gt 0 ] || fail "LD_DEBUG=symbols reported no lookup"
 [ "$n1000" -eq "$n1" ] || fail "a spec of 1000 functions made $n1000 symbol lookups, one of 1 made $n1"
 echo "ok: an absent library costs one question per shim, whatever the spec's size"
+
+reads=$(opens 'sqlite3\.json' "$run" -q --dynamic -s sqlite3 -- $t)
+[ "$reads" -eq 2 ] || fail "apiprof-run --dynamic opened the spec $reads times, not 2 (the program's)"
+echo "ok: apiprof-run --dynamic's probe reads no spec"
