@@ -196,6 +196,10 @@ static enum apiprof_lib prefetch_lib(const struct apiprof_api *api, apiprof_look
 		if (lib == APIPROF_LIB_ABSENT &&
 		    next(api->symbols[0], api->versions ? api->versions[0] : NULL) != NULL)
 			lib = APIPROF_LIB_ELSEWHERE;
+		/* the failed lookups left their error for the program's dlerror;
+		 * bare, it has none (no lookup follows to clear it) */
+		if (lib == APIPROF_LIB_ABSENT)
+			apiprof_dl_clear_error();
 		api_state.pf_api = api;
 		api_state.pf_lib = lib;
 	}
