@@ -230,10 +230,29 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	cfg->summary = env_bool("APIPROF_SUMMARY", false);
 	cfg->shm = !secure && env_bool("APIPROF_SHM", true);
 	cfg->keep_shm = env_bool("APIPROF_KEEP_SHM", false);
+	cfg->quiet = env_bool("APIPROF_QUIET", false);
+	cfg->hints_pid = env_u32("APIPROF_HINTS_PID", 0, 1, INT32_MAX);
 	cfg->output[0] = '\0';
 	if (out != NULL && strlen(out) < sizeof(cfg->output))
 		memcpy(cfg->output, out, strlen(out) + 1);
 	else if (out != NULL)
 		apiprof_warn("APIPROF_OUTPUT is longer than %zu bytes; ignored",
 		             sizeof(cfg->output) - 1);
+}
+
+/* What this process says about the whole run: the hints and notes that
+ * would be the same in every process of it (a spec's library never loaded,
+ * dynamic mode's functions skipped).  apiprof-run names the process it
+ * starts in APIPROF_HINTS_PID, which its children inherit: that process
+ * speaks for the run, the others say nothing of it, and with APIPROF_QUIET
+ * (apiprof-run -q) it says only what is wrong.  Without apiprof-run, each
+ * process speaks for itself.  Read from the settings of the start, so a
+ * program that changes its environment changes nothing here. */
+int apiprof_say(void)
+{
+	if (!apiprof_ready())
+		return APIPROF_SAY_ERRORS;
+	if (apiprof_cfg.hints_pid != 0 && apiprof_cfg.hints_pid != (uint32_t)getpid())
+		return APIPROF_SAY_NONE;
+	return apiprof_cfg.quiet ? APIPROF_SAY_ERRORS : APIPROF_SAY_ALL;
 }

@@ -128,6 +128,10 @@ __attribute__((constructor)) static void apiprof_ctor(void)
  * (a failed exec). */
 uint64_t apiprof_finish(enum apiprof_end how)
 {
+	/* A vfork child (an exec, or _exit): the parent, whose memory this is,
+	 * has started another process, although no fork handler ran. */
+	if (apiprof_load_acquire(&init_state) == INIT_DONE && getpid() != self_pid)
+		apiprof_loaded_forked(true);
 	if (apiprof_load_acquire(&init_state) != INIT_DONE || getpid() != self_pid ||
 	    !apiprof_tls_ok() || !apiprof_end_claim())
 		return APIPROF_GUARD_BUSY;

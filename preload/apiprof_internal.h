@@ -27,6 +27,8 @@ struct apiprof_config {
 	bool summary;         /* APIPROF_SUMMARY=1 */
 	bool shm;             /* APIPROF_SHM=0 turns the live segment off */
 	bool keep_shm;        /* APIPROF_KEEP_SHM=1: do not unlink at exit */
+	bool quiet;           /* APIPROF_QUIET=1 (apiprof-run -q): no hints, no notes */
+	uint32_t hints_pid;   /* APIPROF_HINTS_PID: who speaks for the run (0: each) */
 	char output[4096];    /* APIPROF_OUTPUT, "" = none */
 };
 APIPROF_HIDDEN extern struct apiprof_config apiprof_cfg;
@@ -160,6 +162,16 @@ APIPROF_HIDDEN void apiprof_unload_counts(uint64_t *adds, uint64_t *subs);
  * calls (it takes the loader's lock), and marks their function entries
  * in the segment; true when every library has been seen. */
 APIPROF_HIDDEN bool apiprof_loaded_check(void);
+/* Whether api's library is loaded: asked again only after the loader has
+ * added an object (the shim constructor's question, and the check's). */
+APIPROF_HIDDEN bool apiprof_loaded_ask(const struct apiprof_api *api);
+/* Where a shim constructor's prefetch finds its api's functions. */
+enum apiprof_lib {
+	APIPROF_LIB_UNKNOWN,   /* not asked: a lookup outside a prefetch */
+	APIPROF_LIB_THERE,     /* the spec's library is loaded */
+	APIPROF_LIB_ABSENT,    /* it is not, nor is its first function elsewhere */
+	APIPROF_LIB_ELSEWHERE, /* it is not, but its first function is */
+};
 APIPROF_HIDDEN bool apiprof_loaded(uint32_t id);       /* as of the latest check */
 APIPROF_HIDDEN void apiprof_loaded_before_close(void); /* the dlclose hook's */
 /* At the end of the image: one line per api never loaded, unless the
