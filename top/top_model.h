@@ -47,12 +47,15 @@ struct top_cell {
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
 	struct top_stat base; /* cur when the user last reset */
 	uint64_t busy_since;  /* flags has APIPROF_REC_BUSY: the call in progress began then */
-	/* The call in progress (top_busy.c): how long it has run at the latest
-	 * refresh (-1: none), the part of it charged to the intervals so far,
-	 * and what the latest interval's charge changed (negative once the
-	 * call is over and its time is in the statistics). */
+	/* The call in progress (top_busy.c): how long it had run at its
+	 * latest snapshot (-1: none), the ticks of it accounted for in the
+	 * intervals so far, those of them not charged yet (an interval gets
+	 * at most its wall time), and what the latest interval's charge
+	 * changed (negative once the call is over and its time is in the
+	 * statistics). */
 	double busy_ns;
-	double busy_charged_ns;
+	uint64_t busy_charged;
+	double busy_carry;
 	double busy_iv_ns;
 };
 
@@ -228,9 +231,9 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
  * of the same snapshot as its sites; false when they did not come. */
 bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
                         double *p99);
-/* In top_busy.c: the calls in progress of a cell at a refresh (viewer
- * clock mono_ns), and what they add to the interval. */
-void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);
+/* In top_busy.c: the calls in progress of a cell at a refresh, as its
+ * latest snapshot saw them, and what they add to the interval. */
+void top_busy_refresh(const struct top_proc *p, struct top_cell *c);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
 /* In top_sort.c: by the column's natural order (top_cols.c), inverted on
