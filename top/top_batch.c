@@ -368,6 +368,9 @@ static json_t *proc_json(const struct top_pnode *node, uint64_t real_ns)
 	json_object_set_new(o, "depth", json_integer(node->depth));
 	json_object_set_new(o, "share_pct", json_real(node->share));
 	json_object_set_new(o, "apis", apis_json(p));
+	/* false: the process did not answer the first look's request for a
+	 * flush in time, so its latest calls may be missing */
+	json_object_set_new(o, "flushed", json_boolean(!p->unflushed));
 	return o;
 }
 

@@ -38,7 +38,9 @@ void top_proc_free(struct top_proc *p)
 
 const char *top_ring_note(const struct top_proc *p)
 {
-	return p->no_ring ? "  no ring: no live numbers (the program's stderr says why)" : "";
+	if (p->no_ring)
+		return "  no ring: no live numbers (the program's stderr says why)";
+	return p->unflushed ? "  not flushed: its latest calls may be missing" : "";
 }
 
 const char *top_state_name(enum top_state s)

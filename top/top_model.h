@@ -76,7 +76,10 @@ struct top_proc {
 	uint64_t mono0_ns; /* CLOCK_MONOTONIC at the runtime's start */
 	uint64_t start_realtime_ns;
 	enum top_state state;
-	bool no_ring;      /* the runtime could not give the ring its pages: no numbers */
+	bool no_ring; /* the runtime could not give the ring its pages: no numbers */
+	/* The process did not answer the first look's request for a flush in
+	 * time (top_watch.c): what it did just before may be missing. */
+	bool unflushed;
 	uint64_t dropped;  /* producer side, from the header */
 	uint64_t lost;     /* reader side: slots overwritten or in flight */
 	uint64_t overflow; /* snapshots ignored because TOP_MAX_CELLS was reached */
@@ -192,8 +195,9 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns);
 void top_proc_reset(struct top_proc *p);
 bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linger_ns);
 const char *top_state_name(enum top_state s);
-/* What a process's title adds when its runtime has no ring: "" or a note
- * starting with two spaces. */
+/* What a process's title adds when its runtime has no ring, or did not
+ * answer the first look's request for a flush: "" or a note starting with
+ * two spaces. */
 const char *top_ring_note(const struct top_proc *p);
 /* The process's time in its apis over the interval, as a share of the
  * interval's wall time, % (summed over threads: can exceed 100). */
