@@ -639,19 +639,25 @@ bool top_seg_pending(const struct top_seg *s)
 	return s->map != NULL && s->asked && !s->answered;
 }
 
+/* await_answer with the mapping guarded: a segment that shrinks under
+ * the reader is no answer. */
+static void await_guarded(struct top_seg *s, uint64_t deadline_ns)
+{
+	bus_install();
+	if (sigsetjmp(bus_jmp, 1))
+		return;
+	bus_arm();
+	await_answer(s, deadline_ns);
+	bus_disarm();
+}
+
 bool top_seg_await(struct top_seg *s, int pid, uint64_t deadline_ns)
 {
 	if (!top_seg_pending(s) || !s->ask_new)
 		return s->answered;
 	s->ask_new = false;
-	if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM)) /* gone: its end said all */
-		return false;
-	bus_install();
-	if (sigsetjmp(bus_jmp, 1))
-		return false;
-	bus_arm();
-	await_answer(s, deadline_ns);
-	bus_disarm();
+	/* gone: its last snapshot answered, or nothing will */
+	await_guarded(s, pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM) ? 0 : deadline_ns);
 	return s->answered;
 }
 
