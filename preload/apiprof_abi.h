@@ -56,6 +56,12 @@
  * it will have looked again); if flusher_idle is set it then adds one to
  * reader_gen and FUTEX_WAKEs it.  The woken flusher writes a keyframe at
  * once, so a reader that attaches late gets complete cumulative totals.
+ * Where flags has APIPROF_SHM_FLUSH_ACK, a reader's first look adds one to
+ * reader_gen and wakes it whether the flusher is idle or not: the flusher
+ * then writes a keyframe at once and stores that reader_gen in
+ * flushed_gen (release, then FUTEX_WAKE), as the end of the image's last
+ * snapshot does too.  A reader that waits until flushed_gen reaches its
+ * value has every call made before its look.
  * Threads that exit write their last snapshot themselves, watched or not.
  *
  * Publication order, which readers may rely on:
@@ -141,6 +147,9 @@ enum apiprof_proc_mode {
  * state becomes EXITED.  A segment without it that outlives its process
  * (APIPROF_KEEP_SHM) is the user's to remove. */
 #define APIPROF_SHM_LEFT 0x2u
+/* The runtime answers a reader's request (reader_gen) with a full snapshot
+ * and then flushed_gen: a first look can wait for everything done before. */
+#define APIPROF_SHM_FLUSH_ACK 0x4u
 
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */
@@ -289,7 +298,10 @@ struct apiprof_shm_header {
 	uint64_t reader_until_ns; /* CLOCK_MONOTONIC: a reader means to look again before then */
 	uint32_t reader_gen;      /* futex word: a reader adds one, then wakes the flusher */
 	uint32_t flusher_idle;    /* 1 while the flusher waits for a reader (the runtime's) */
-	uint8_t pad3[48];
+	/* The runtime's (APIPROF_SHM_FLUSH_ACK): the latest reader_gen whose
+	 * flush is in the ring, release-stored and FUTEX_WAKEd after it. */
+	uint32_t flushed_gen;
+	uint8_t pad3[44];
 };
 
 struct apiprof_shm_func {

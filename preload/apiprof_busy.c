@@ -16,16 +16,29 @@
  * into copies on the flusher's own stack, which is large (256 KiB; the
  * stack-usage test exempts this file's two big frames).
  *
- * The start is the row's latest timed start (struct apiprof_cold t0).  It
- * is this call's when every call is timed, unless the flusher looks in
- * the few instructions between the frame word's store and the start's;
- * a start older than the flusher's previous look, when that look did not
- * see this call, is such a stale one.  Where the start is not known (a
- * sampled mode's untimed call, a shim older than the field, a stale
- * start), the flusher's first sighting of the call stands for it, and the
- * record says so (APIPROF_REC_BUSY_BOUND): the call has run at least that
- * long.  One call is told from the next with the same frame and row by
- * the row's count, which every way out of a call moves.
+ * A call is shown in progress only while it really is, and with its own
+ * start: the flusher reads the row's count, the frame word again, the
+ * start (struct apiprof_cold t0) and the count again (read_call).  Every
+ * way out of a call adds to the count before it sets the frame word idle,
+ * and only the call in progress stores the start, so a count that did not
+ * move while the frame word still said "in a call" means no call of the
+ * row ended meanwhile: the call in progress is the one whose start was
+ * read.  Anything else (the call ended or another
+ * began while the flusher read) is not a call in progress this time: the
+ * next pass looks again.  Once seen, a call is told from the next one at
+ * the same frame and row by the count and by the start (a flusher that
+ * read the count of a call just ending, in the one instruction between its
+ * count and its frame word, knows the next call by its new start).
+ *
+ * The start read is this call's when every call is timed, unless the
+ * thread was stopped in the few instructions between its frame word's
+ * store and its start's while the flusher read (it reads the start after
+ * a system call, long after those instructions); a start older than the
+ * flusher's previous look, when that look did not see this call, is such
+ * a stale one.  Where the start is not known (a sampled mode's untimed
+ * call, a shim older than the field, a stale start), the flusher's first
+ * sighting of the call stands for it, and the record says so
+ * (APIPROF_REC_BUSY_BOUND): the call has run at least that long.
  */
 #include <string.h>
 #include <sys/uio.h>
@@ -74,53 +87,89 @@ static uint32_t row_of(const struct apiprof_thread *th, uint32_t id, uintptr_t w
 	return apiprof_read_once(&th->slow_row[id]);
 }
 
-/* The start of the call b has just found (its first sighting), or 0 when
- * it cannot be known: see the head of this file. */
-static uint64_t start_of(const struct apiprof_thread *th, const struct apiprof_tls *t, uint32_t id,
-                         const struct apiprof_busy *b, uint64_t now)
-{
-	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
+/* What read_call read of a call in progress: its row's count and start. */
+struct busy_read {
+	uint64_t calls;
+	uint64_t t0;
+};
 
-	if (tab == NULL || (t->guard & APIPROF_GUARD_SAMPLE))
+/* Reads the count and the start of row `row` of tab, for the call with
+ * frame word w of api id on the thread of TLS block blk: the count, the
+ * frame word again, the start, the count again.  True when the call was
+ * in progress all along (see the head of this file).  The loads are
+ * acquire loads, so that they stay in this order. */
+static bool read_call(const struct apiprof_tls_block *blk, struct apiprof_tab *tab, uint32_t id,
+                      uint32_t row, uintptr_t w, struct busy_read *r)
+{
+	uint64_t *t0 = &apiprof_tab_cold(tab, row)->t0;
+	uintptr_t again;
+
+	r->calls = apiprof_load_acquire(&tab->calls[row]);
+	if (!read_self(&again, (uintptr_t)&blk->hot.api[id].frame, sizeof(again)) || again != w)
+		return false;
+	/* after a system call: a thread that was in the few instructions
+	 * between its frame word's store and its start's has long stored it,
+	 * unless it was stopped there */
+	r->t0 = apiprof_load_acquire(t0);
+	return apiprof_load_acquire(&tab->calls[row]) == r->calls;
+}
+
+/* The start of the call b has just found (its first sighting), whose row's
+ * start reads t0, or 0 when it cannot be known: see the head of this file. */
+static uint64_t start_of(const struct apiprof_thread *th, const struct apiprof_tls *t,
+                         const struct apiprof_busy *b, uint64_t t0, uint64_t now)
+{
+	if (t->guard & APIPROF_GUARD_SAMPLE)
 		return 0;
-	uint64_t t0 = apiprof_load(&apiprof_tab_cold(tab, b->row)->t0);
 	if (t0 == 0 || t0 > now || t0 < apiprof_load(&th->start_tick) || t0 < b->look)
 		return 0;
 	return t0;
 }
 
 /* Whether b still describes the call with frame word w in row `row`,
- * whose count is `calls`. */
+ * whose count and start read r. */
 static bool same_call(const struct apiprof_busy *b, uint32_t gen, uintptr_t w, uint32_t row,
-                      uint64_t calls)
+                      const struct busy_read *r)
 {
-	return b->gen == gen && b->frame == w && b->row == row && b->calls == calls;
+	return b->gen == gen && b->frame == w && b->row == row && b->calls == r->calls &&
+	       b->t0 == r->t0;
 }
 
-/* One api of the thread: b is updated to what the frame word w says. */
-static void scan_api(struct apiprof_thread *th, const struct apiprof_tls *t, uint32_t id,
-                     uint32_t gen, uint64_t now)
+/* No call in progress on this api (or none the flusher could be sure of). */
+static void busy_none(struct apiprof_busy *b, uint32_t gen, uint64_t now)
+{
+	*b = (struct apiprof_busy){.gen = gen, .row = UINT32_MAX, .shown = b->shown, .look = now};
+}
+
+/* One api of the thread (TLS block blk, copied into t): b is updated to
+ * what the frame word says. */
+static void scan_api(struct apiprof_thread *th, const struct apiprof_tls_block *blk,
+                     const struct apiprof_tls *t, uint32_t id, uint32_t gen, uint64_t now)
 {
 	struct apiprof_busy *b = th->busy[id];
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
 	const struct apiprof_api *api = apiprof_api_get(id);
 	uintptr_t w = t->api[id].frame;
 	uint32_t row = w > APIPROF_FRAME_IDLE ? row_of(th, id, w) : UINT32_MAX;
+	struct busy_read r;
 
 	if (b->gen != gen)
 		*b = (struct apiprof_busy){.gen = gen, .row = UINT32_MAX};
-	if (tab == NULL || api == NULL || row >= api->nfuncs) {
-		*b = (struct apiprof_busy){
-		        .gen = gen, .row = UINT32_MAX, .shown = b->shown, .look = now};
+	/* a call timed since the snapshot's tick was not in progress then:
+	 * the next pass sees it, with its start */
+	if (tab == NULL || api == NULL || row >= api->nfuncs ||
+	    !read_call(blk, tab, id, row, w, &r) ||
+	    (r.t0 > now && !(t->guard & APIPROF_GUARD_SAMPLE))) {
+		busy_none(b, gen, now);
 		return;
 	}
-	uint64_t calls = apiprof_load(&tab->calls[row]);
+	if (!same_call(b, gen, w, row, &r)) {
+		uint64_t t0 = start_of(th, t, b, r.t0, now);
 
-	if (!same_call(b, gen, w, row, calls)) {
 		b->frame = w;
 		b->row = row;
-		b->calls = calls;
-		uint64_t t0 = start_of(th, t, id, b, now);
+		b->calls = r.calls;
+		b->t0 = r.t0;
 		b->since = t0 ? t0 : now;
 		b->bound = t0 ? 0 : APIPROF_REC_BUSY_BOUND;
 	}
@@ -140,6 +189,6 @@ void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now)
 		/* busy[id] is stored before the table is published (release) */
 		if (apiprof_load_acquire(&th->tab[id]) == NULL || th->busy[id] == NULL)
 			continue;
-		scan_api(th, &t, id, gen, now);
+		scan_api(th, blk, &t, id, gen, now);
 	}
 }

@@ -356,6 +356,23 @@ static void flush_records(bool keyframe, bool busy)
 		apiprof_flush_folded();
 }
 
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *rel);
+
+/* Tells the readers that asked for a flush (reader_gen up to `asked`)
+ * that it is in the ring (apiprof_abi.h APIPROF_SHM_FLUSH_ACK).  The
+ * flusher and the end of the image may both answer: flushed_gen only
+ * moves forward (serial arithmetic, as the readers compare). */
+static void flush_ack(struct apiprof_shm_header *h, uint32_t asked)
+{
+	uint32_t cur = apiprof_load_acquire(&h->flushed_gen);
+
+	do {
+		if ((int32_t)(asked - cur) <= 0)
+			return;
+	} while (!apiprof_cas_seq_cst(&h->flushed_gen, &cur, asked));
+	futex(&h->flushed_gen, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
 /* One pass over every thread.  A keyframe also repeats the exited threads
  * and the folded totals, so that a reader attaching late gets everything.
  * Without a ring only the clock and the heartbeat move: a reader then has
@@ -367,10 +384,14 @@ static void flush_all(bool keyframe, bool busy)
 
 	if (h == NULL)
 		return;
+	/* a keyframe answers the requests made before it began */
+	uint32_t asked = apiprof_load_seq_cst(&h->reader_gen);
 	apiprof_write_once(&h->tick_hz, apiprof_clock_hz());
 	if (apiprof_segment_ring() != NULL)
 		flush_records(keyframe, busy);
 	apiprof_store_release(&h->heartbeat_tick, apiprof_now());
+	if (keyframe)
+		flush_ack(h, asked);
 }
 
 /* Without the calls in progress: their state is the flusher's alone, and
@@ -481,10 +502,16 @@ static void wait_for_reader(struct apiprof_shm_header *h)
 	apiprof_write_once(&h->flusher_idle, 0);
 }
 
-/* Sleeps one interval, or less when told something. */
-static void interval_sleep(void)
+/* Sleeps one interval, or less when told something: a command wakes
+ * reader_gen too (flusher_wake), and so does a reader that asks for a
+ * flush (apiprof_abi.h); `served` is the request answered last. */
+static void interval_sleep(struct apiprof_shm_header *h, uint32_t served)
 {
-	futex_wait_ns(&flusher_cmd, FL_RUN, (uint64_t)apiprof_cfg.interval_ms * 1000000u);
+	uint64_t ns = (uint64_t)apiprof_cfg.interval_ms * 1000000u;
+	struct timespec rel = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+	if (cmd_load() == FL_RUN)
+		futex(&h->reader_gen, FUTEX_WAIT, served, &rel);
 }
 
 /* False when the flusher is to exit now.  A request to finish the image
@@ -515,7 +542,7 @@ static bool flusher_go_on(void)
 static void *flusher_main(void *arg)
 {
 	struct apiprof_shm_header *h = arg;
-	uint32_t n = 0;
+	uint32_t n = 0, served = apiprof_load_acquire(&h->flushed_gen);
 
 	apiprof_busy_enter(); /* for good: this thread is all runtime */
 	apiprof_write_once(&flusher_tid, apiprof_gettid());
@@ -526,13 +553,20 @@ static void *flusher_main(void *arg)
 		if (woken)
 			wait_for_reader(h);
 		else
-			interval_sleep();
+			interval_sleep(h, served);
 		if (!flusher_go_on())
 			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
 		apiprof_loaded_check();
-		n = woken ? 0 : n + 1;
-		flush_all(woken || n % apiprof_cfg.keyframe == 0, true);
+		/* a reader asked for a flush (its first look): a keyframe now */
+		uint32_t asked = apiprof_load_seq_cst(&h->reader_gen);
+		bool full = woken || asked != served;
+		n = full ? 0 : n + 1;
+		flush_all(full || n % apiprof_cfg.keyframe == 0, true);
+		/* the value read, not flushed_gen: a reader's late pwrite may
+		 * put reader_gen back, which must not make every pass a
+		 * keyframe */
+		served = full ? asked : served;
 	}
 	return NULL;
 }

@@ -259,6 +259,7 @@ APIPROF_HIDDEN void apiprof_thread_after_fork(void);
 struct apiprof_busy {
 	uintptr_t frame; /* the frame word the call was seen with; 0: none */
 	uint64_t calls;  /* its row's calls then: a count that moves ends it */
+	uint64_t t0;     /* its row's t0 then: a start that moves ends it too */
 	uint64_t since;  /* its start, or the first flush that saw it (bound) */
 	uint64_t look;   /* when the flusher last looked at this api on the thread */
 	uint32_t row;    /* the call's row, UINT32_MAX when none */

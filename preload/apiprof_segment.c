@@ -150,6 +150,7 @@ static void fill_process(struct apiprof_shm_header *h)
 	h->tick0 = apiprof_clock_tick0();
 	h->mono0_ns = apiprof_clock_mono0();
 	h->sample = apiprof_sample > 1 ? apiprof_sample : 1;
+	h->flags = apiprof_cfg.interval_ms ? APIPROF_SHM_FLUSH_ACK : 0; /* apiprof_flush.c */
 }
 
 /* Set by the profiler of a mode other than generated shims, once. */

@@ -256,16 +256,22 @@ static void acct_json(json_t *o, const struct top_row *r)
 	json_object_set_new(o, "errno", e);
 }
 
+/* A share of the interval, null when its time is not known. */
+static json_t *pct_json(double pct)
+{
+	return pct < 0 ? json_null() : json_real(pct);
+}
+
 static json_t *func_time_json(const struct top_row *r)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:b}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
 	                 "api", r->api, "name", r->func, "calls", top_u64_json(r->calls),
 	                 "calls_interval", top_u64_json(r->calls_iv), "total_ns",
 	                 top_ns_json(r->total_ns), "interval_ns", top_ns_json(r->iv_ns),
-	                 "calls_per_s", r->rate, "pct", r->pct, "avg_ns", top_ns_json(r->avg_ns),
-	                 "p50_ns", top_ns_json(r->p50_ns), "p99_ns", top_ns_json(r->p99_ns),
-	                 "max_ns", top_ns_json(r->max_ns), "min_ns", top_ns_json(r->min_ns),
-	                 "estimated", r->estimated);
+	                 "calls_per_s", r->rate, "pct", pct_json(r->pct), "avg_ns",
+	                 top_ns_json(r->avg_ns), "p50_ns", top_ns_json(r->p50_ns), "p99_ns",
+	                 top_ns_json(r->p99_ns), "max_ns", top_ns_json(r->max_ns), "min_ns",
+	                 top_ns_json(r->min_ns), "estimated", r->estimated);
 }
 
 /* A function of a process's thread (callers: the process's own call
@@ -362,6 +368,9 @@ static json_t *proc_json(const struct top_pnode *node, uint64_t real_ns)
 	json_object_set_new(o, "depth", json_integer(node->depth));
 	json_object_set_new(o, "share_pct", json_real(node->share));
 	json_object_set_new(o, "apis", apis_json(p));
+	/* false: the process did not answer the first look's request for a
+	 * flush in time, so its latest calls may be missing */
+	json_object_set_new(o, "flushed", json_boolean(!p->unflushed));
 	return o;
 }
 

@@ -11,64 +11,73 @@
  * in that one interval: a thread blocked for 3 s showed 300% of a 1 s
  * interval at the end and 0% before.
  *
- * The charging rule: at each refresh, a call in progress whose start is
- * known has run `busy` ns, measured on the viewer's clock (the start is
- * converted to CLOCK_MONOTONIC with the segment's tick0, mono0_ns and
- * tick_hz), so that each interval it spans is charged what it grew by:
- * the interval's whole wall time while the call lasts, never more.  When
- * the call is over, its whole time arrives in the statistics and what was
- * charged before is taken back, so the intervals add up to the call's
- * time.  One exception: a call that returned after the runtime's last
- * snapshot but before a refresh was charged up to that refresh, so the
- * intervals then add up to at most one flush interval more.  No interval
- * is charged more than its wall time: what a call ran before the refresh
- * that first saw it (a late flusher) belongs to the intervals already
- * shown, and is left out of the sum.  A start that
- * is only a bound (APIPROF_REC_BUSY_BOUND: sampled mode) is shown, with
- * "at least", but not charged: its time is not known.
+ * A record says no more than that the call was in progress when its
+ * snapshot was taken: it may have returned a moment later.  So a call in
+ * progress is shown as long as it had run at its latest snapshot (tick -
+ * busy_since), never extrapolated on the viewer's clock: a `write` shown
+ * "in progress for 47.9 ms" at a refresh 40 ms after a snapshot that saw
+ * it 8 ms in, when it had returned after 9 ms, was a confident wrong
+ * answer (issue 35).  The runtime tells a call in progress exactly
+ * (apiprof_busy.c), so the time charged is always less than the call's
+ * own: it returned after that snapshot.
+ *
+ * The charging rule: at each refresh, the intervals are charged what the
+ * call had run at its latest snapshot, in the process's ticks, so each
+ * interval it spans is charged what that grew by, at most the interval's
+ * wall time.  The snapshots come when the flusher takes them, not at the
+ * refreshes, so one interval may see more than its wall time of growth
+ * after one that saw less: the excess is carried to the next intervals,
+ * never lost.  When the call is over, its whole time arrives in the
+ * statistics and what was charged before is taken back: the intervals add
+ * up to the call's time, and the interval in which it returned is charged
+ * at least what it ran after its latest snapshot in progress, more than
+ * 0.  What a call ran before the refresh that first saw it (a late
+ * flusher) belongs to the intervals already shown, and is left out of the
+ * sum.  A start that is only a bound (APIPROF_REC_BUSY_BOUND: sampled
+ * mode) is shown, with "at least", but not charged: its time is not known.
  */
 #include "apiprof_abi.h"
 #include "top_model.h"
 
-/* Viewer clock ns of a tick of p's clock; 0 when the tick is before the
- * start (a hostile segment). */
-static double tick_mono_ns(const struct top_proc *p, uint64_t tick)
+/* How long the call in progress in c had run at its snapshot, in ticks;
+ * 0 for a start after the snapshot (a hostile segment). */
+static uint64_t busy_ticks(const struct top_cell *c)
 {
-	if (tick < p->tick0)
-		return 0;
-	return (double)p->mono0_ns + top_ticks_ns((double)(tick - p->tick0), p->tick_hz);
+	return c->tick > c->busy_since ? c->tick - c->busy_since : 0;
 }
 
-/* How long the call in progress in c has run, at the viewer's mono_ns
- * (or, once the process has ended, at its last snapshot). */
-static double busy_for(const struct top_proc *p, const struct top_cell *c, uint64_t mono_ns)
+/* What the interval is charged for a call in progress that had run
+ * `charge` ticks at its latest snapshot (0: none, or not known), at most
+ * its wall time; the rest is carried (busy_carry) unless the call was not
+ * seen at the previous refresh. */
+static double busy_give(const struct top_proc *p, struct top_cell *c, uint64_t charge)
 {
-	double since = tick_mono_ns(p, c->busy_since);
-	double at = p->state == TOP_RUNNING ? (double)mono_ns : tick_mono_ns(p, c->tick);
+	double want = (double)charge - (double)c->busy_charged + c->busy_carry;
+	double wall = (double)p->iv_wall_ns * (double)p->tick_hz / 1e9;
+	bool first = c->busy_charged == 0;
 
-	if (since == 0 || at < since) /* another clock namespace: the snapshot's own */
-		return c->tick > c->busy_since
-		               ? top_ticks_ns((double)(c->tick - c->busy_since), p->tick_hz)
-		               : 0;
-	return at - since;
+	c->busy_carry = 0;
+	if (charge == 0) /* over: all that was charged is taken back */
+		return want;
+	if (want <= wall)
+		return want;
+	c->busy_carry = first ? 0 : want - wall;
+	return wall;
 }
 
-void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns)
+void top_busy_refresh(const struct top_proc *p, struct top_cell *c)
 {
-	double charge = 0;
+	uint64_t charge = 0;
 
 	c->busy_ns = -1;
 	if ((c->flags & APIPROF_REC_BUSY) && p->tick_hz) {
-		c->busy_ns = busy_for(p, c, mono_ns);
-		if (!(c->flags & APIPROF_REC_BUSY_BOUND))
-			charge = c->busy_ns;
+		charge = busy_ticks(c);
+		c->busy_ns = top_ticks_ns((double)charge, p->tick_hz);
+		if (c->flags & APIPROF_REC_BUSY_BOUND)
+			charge = 0;
 	}
-	c->busy_iv_ns = charge - c->busy_charged_ns;
-	/* More than the interval's wall time is time before the previous
-	 * refresh, when the call was not seen yet (a late flusher), or the
-	 * few ns between the realtime and the monotonic clock on the first
-	 * refresh: it belongs to intervals already shown, not to this one. */
-	if (c->busy_iv_ns > (double)p->iv_wall_ns)
-		c->busy_iv_ns = (double)p->iv_wall_ns;
-	c->busy_charged_ns = charge;
+	/* in ticks, converted at the refresh's rate: the interval in which
+	 * the call returned gets its ticks after the snapshot, never less */
+	c->busy_iv_ns = p->tick_hz ? top_ticks_ns(busy_give(p, c, charge), p->tick_hz) : 0;
+	c->busy_charged = charge;
 }

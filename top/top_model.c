@@ -38,7 +38,9 @@ void top_proc_free(struct top_proc *p)
 
 const char *top_ring_note(const struct top_proc *p)
 {
-	return p->no_ring ? "  no ring: no live numbers (the program's stderr says why)" : "";
+	if (p->no_ring)
+		return "  no ring: no live numbers (the program's stderr says why)";
+	return p->unflushed ? "  not flushed: its latest calls may be missing" : "";
 }
 
 const char *top_state_name(enum top_state s)
@@ -365,7 +367,7 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 
 		stat_sub(&c->iv, &c->cur, &c->last, c->acct_tick != 0);
 		c->last = c->cur;
-		top_busy_refresh(p, c, mono_ns);
+		top_busy_refresh(p, c);
 	}
 	top_calls_refresh(p);
 	p->last_mono_ns = mono_ns;
@@ -552,6 +554,22 @@ static void row_acct(struct top_row *r, double wall_s, const struct top_acct *cu
 	memcpy(r->errnos, cur->errnos, sizeof(r->errnos));
 }
 
+/* The time of an interval's calls.  An interval whose calls have no
+ * timed one (sampled mode's, or full timing's calls that a longjmp
+ * abandoned) never says 0 ns: sampled mode's is its calls at the mean of
+ * every call timed so far (an estimate, as all its times are), anything
+ * else not known (-1). */
+static double iv_time_ns(const struct top_proc *p, const struct top_stat *cur,
+                         const struct top_stat *iv)
+{
+	if (iv->calls == 0 || iv->timed != 0)
+		return stat_time_ns(p, iv);
+	if (p->sample <= 1 || cur->timed == 0)
+		return -1;
+	return top_ticks_ns((double)cur->ticks * (double)iv->calls / (double)cur->timed,
+	                    p->tick_hz);
+}
+
 static void row_fill(struct top_row *r, const struct top_proc *p, const struct acc *a,
                      const struct top_stat *cur, const struct top_stat *iv,
                      const struct top_stat *base, bool since_start)
@@ -570,10 +588,10 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 	r->calls_iv = iv->calls;
 	r->calls_base = base->calls;
 	r->total_ns = stat_time_ns(p, cur);
-	r->iv_ns = stat_time_ns(p, iv);
+	r->iv_ns = iv_time_ns(p, cur, iv);
 	r->base_ns = stat_time_ns(p, base);
 	r->rate = wall_s > 0 ? (double)r->calls_iv / wall_s : 0;
-	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
+	r->pct = r->iv_ns < 0 ? -1 : p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
 	r->estimated = p->sample > 1;
 	row_timing(r, p, cur, since_start ? cur : iv, since_start ? cur : base);
 	if (r->fflags & APIPROF_FUNC_ACCT)
@@ -588,7 +606,7 @@ static void row_busy(struct top_row *r, const struct top_proc *p, double iv_ns, 
 {
 	r->busy_ns = ns;
 	r->busy_bound = bound;
-	if (iv_ns == 0)
+	if (iv_ns == 0 || r->iv_ns < 0)
 		return;
 	r->iv_ns = r->iv_ns + iv_ns > 0 ? r->iv_ns + iv_ns : 0;
 	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;

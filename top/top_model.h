@@ -47,12 +47,15 @@ struct top_cell {
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
 	struct top_stat base; /* cur when the user last reset */
 	uint64_t busy_since;  /* flags has APIPROF_REC_BUSY: the call in progress began then */
-	/* The call in progress (top_busy.c): how long it has run at the latest
-	 * refresh (-1: none), the part of it charged to the intervals so far,
-	 * and what the latest interval's charge changed (negative once the
-	 * call is over and its time is in the statistics). */
+	/* The call in progress (top_busy.c): how long it had run at its
+	 * latest snapshot (-1: none), the ticks of it accounted for in the
+	 * intervals so far, those of them not charged yet (an interval gets
+	 * at most its wall time), and what the latest interval's charge
+	 * changed (negative once the call is over and its time is in the
+	 * statistics). */
 	double busy_ns;
-	double busy_charged_ns;
+	uint64_t busy_charged;
+	double busy_carry;
 	double busy_iv_ns;
 };
 
@@ -73,7 +76,10 @@ struct top_proc {
 	uint64_t mono0_ns; /* CLOCK_MONOTONIC at the runtime's start */
 	uint64_t start_realtime_ns;
 	enum top_state state;
-	bool no_ring;      /* the runtime could not give the ring its pages: no numbers */
+	bool no_ring; /* the runtime could not give the ring its pages: no numbers */
+	/* The process did not answer the first look's request for a flush in
+	 * time (top_watch.c): what it did just before may be missing. */
+	bool unflushed;
 	uint64_t dropped;  /* producer side, from the header */
 	uint64_t lost;     /* reader side: slots overwritten or in flight */
 	uint64_t overflow; /* snapshots ignored because TOP_MAX_CELLS was reached */
@@ -189,8 +195,9 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns);
 void top_proc_reset(struct top_proc *p);
 bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linger_ns);
 const char *top_state_name(enum top_state s);
-/* What a process's title adds when its runtime has no ring: "" or a note
- * starting with two spaces. */
+/* What a process's title adds when its runtime has no ring, or did not
+ * answer the first look's request for a flush: "" or a note starting with
+ * two spaces. */
 const char *top_ring_note(const struct top_proc *p);
 /* The process's time in its apis over the interval, as a share of the
  * interval's wall time, % (summed over threads: can exceed 100). */
@@ -228,9 +235,9 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
  * of the same snapshot as its sites; false when they did not come. */
 bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
                         double *p99);
-/* In top_busy.c: the calls in progress of a cell at a refresh (viewer
- * clock mono_ns), and what they add to the interval. */
-void top_busy_refresh(const struct top_proc *p, struct top_cell *c, uint64_t mono_ns);
+/* In top_busy.c: the calls in progress of a cell at a refresh, as its
+ * latest snapshot saw them, and what they add to the interval. */
+void top_busy_refresh(const struct top_proc *p, struct top_cell *c);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
 /* In top_sort.c: by the column's natural order (top_cols.c), inverted on

@@ -536,29 +536,43 @@ void top_shm_watch_delay(double delay_s)
 	watch_ns = ns > 5e9 ? (uint64_t)ns : 5000000000ull;
 }
 
+/* Whether the segment's runtime answers a request for a flush
+ * (APIPROF_SHM_FLUSH_ACK), as the latest header copy says. */
+static bool acks(const struct top_seg *s)
+{
+	return (s->hdr.flags & APIPROF_SHM_FLUSH_ACK) != 0;
+}
+
 /* Tells the runtime that a reader watches (apiprof_abi.h): the flusher
  * runs only then.  The fields are written with pwrite, so the mapping
  * stays read-only; reader_until_ns is stored before flusher_idle is
  * read (the system call orders them), and one of the two sides sees the
- * other.  Only for a segment of our version: the offsets are its. */
+ * other.  A runtime that answers requests is asked for a flush at the
+ * first look (top_seg_await waits for it), whether its flusher is idle
+ * or not; another one is woken only when idle.  Only for a segment of
+ * our version: the offsets are its. */
 static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 {
 	uint64_t until = top_now_ns(CLOCK_MONOTONIC) + watch_ns;
 	uint32_t gen;
+	bool ask = acks(s) && !s->asked;
 
 	if (!s->writable || s->fd < 0 || s->hdr.magic != APIPROF_SHM_MAGIC ||
 	    s->hdr.version != APIPROF_SHM_VERSION ||
 	    pwrite(s->fd, &until, sizeof(until),
 	           offsetof(struct apiprof_shm_header, reader_until_ns)) != sizeof(until))
 		return;
-	if (!apiprof_load_seq_cst(&mh->flusher_idle))
+	if (!ask && !apiprof_load_seq_cst(&mh->flusher_idle))
 		return;
 	gen = apiprof_read_once(&mh->reader_gen) + 1;
 	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) !=
 	    sizeof(gen))
 		return;
 	syscall(SYS_futex, &mh->reader_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	s->woken = true;
+	s->woken = !ask;
+	s->asked = s->asked || ask;
+	s->ask_new = ask;
+	s->ask_gen = ask ? gen : s->ask_gen;
 }
 
 /* A flusher this reader just woke writes a snapshot at once; waiting for
@@ -586,6 +600,65 @@ static bool woken_flushed(struct top_seg *s, int pid)
 		nanosleep(&ts, NULL);
 	}
 	return false;
+}
+
+/* Whether the runtime has answered this reader's request for a flush:
+ * flushed_gen has reached ask_gen (serial arithmetic).  In the armed
+ * window of a guarded access. */
+static bool answered(const struct top_seg *s)
+{
+	const struct apiprof_shm_header *mh = (const void *)s->map;
+
+	return (int32_t)(apiprof_load_acquire(&mh->flushed_gen) - s->ask_gen) >= 0;
+}
+
+/* Waits for the answer until deadline_ns (CLOCK_MONOTONIC), on the futex
+ * the runtime wakes. */
+static void await_answer(struct top_seg *s, uint64_t deadline_ns)
+{
+	const struct apiprof_shm_header *mh = (const void *)s->map;
+
+	for (;;) {
+		uint32_t cur = apiprof_load_acquire(&mh->flushed_gen);
+		uint64_t now = top_now_ns(CLOCK_MONOTONIC);
+
+		if ((int32_t)(cur - s->ask_gen) >= 0) {
+			s->answered = true;
+			return;
+		}
+		if (now >= deadline_ns)
+			return;
+		struct timespec rel = {(time_t)((deadline_ns - now) / 1000000000u),
+		                       (long)((deadline_ns - now) % 1000000000u)};
+		syscall(SYS_futex, &mh->flushed_gen, FUTEX_WAIT, cur, &rel, NULL, 0);
+	}
+}
+
+bool top_seg_pending(const struct top_seg *s)
+{
+	return s->map != NULL && s->asked && !s->answered;
+}
+
+/* await_answer with the mapping guarded: a segment that shrinks under
+ * the reader is no answer. */
+static void await_guarded(struct top_seg *s, uint64_t deadline_ns)
+{
+	bus_install();
+	if (sigsetjmp(bus_jmp, 1))
+		return;
+	bus_arm();
+	await_answer(s, deadline_ns);
+	bus_disarm();
+}
+
+bool top_seg_await(struct top_seg *s, int pid, uint64_t deadline_ns)
+{
+	if (!top_seg_pending(s) || !s->ask_new)
+		return s->answered;
+	s->ask_new = false;
+	/* gone: its last snapshot answered, or nothing will */
+	await_guarded(s, pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM) ? 0 : deadline_ns);
+	return s->answered;
 }
 
 /* Holes the reader may fault in: beyond that, a segment is refused. */
@@ -721,6 +794,10 @@ static int scan_guarded(struct top_seg *s, int pid, const struct top_seg_sink *k
 	rc = read_pass(s, pid, k, err, errlen);
 	if (rc != TOP_SEG_INVALID && s->woken && woken_flushed(s, pid))
 		rc = read_pass(s, pid, k, err, errlen);
+	/* a late answer to an earlier look's request (this look's own is
+	 * waited for, and the segment read again, by top_seg_await's caller) */
+	if (s->asked && !s->answered && !s->ask_new)
+		s->answered = answered(s);
 	bus_disarm();
 	return rc;
 }

@@ -47,9 +47,15 @@ struct top_seg {
 	struct top_func *funcs;        /* scratch for the function table */
 	uint32_t funcs_cap;
 	bool writable; /* opened read-write: can say that it watches */
-	bool woken;    /* this read woke the flusher */
+	bool woken;    /* this read woke the flusher (a runtime without FLUSH_ACK) */
 	bool waited;   /* for a woken flusher's first snapshot, once */
-	bool named;    /* id holds what the file name says (top_seg_openat) */
+	/* The first look's request for a flush (APIPROF_SHM_FLUSH_ACK): made,
+	 * its reader_gen, and whether the runtime has answered it. */
+	bool asked;
+	bool answered;
+	bool ask_new; /* asked by this refresh: top_seg_await waits, once */
+	uint32_t ask_gen;
+	bool named; /* id holds what the file name says (top_seg_openat) */
 	struct apiprof_segid id;
 	uint32_t owner; /* the file's uid, as opened */
 };
@@ -94,6 +100,14 @@ struct top_seg_sink {
 int top_seg_scan(struct top_seg *s, int pid, const struct top_seg_sink *k, char *err,
                  size_t errlen);
 void top_seg_close(struct top_seg *s);
+/* The first read of a segment whose runtime answers requests asked it for
+ * a flush (apiprof_abi.h APIPROF_SHM_FLUSH_ACK): pending until the answer
+ * has been seen.  top_seg_await waits for it once, until deadline_ns
+ * (CLOCK_MONOTONIC), on a futex, while process pid lives; true once
+ * answered: a read after it has everything the process did before the
+ * first look.  Later reads notice a late answer. */
+bool top_seg_pending(const struct top_seg *s);
+bool top_seg_await(struct top_seg *s, int pid, uint64_t deadline_ns);
 int top_shm_copy_guarded(void *dst, const void *src, size_t n);
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "top_clock.h"
 #include "top_collect.h"
 #include "top_feed.h"
 #include "top_ptree.h"
@@ -309,7 +310,37 @@ static void say_nofd(struct top_watch *w)
 	w->warn(w->warn_ctx, msg);
 }
 
-/* One refresh: new segments, one read pass each, interval bookkeeping. */
+/* How long a refresh waits in all for the flushes its first looks asked
+ * for (top_seg_await): a process that has not answered by then is shown
+ * with what its ring had, marked (struct top_proc unflushed). */
+#define TOP_ANSWER_WAIT_NS 200000000ull
+
+static bool live(const struct top_entry *e)
+{
+	return e->st == TOP_E_PENDING || e->st == TOP_E_ACTIVE;
+}
+
+/* The first looks of this refresh asked their processes for a flush:
+ * each that answers before the deadline, common to all, is read again,
+ * so that the refresh has everything each did before the viewer looked. */
+static void await_flushes(struct top_watch *w, uint64_t mono_ns)
+{
+	uint64_t deadline = top_now_ns(CLOCK_MONOTONIC) + TOP_ANSWER_WAIT_NS;
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct top_entry *e = w->v[i];
+
+		if (!live(e) || !top_seg_pending(&e->seg))
+			continue;
+		if (top_seg_await(&e->seg, e->proc.pid, deadline))
+			read_entry(w, e, mono_ns);
+	}
+	for (size_t i = 0; i < w->n; i++)
+		w->v[i]->proc.unflushed = live(w->v[i]) && top_seg_pending(&w->v[i]->seg);
+}
+
+/* One refresh: new segments, one read pass each (and one more for those
+ * that answered a first look's request), interval bookkeeping. */
 void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 {
 	w->nofd = 0;
@@ -318,14 +349,15 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 		w->start_real_ns = real_ns;
 	top_collect_mark(w, real_ns);
 	discover(w);
+	/* An ended process keeps its totals until it expires; its intervals
+	 * go to zero, since nothing happens in it any more. */
+	for (size_t i = 0; i < w->n; i++)
+		if (live(w->v[i]))
+			read_entry(w, w->v[i], mono_ns);
+	await_flushes(w, mono_ns);
 	for (size_t i = 0; i < w->n; i++) {
 		struct top_entry *e = w->v[i];
-		bool live = e->st == TOP_E_PENDING || e->st == TOP_E_ACTIVE;
 
-		/* An ended process keeps its totals until it expires; its
-		 * intervals go to zero, since nothing happens in it any more. */
-		if (live)
-			read_entry(w, e, mono_ns);
 		e->seen_running |= e->st == TOP_E_ACTIVE && e->proc.state == TOP_RUNNING;
 		read_info(w, e, mono_ns);
 		if (top_entry_visible(e))
