@@ -126,16 +126,18 @@ APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);
 /* Adds the histograms of row i's sites, with the bucket noted but not yet
  * counted where it is in one of them, into hist. */
 APIPROF_HIDDEN void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i);
-/* p50 and p99, in ticks, of the calls of entry k of row i from its
- * histogram (scratch: APIPROF_HIST_BUCKETS words for its copy), within
- * the row's extremes; false when the entry has no histogram or no timed
- * call in it. */
-APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, int k,
-                                           uint64_t *scratch, uint64_t q[2]);
-/* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), with
- * scratch as above. */
+/* p50 and p99, in ticks, of the calls of row i's entry of the site of
+ * key (other: "(other callers)") from its histogram (scratch:
+ * APIPROF_HIST_BUCKETS words for its copy), within the row's extremes;
+ * false when the entry has no histogram or no timed call in it. */
+APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, uint64_t key,
+                                           bool other, uint64_t *scratch, uint64_t q[2]);
+/* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), for the
+ * entries of sites (a copy of its sites record; NULL: none), with scratch
+ * as above. */
 APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab,
-                                          uint32_t i, uint64_t *scratch);
+                                          uint32_t i, struct apiprof_shm_srec *sites,
+                                          uint64_t *scratch);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
