@@ -220,7 +220,9 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
  * A record carries the APIPROF_SITES entries with the most calls, and
  * the rest in "(other callers)".  A site is the return address of the
  * call (where the caller resumes: the address after its call instruction,
- * in the process's address space), and an entry's key also
+ * in the process's address space; an address inside apiprof's own code,
+ * where a library function tail-called another api, is replaced by the
+ * site of the profiled call it was made in), and an entry's key also
  * says the parent, the profiled call of another api that was in progress
  * on the thread when the calls were made (zlib's deflate for the malloc
  * it calls), which makes the call tree:

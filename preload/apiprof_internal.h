@@ -138,6 +138,9 @@ APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, 
 APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab,
                                           uint32_t i, struct apiprof_shm_srec *sites,
                                           uint64_t *scratch);
+/* The key of the run in progress of the row whose call is parent (1 + its
+ * index in the function table) on this thread, 0 if none. */
+APIPROF_HIDDEN uint64_t apiprof_parent_run_key(uint32_t parent);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
@@ -272,6 +275,14 @@ APIPROF_HIDDEN uint32_t apiprof_wrappers_row(uint32_t id, uintptr_t a);
  * the first word below it, down to low, that apiprof_wrappers_row knows,
  * or UINT32_MAX. */
 APIPROF_HIDDEN uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame, uintptr_t low);
+/* Whether a lies in the code of apiprof's runtime or of a shim. */
+APIPROF_HIDDEN bool apiprof_wrappers_ours(uintptr_t a);
+/* An address outside [apiprof_ours_lo, apiprof_ours_hi) is none of it. */
+APIPROF_HIDDEN extern uintptr_t apiprof_ours_lo, apiprof_ours_hi;
+static inline bool apiprof_maybe_ours(uintptr_t a)
+{
+	return a > apiprof_read_once(&apiprof_ours_lo) && a < apiprof_read_once(&apiprof_ours_hi);
+}
 
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);

@@ -36,6 +36,10 @@
 #define SITE_SLOTS      (SITE_WAYS * SITE_SETS)
 #define SITE_OTHER      SITE_SLOTS /* the entry of "(other callers)" */
 #define SITE_CACHE_BITS 5
+/* In struct apiprof_cold's last: a run whose key no call matches (a
+ * return address is below 2^47, so a key never has the top bit), so
+ * that every call comes to the switch. */
+#define RUN_AGAIN (1ull << 63)
 
 /* One entry: key as in apiprof_abi.h (address and parent), the figures
  * of its calls since it took the entry, and their error bound. */
@@ -320,10 +324,50 @@ static int site_claim(struct apiprof_tab *tab, uint32_t idx, struct apiprof_site
 	return v;
 }
 
-/* The site of run key key. */
+uint64_t apiprof_parent_run_key(uint32_t parent)
+{
+	struct apiprof_tls *t = apiprof_tls_self();
+
+	if (parent == 0 || parent > APIPROF_PARENT_MAX)
+		return 0;
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
+		const struct apiprof_api *api = apiprof_api_get(id);
+		uint32_t row = parent - 1 - (api ? api->func_base : 0);
+
+		if (api != NULL && parent - 1 >= api->func_base && row < api->nfuncs)
+			return t->api[id].tab
+			               ? apiprof_read_once(
+			                         &apiprof_tab_cold(t->api[id].tab, row)->last) &
+			                         ~RUN_AGAIN
+			               : 0;
+	}
+	return 0;
+}
+
+/* Whether addr lies in apiprof's own code, and if so, the site of the
+ * profiled call the call was made in (the innermost in progress, the
+ * key's parent): its run's address, itself replaced if it too lies in
+ * apiprof's code (a chain of tail calls).  A library function that
+ * tail-calls another api returns from it into its own wrapper. */
+static __attribute__((noinline)) uint64_t site_addr_ours(uint64_t key)
+{
+	uint64_t addr = APIPROF_SITE_ADDR(key);
+
+	for (int depth = 0; depth < 8 && apiprof_wrappers_ours(addr); depth++) {
+		uint64_t k = apiprof_parent_run_key(APIPROF_SITE_PARENT(key));
+
+		if (k == 0)
+			return addr;
+		key = k;
+		addr = APIPROF_SITE_ADDR(k);
+	}
+	return addr;
+}
+
 APIPROF_INLINE uint64_t site_addr(uint64_t key)
 {
-	return APIPROF_SITE_ADDR(key);
+	return apiprof_maybe_ours(APIPROF_SITE_ADDR(key)) ? site_addr_ours(key)
+	                                                  : APIPROF_SITE_ADDR(key);
 }
 
 /* One row of a table and its sites, looked up once: the switch's writes
@@ -453,6 +497,12 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
 	} else {
 		apiprof_write_once(&t->e[k].key, key_merge(t->e[k].key, ekey));
 		switch_to(r, k, key);
+	}
+	if (APIPROF_SITE_ADDR(ekey) != APIPROF_SITE_ADDR(key)) {
+		/* replaced: the next call of this key may be made in another
+		 * call, so it comes here again, and the cache does not learn it */
+		apiprof_write_once(&r->c->last, key | RUN_AGAIN);
+		return;
 	}
 	struct site_cache *h = cache_of(t, key);
 	h[1] = h[0];
