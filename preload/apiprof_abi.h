@@ -113,8 +113,9 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
-#define APIPROF_SHM_VERSION 7u /* 7: APIPROF_REC_SITEQ; 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT  \
-	                        */
+#define APIPROF_SHM_VERSION                                                                        \
+	8u /* 8: the sites' error bounds (struct apiprof_shm_srec calls_error), a larger slot;     \
+	    * 7: APIPROF_REC_SITEQ; 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
 #define APIPROF_SHM_PREFIX "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -226,19 +227,26 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
  * quantiles of the call sites of the same snapshot of a function. */
 #define APIPROF_REC_SITEQ 0x80u
 
-/* Call sites (issue 23).  A thread's calls of a function are kept by
- * site, the first APIPROF_SITES different ones it sees, and every other
- * in one more entry, "(other callers)", so that the sites' calls add up
- * to the function's.  A site is a key: the return address of the call
- * (where the caller resumes: the address after its call instruction, in
- * the process's address space) and the parent, the profiled call of
- * another api that was in progress on the thread when the call was made
- * (zlib's deflate for the malloc it calls), which makes the call tree:
+/* Call sites (issue 23, issue 35).  A thread's calls of a function are
+ * kept by site in a table of heavy hitters (space-saving by sets,
+ * preload/apiprof_sites.c): a new site takes the place of the entry with
+ * the fewest calls of its set, whose calls move to one more entry,
+ * "(other callers)", so that the sites' calls add up to the function's.
+ * A record carries the APIPROF_SITES entries with the most calls, and
+ * the rest in "(other callers)".  A site is the return address of the
+ * call (where the caller resumes: the address after its call instruction,
+ * in the process's address space; an address inside apiprof's own code,
+ * where a library function tail-called another api, is replaced by the
+ * site of the profiled call it was made in), and an entry's key also
+ * says the parent, the profiled call of another api that was in progress
+ * on the thread when the calls were made (zlib's deflate for the malloc
+ * it calls), which makes the call tree:
  *
  *	key = return address << 16 | parent
  *
  * parent is 1 + the parent's index in the function table, or one of the
- * two values below.  A key is never 0, which marks an unused entry.
+ * two values below (APIPROF_PARENT_UNKNOWN: the entry's calls had several).
+ * A key is never 0, which marks an unused entry.
  * Return addresses are below 2^47 on x86-64 (below 2^48 the key keeps
  * them whole); 0 is a call whose site is not known (dynamic mode). */
 #define APIPROF_SITES            16
@@ -326,6 +334,7 @@ struct apiprof_shm_rec {
 	uint64_t timed; /* calls that were timed (== calls unless sampling) */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 	uint64_t busy_since; /* APIPROF_REC_BUSY: when the call in progress started, else 0 */
+	uint64_t room[17];   /* unused: a slot's room for struct apiprof_shm_srec */
 };
 
 /* The bytes and failures of one thread's calls of one function, in a
@@ -368,7 +377,12 @@ struct apiprof_shm_site {
  * apiprof_shm_rec and the same snapshot as the record with the same tid,
  * func and thread_seq.  site[APIPROF_SITES] is "(other callers)": its key
  * has address 0 and the parent of all of its calls, or
- * APIPROF_PARENT_UNKNOWN.  The entries' calls add up to `calls`. */
+ * APIPROF_PARENT_UNKNOWN.  The entries' calls add up to `calls`.
+ * calls_error[k] bounds entry k's count: the site had at least
+ * site[k].calls calls (those counted since it last took an entry) and at
+ * most site[k].calls + calls_error[k] (0: exact; in sampled mode, of the
+ * estimate).  calls_error[APIPROF_SITES] is the most calls that any one
+ * site counted in "(other callers)" may have had. */
 struct apiprof_shm_srec {
 	uint64_t seq;
 	uint32_t tid;
@@ -380,6 +394,7 @@ struct apiprof_shm_srec {
 	uint64_t calls; /* as in the record */
 	uint64_t reserved;
 	struct apiprof_shm_site site[APIPROF_SITES + 1];
+	uint64_t calls_error[APIPROF_SITES + 1];
 };
 
 _Static_assert(sizeof(struct apiprof_shm_srec) <= sizeof(struct apiprof_shm_rec),

@@ -229,7 +229,7 @@ bool apiprof_addr_resolve(uint64_t ret, struct apiprof_addr *a)
 	    lm == NULL)
 		return false;
 	a->module = lm->l_name && lm->l_name[0] ? last_part(lm->l_name) : exe_name();
-	a->offset = ret - lm->l_addr;
+	a->offset = ret - 1 - lm->l_addr; /* inside the call instruction, as apiprof-top says */
 	a->symbol = info.dli_sname;
 	if (!ad.tried)
 		dw_open();

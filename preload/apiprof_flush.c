@@ -54,13 +54,16 @@ enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_SITEQ, REC_KINDS };
 static struct {
 	uint32_t taken;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
+	struct apiprof_shm_srec sites; /* the entries the quantiles are of */
 } qscratch;
 
-static bool qrec_fill(struct apiprof_shm_qrec *r, struct apiprof_tab *tab, uint32_t i)
+static bool qrec_fill(struct apiprof_shm_qrec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
 {
 	if (apiprof_xchg_acquire(&qscratch.taken, 1) != 0)
 		return false;
-	apiprof_tab_read_qrec(r, tab, i, qscratch.hist);
+	bool sampled = apiprof_mode & APIPROF_MODE_SAMPLE;
+	bool ok = apiprof_tab_read_srec(&qscratch.sites, tab, i, sampled, folded);
+	apiprof_tab_read_qrec(r, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
 	apiprof_store_release(&qscratch.taken, 0);
 	return true;
 }
@@ -76,7 +79,7 @@ static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_
 		return apiprof_tab_read_srec((struct apiprof_shm_srec *)r, tab, i,
 		                             apiprof_mode & APIPROF_MODE_SAMPLE, folded);
 	else if (k == REC_SITEQ)
-		return qrec_fill((struct apiprof_shm_qrec *)r, tab, i);
+		return qrec_fill((struct apiprof_shm_qrec *)r, tab, i, folded);
 	else
 		apiprof_tab_read_rec(r, tab, i);
 	return true;
@@ -84,7 +87,7 @@ static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_
 
 /* Reserves a ring slot and fills it with row i of tab as function func,
  * a record of kind k, marked with the call in progress in that row if any
- * (b, else NULL), in place: a record is 608 bytes, too much for the stack
+ * (b, else NULL), in place: a record is 744 bytes, too much for the stack
  * of a thread on its way out (see the README's stack bound).  The caller
  * commits or abandons the slot; NULL when the ring dropped the record or
  * it had no payload. */

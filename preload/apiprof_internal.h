@@ -128,16 +128,21 @@ APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);
 /* Adds the histograms of row i's sites, with the bucket noted but not yet
  * counted where it is in one of them, into hist. */
 APIPROF_HIDDEN void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i);
-/* p50 and p99, in ticks, of the calls of entry k of row i from its
- * histogram (scratch: APIPROF_HIST_BUCKETS words for its copy), within
- * the row's extremes; false when the entry has no histogram or no timed
- * call in it. */
-APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, int k,
-                                           uint64_t *scratch, uint64_t q[2]);
-/* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), with
- * scratch as above. */
+/* p50 and p99, in ticks, of the calls of row i's entry of the site of
+ * key (other: "(other callers)") from its histogram (scratch:
+ * APIPROF_HIST_BUCKETS words for its copy), within the row's extremes;
+ * false when the entry has no histogram or no timed call in it. */
+APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, uint64_t key,
+                                           bool other, uint64_t *scratch, uint64_t q[2]);
+/* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), for the
+ * entries of sites (a copy of its sites record; NULL: none), with scratch
+ * as above. */
 APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab,
-                                          uint32_t i, uint64_t *scratch);
+                                          uint32_t i, struct apiprof_shm_srec *sites,
+                                          uint64_t *scratch);
+/* The key of the run in progress of the row whose call is parent (1 + its
+ * index in the function table) on this thread, 0 if none. */
+APIPROF_HIDDEN uint64_t apiprof_parent_run_key(uint32_t parent);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
 APIPROF_HIDDEN void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx);
@@ -283,6 +288,14 @@ APIPROF_HIDDEN uint32_t apiprof_wrappers_row(uint32_t id, uintptr_t a);
  * the first word below it, down to low, that apiprof_wrappers_row knows,
  * or UINT32_MAX. */
 APIPROF_HIDDEN uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame, uintptr_t low);
+/* Whether a lies in the code of apiprof's runtime or of a shim. */
+APIPROF_HIDDEN bool apiprof_wrappers_ours(uintptr_t a);
+/* An address outside [apiprof_ours_lo, apiprof_ours_hi) is none of it. */
+APIPROF_HIDDEN extern uintptr_t apiprof_ours_lo, apiprof_ours_hi;
+static inline bool apiprof_maybe_ours(uintptr_t a)
+{
+	return a > apiprof_read_once(&apiprof_ours_lo) && a < apiprof_read_once(&apiprof_ours_hi);
+}
 
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);

@@ -30,10 +30,12 @@ struct entry {
 	uint64_t key;
 	uint64_t calls;
 	uint64_t ticks; /* apiprof_stat_total_ticks */
-	uint32_t func;  /* the row's index in the process's function table */
-	bool other;     /* the "(other callers)" entry */
+	uint64_t timed;
+	uint32_t func; /* the row's index in the process's function table */
+	bool other;    /* the "(other callers)" entry */
 	bool estimated;
-	bool quantiles; /* q known: p50 and p99 in ticks, from the entry's histogram */
+	uint64_t calls_error; /* the calls may be up to calls + calls_error */
+	bool quantiles;       /* q known: p50 and p99 in ticks, from the entry's histogram */
 	uint64_t q[2];
 };
 
@@ -72,13 +74,16 @@ static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool fo
 		tree.e[tree.n++] = (struct entry){
 		        .key = k == APIPROF_SITES ? APIPROF_SITE_PARENT(s->key) : s->key,
 		        .calls = s->calls,
+		        .timed = s->timed,
 		        .ticks = apiprof_stat_total_ticks(sampled, s->ticks, s->calls, s->timed),
 		        .func = func,
 		        .other = k == APIPROF_SITES,
 		        .estimated = apiprof_stat_estimated(sampled, s->calls, s->timed),
+		        .calls_error = tree.rec.calls_error[k],
 		};
 		struct entry *e = &tree.e[tree.n - 1];
-		e->quantiles = apiprof_site_quantiles(tab, i, k, tree.hist, e->q);
+		e->quantiles =
+		        apiprof_site_quantiles(tab, i, s->key, k == APIPROF_SITES, tree.hist, e->q);
 	}
 }
 
@@ -169,6 +174,24 @@ static void json_str_or_null(struct out *o, const char *s, size_t max)
 		out_printf(o, "null");
 }
 
+/* How far an entry's calls may be from the truth: "exact" when they
+ * are (every call timed, the site never out of the table), else the
+ * bound of the table ("calls_error": the site had from calls to calls +
+ * calls_error; for "(other callers)", the most that any one of its sites
+ * may have had) and in sampled mode the estimate's standard error. */
+static void json_bounds(struct out *o, const struct entry *e)
+{
+	out_printf(o, ", \"exact\": %s, \"calls_error\": %llu",
+	           !e->estimated && (e->other || e->calls_error == 0) ? "true" : "false",
+	           (unsigned long long)(e->other ? 0 : e->calls_error));
+	if (e->other && e->calls_error)
+		out_printf(o, ", \"max_site_calls\": %llu", (unsigned long long)e->calls_error);
+	if (e->estimated)
+		out_printf(
+		        o, ", \"calls_stderr\": %llu",
+		        (unsigned long long)apiprof_stat_sampled_stderr(apiprof_sample, e->timed));
+}
+
 /* Where the calls of one entry came from: the function, module and
  * offset of the return address (the line of the call before it), and
  * the profiled call of another api they were made in, if any. */
@@ -196,6 +219,7 @@ static void json_caller(struct out *o, const struct entry *e, int *n)
 	out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s",
 	           (unsigned long long)e->calls, (unsigned long long)ns_of(e->ticks),
 	           e->estimated ? "true" : "false");
+	json_bounds(o, e);
 	for (int k = 0; k < 2; k++)
 		if (e->quantiles)
 			out_printf(o, ", \"p%d_ns\": %llu", k ? 99 : 50,

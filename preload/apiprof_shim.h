@@ -175,22 +175,20 @@ struct apiprof_acct {
  * (the marks), so a call of the same site as the one before adds nothing.
  * Only the owner writes it; a reader copies it between two equal even
  * values of gen (apiprof_sites.c has both halves). */
+struct apiprof_site_tbl; /* apiprof_sites.c: the entries, from the arena */
 struct apiprof_sites {
 	uint64_t gen;                                /* odd while the owner writes */
 	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
-	uint64_t run; /* 1 + the entry of the run in progress (only its owner reads it), 0: none */
-	/* The owner's own: three bits of 256 for each key its entries have
-	 * (a Bloom filter), and how many it has, so that a key they do not
-	 * have is known as such without a probe of every entry
-	 * (apiprof_sites.c site_seen). */
-	uint64_t seen[4];
-	uint64_t used;
-	struct apiprof_shm_site site[APIPROF_SITES + 1]; /* [APIPROF_SITES]: the others */
-	/* site[k]'s latency histogram (APIPROF_HIST_BUCKETS words, from the
-	 * arena when the entry is first used; NULL: none, its calls count in
-	 * the row's own).  The row's histogram is its own and these summed.
-	 * Kept by resets, zeroed; never written by a shim. */
-	uint64_t *hist[APIPROF_SITES + 1];
+	uint64_t run; /* 1 + the entry of the run in progress, 0: none */
+	/* An upper bound on the calls of any site that has no entry (the
+	 * most calls an evicted entry counted with its error bound; in an
+	 * api's folded totals, the sum of its threads'). */
+	uint64_t floor;
+	/* The row's entries, given on its first switch of site (NULL until
+	 * then, or when the arena had no room: every call is then in
+	 * "(other callers)"); set once (release), kept by resets. */
+	struct apiprof_site_tbl *tbl;
+	void *run_ent; /* the owner's own: the entry of the run in progress, NULL: none */
 };
 
 /* 9 cache lines: the times in the first, the histogram in the other 8.

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_sites.c - a row's calls by call site and parent (issue 23):
- * both halves of struct apiprof_sites' protocol, the owner's switch from
- * one run of calls to the next and a reader's copy, side by side, and the
- * folding of an exited thread's sites into its api's totals.
+ * apiprof_sites.c - a row's calls by call site and parent (issues 23 and
+ * 35): both halves of struct apiprof_sites' protocol, the owner's switch
+ * from one run of calls to the next and a reader's copy, side by side,
+ * and the folding of an exited thread's sites into its api's totals.
  *
  * The inline way in (apiprof_shim.h apiprof_same_site) does nothing while
  * the calls of a row keep coming from the site of the run in progress:
@@ -11,15 +11,98 @@
  * another site comes here.  The owner is the only writer; a reader
  * copies an entry table between two equal even values of gen (a seqlock,
  * as the ring's slots are), and adds the run in progress itself.
+ *
+ * The entries are heavy hitters, kept by space-saving in sets: a site's
+ * address hashes to one of SITE_SETS sets of SITE_WAYS entries, and a
+ * site that has none takes a free one of its set or else that of the
+ * entry with the lowest upper bound (calls + err).  Each set is then a
+ * space-saving summary of the sites that hash to it: an entry's count
+ * starts at 0 with err the evicted entry's calls + err, so its true count
+ * lies in [calls, calls + err]; the evicted entry's figures and its
+ * histogram move to "(other callers)", so the entries still add up to the
+ * row's calls, exactly.  A site with no entry had at most `floor` calls
+ * (the most calls + err of an evicted entry).  Sets bound the work of a
+ * switch: a site is found among SITE_WAYS entries, and an eviction looks
+ * at no more; an interpreter's malloc, whose callers outnumber the
+ * sixteen entries of a record, finds them all in the table's 128.
  */
 #include <errno.h>
 
 #include "apiprof_internal.h"
 #include "apiprof_stat.h"
 
-static struct apiprof_sites *sites_of(struct apiprof_tab *tab, uint32_t i)
+#define SITE_WAYS       8
+#define SITE_SETS       16
+#define SITE_SLOTS      (SITE_WAYS * SITE_SETS)
+#define SITE_OTHER      SITE_SLOTS /* the entry of "(other callers)" */
+#define SITE_CACHE_BITS 5
+/* In struct apiprof_cold's last: a run whose key no call matches (a
+ * return address is below 2^47, so a key never has the top bit), so
+ * that every call comes to the switch. */
+#define RUN_AGAIN (1ull << 63)
+
+/* One entry: key as in apiprof_abi.h (address and parent), the figures
+ * of its calls since it took the entry, and their error bound. */
+struct site_ent {
+	uint64_t key, calls, ticks, timed, err;
+};
+
+/* A run key (raw return address and parent) and its entry, whose key
+ * was ekey. */
+struct site_cache {
+	uint64_t key, ekey, ent;
+};
+
+struct apiprof_site_tbl {
+	struct site_ent e[SITE_SLOTS + 1];
+	/* e[k]'s latency histogram (APIPROF_HIST_BUCKETS words, from the
+	 * arena when the entry is first used; NULL: none, its calls count in
+	 * the row's own).  The row's histogram is its own and these summed.
+	 * An evicted entry's moves to "(other callers)"' and starts again at
+	 * zero for the newcomer.  Kept by resets, zeroed; never written by a
+	 * shim. */
+	uint64_t *hist[SITE_SLOTS + 1];
+	/* hist[k] as struct apiprof_cold's hist_off says it (from its table's
+	 * sink), 0 until it is given: what a switch to entry k sets there. */
+	int64_t hist_off[SITE_SLOTS + 1];
+	/* The owner's own: the entries of the run keys it switched to lately,
+	 * by the key's hash, each valid while its entry has the same key. */
+	struct site_cache cache[2 << SITE_CACHE_BITS];
+	/* The owner's own: two bits of 4096 for each site it has evicted (a
+	 * Bloom filter), so that a newcomer it never evicted, which had no
+	 * call before (every call of a site takes it an entry), starts
+	 * exact.  Looked at only when a site takes an entry. */
+	uint64_t gone[64];
+};
+
+APIPROF_INLINE struct apiprof_sites *sites_of(struct apiprof_tab *tab, uint32_t i)
 {
 	return &tab->sites[i];
+}
+
+APIPROF_INLINE struct apiprof_site_tbl *tbl_of(struct apiprof_sites *s)
+{
+	return apiprof_load_acquire(&s->tbl); /* pairs with tbl_get's release */
+}
+
+/* s's table, given one from the arena if it has none yet (the runtime's
+ * work, under the busy guard: the arena may call mmap); NULL when there
+ * is no room.  In an api's folded totals several exiting threads may ask
+ * at once: the first pointer stored stays. */
+static __attribute__((noinline, cold)) struct apiprof_site_tbl *tbl_get(struct apiprof_sites *s)
+{
+	struct apiprof_site_tbl *t = tbl_of(s);
+
+	if (t != NULL)
+		return t;
+	uint64_t busy = apiprof_busy_enter();
+	int saved = errno;
+	struct apiprof_site_tbl *n = apiprof_arena_alloc(sizeof(*n)); /* zeroed */
+	errno = saved;
+	apiprof_busy_leave(busy);
+	if (n == NULL || apiprof_cas_acq_rel(&s->tbl, &t, n))
+		return n;
+	return t;
 }
 
 /* The histogram the row's timed calls count in now (its hist_off): that
@@ -36,20 +119,18 @@ static const uint64_t *run_hist(struct apiprof_tab *tab, uint32_t i)
  * count of the histogram the run's calls go to (with the bucket noted but
  * not yet counted, apiprof_tab.c), which only the run's timed calls
  * change while it lasts, or the row's calls when every call is timed. */
-static uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
+APIPROF_INLINE uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
 	return sampled ? apiprof_tab_hist_timed(tab, run_hist(tab, i))
 	               : apiprof_load(&tab->calls[i]);
 }
 
-/* Entry k's histogram, given one from the arena if it has none yet (the
- * runtime's work, under the busy guard: the arena may call mmap); NULL
- * when there is no room, and its calls count in the row's own.  In an
- * api's folded totals several exiting threads may ask at once: the first
- * pointer stored stays (a loser's block is lost to the arena). */
-static uint64_t *site_hist(struct apiprof_sites *s, size_t k)
+/* Entry k's histogram, given one from the arena if it has none yet
+ * (under the busy guard, as tbl_get); NULL when there is no room, and its
+ * calls count in the row's own.  The first pointer stored stays. */
+static uint64_t *site_hist(struct apiprof_site_tbl *t, size_t k)
 {
-	uint64_t *h = apiprof_load_acquire(&s->hist[k]); /* pairs with the release below */
+	uint64_t *h = apiprof_load_acquire(&t->hist[k]); /* pairs with the release below */
 
 	if (h != NULL)
 		return h;
@@ -60,12 +141,12 @@ static uint64_t *site_hist(struct apiprof_sites *s, size_t k)
 	apiprof_busy_leave(busy);
 	/* release: pairs with the readers' acquire loads; acquire: the
 	 * winner's pointer, when this one loses */
-	if (n == NULL || apiprof_cas_acq_rel(&s->hist[k], &h, n))
+	if (n == NULL || apiprof_cas_acq_rel(&t->hist[k], &h, n))
 		return n;
 	return h;
 }
 
-/* Points row idx's timed calls at entry k's histogram, or its own. */
+/* Points row idx's timed calls at histogram h, or its own. */
 static void hist_target(struct apiprof_tab *tab, uint32_t idx, const uint64_t *h)
 {
 	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
@@ -73,228 +154,487 @@ static void hist_target(struct apiprof_tab *tab, uint32_t idx, const uint64_t *h
 	apiprof_write_once(&c->hist_off, apiprof_hist_off(tab, h ? h : c->hist));
 }
 
-/* A key's hash: the probe for it starts at the top 4 bits, and its bits
- * in struct apiprof_sites' seen are the three bytes below them. */
-static uint64_t site_hash(uint64_t key)
+/* The site at address addr's hash: its set is the top 4 bits, and its
+ * entry is looked for from way h >> 57 & 7 of it on (where it is put
+ * when that way is free), so that it is mostly found at the first look. */
+APIPROF_INLINE uint64_t site_hash(uint64_t addr)
 {
-	return key * 0x9e3779b97f4a7c15ull;
+	return addr * 0x9e3779b97f4a7c15ull;
 }
 
-/* Bit k (0 to 2) of the key whose hash is h in struct apiprof_sites'
- * seen, a Bloom filter of the keys its entries have (256 bits): its word
- * in *w.  With all 16 entries taken, about 1 in 200 of the keys they do
- * not have passes for one they may, and costs a probe of every entry.
- * With one bit of 128, 1 in 8 did, and which of a program's callers were
- * among them moved with where its libraries were loaded: 20037 such
- * probes in one layout of the malloc workload, 331 in another. */
-static uint64_t seen_bit(uint64_t h, unsigned k, unsigned *w)
+/* The n-th entry to look at for the site whose hash is h. */
+APIPROF_INLINE unsigned way_of(uint64_t h, unsigned n)
 {
-	unsigned b = (unsigned)(h >> (36 + 8 * k)) & 255;
-
-	*w = b >> 6;
-	return 1ull << (b & 63);
+	return (unsigned)(h >> 60) * SITE_WAYS + (((unsigned)(h >> 57) + n) & (SITE_WAYS - 1));
 }
 
-/* Whether seen has the three bits of the key whose hash is h: most keys
- * that no entry has are told by the first. */
-static bool site_seen(const struct apiprof_sites *s, uint64_t h)
+/* The entry of the site at addr in its set, or -1. */
+APIPROF_INLINE int site_probe(const struct apiprof_site_tbl *t, uint64_t addr)
 {
-	for (unsigned k = 0; k < 3; k++) {
-		unsigned w;
-		uint64_t bit = seen_bit(h, k, &w);
+	uint64_t h = site_hash(addr);
 
-		if (!(apiprof_read_once(&s->seen[w]) & bit))
-			return false;
+	for (unsigned n = 0; n < SITE_WAYS; n++) {
+		unsigned w = way_of(h, n);
+		uint64_t k = apiprof_read_once(&t->e[w].key);
+
+		if (APIPROF_SITE_ADDR(k) == addr && k != 0)
+			return (int)w;
 	}
-	return true;
+	return -1;
 }
 
-static void site_seen_add(struct apiprof_sites *s, uint64_t h)
+/* An entry's key after calls of key: its parent stays while they all
+ * have the same one, else becomes APIPROF_PARENT_UNKNOWN. */
+static uint64_t key_merge(uint64_t have, uint64_t key)
 {
-	for (unsigned k = 0; k < 3; k++) {
-		unsigned w;
-		uint64_t bit = seen_bit(h, k, &w);
-
-		apiprof_write_once(&s->seen[w], apiprof_read_once(&s->seen[w]) | bit);
-	}
+	if (have == key || APIPROF_SITE_PARENT(have) == APIPROF_PARENT_UNKNOWN)
+		return have;
+	return (have & ~(uint64_t)0xffff) | APIPROF_PARENT_UNKNOWN;
 }
 
-/* The "(other callers)" entry, for key's calls: its key keeps the parent
- * of its calls if they all have the same one, else
- * APIPROF_PARENT_UNKNOWN.  Several threads may set it at once in an api's
- * folded totals. */
-static struct apiprof_shm_site *site_other(struct apiprof_sites *s, uint64_t key)
+/* The same in an api's folded totals, which several threads may set at
+ * once. */
+static void key_merge_shared(uint64_t *k, uint64_t key)
 {
-	struct apiprof_shm_site *o = &s->site[APIPROF_SITES];
-	uint64_t want = APIPROF_SITE_PARENT(key);
-	uint64_t have = apiprof_read_once(&o->key);
+	uint64_t have = apiprof_read_once(k);
 
-	if (have == want || have == APIPROF_PARENT_UNKNOWN)
-		return o; /* the common case of a full table: no locked instruction */
-	while (!apiprof_cas_relaxed(&o->key, &have, want)) {
-		if (have == want || have == APIPROF_PARENT_UNKNOWN)
-			break;
-		want = APIPROF_PARENT_UNKNOWN;
-	}
-	return o;
-}
-
-/* The entry of key among the first APIPROF_SITES, or a free one given to
- * it (claim); NULL when there is neither.  Several threads may claim at
- * once in an api's folded totals: a free entry is taken with a
- * compare-and-swap. */
-static struct apiprof_shm_site *site_probe(struct apiprof_sites *s, uint64_t key, bool claim)
-{
-	/* Open addressing from the key's hash: a key is found a probe or two
-	 * from where it hashes, and one that is not there at the first free
-	 * entry (entries are never freed). */
-	unsigned h = (unsigned)(site_hash(key) >> 60);
-
-	for (unsigned n = 0; n < APIPROF_SITES; n++) {
-		struct apiprof_shm_site *e = &s->site[(h + n) % APIPROF_SITES];
-		uint64_t have = apiprof_read_once(&e->key);
-
-		if (have == key)
-			return e;
-		if (have != 0)
-			continue;
-		if (!claim)
-			break;
-		if (apiprof_cas_relaxed(&e->key, &have, key) || have == key)
-			return e;
-	}
-	return NULL;
-}
-
-/* site_probe's entry, or else "(other callers)". */
-static struct apiprof_shm_site *site_find(struct apiprof_sites *s, uint64_t key, bool claim)
-{
-	struct apiprof_shm_site *e = site_probe(s, key, claim);
-
-	return e ? e : site_other(s, key);
-}
-
-/* site_find in a thread's own table, whose owner is its only writer: a
- * key that seen says no entry has goes straight to a free entry, or, once
- * all are taken, to "(other callers)".  A program with more sites than
- * entries (malloc's callers in an interpreter) switches between them
- * every few calls; without seen, each such switch probed every entry. */
-static struct apiprof_shm_site *site_find_own(struct apiprof_sites *s, uint64_t key)
-{
-	uint64_t h = site_hash(key);
-	struct apiprof_shm_site *e = site_seen(s, h) ? site_probe(s, key, false) : NULL;
-
-	if (e != NULL)
-		return e;
-	if (s->used == APIPROF_SITES)
-		return site_other(s, key);
-	site_seen_add(s, h);
-	s->used++;
-	return site_find(s, key, true); /* the first free entry from h */
+	while (key_merge(have, key) != have && !apiprof_cas_relaxed(k, &have, key_merge(have, key)))
+		;
 }
 
 /* Adds to an entry of an api's folded totals, which several exiting
  * threads may fold into at once. */
-static void site_add(struct apiprof_shm_site *e, uint64_t calls, uint64_t ticks, uint64_t timed)
+static void ent_add(struct site_ent *e, const struct site_ent *from)
 {
-	apiprof_fetch_add_relaxed(&e->calls, calls);
-	apiprof_fetch_add_relaxed(&e->ticks, ticks);
-	apiprof_fetch_add_relaxed(&e->timed, timed);
+	apiprof_fetch_add_relaxed(&e->calls, apiprof_read_once(&from->calls));
+	apiprof_fetch_add_relaxed(&e->ticks, apiprof_read_once(&from->ticks));
+	apiprof_fetch_add_relaxed(&e->timed, apiprof_read_once(&from->timed));
+	apiprof_fetch_add_relaxed(&e->err, apiprof_read_once(&from->err));
 }
 
 /* Adds to an entry of a thread's own table, which only its owner writes:
  * no locked instruction (a switch of site can come every call). */
-static void site_add_own(struct apiprof_shm_site *e, uint64_t calls, uint64_t ticks, uint64_t timed)
+APIPROF_INLINE void ent_add_own(struct site_ent *e, uint64_t calls, uint64_t ticks, uint64_t timed)
 {
 	apiprof_write_once(&e->calls, apiprof_read_once(&e->calls) + calls);
 	apiprof_write_once(&e->ticks, apiprof_read_once(&e->ticks) + ticks);
 	apiprof_write_once(&e->timed, apiprof_read_once(&e->timed) + timed);
 }
 
-/* Ends the run in progress of row idx at the row's figures calls,
- * ticks and timed: what the row has had since the marks goes to the
- * run's entry (a run with no site yet, last 0, which sampled mode has
- * before its first timed call, to "(other callers)"), and the marks move
- * there.  Only the owner writes; gen is odd meanwhile. */
-static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint64_t ticks,
-                    uint64_t timed, uint64_t next, struct apiprof_shm_site *next_e, bool sampled)
+/* Moves histogram from (NULL: none) into to, and zeroes it; the bucket
+ * the owner noted but has not yet counted, if it is in from, is counted
+ * there first (the next timed call then counts its own in the sink). */
+static void hist_move(struct apiprof_tab *tab, uint64_t *to, uint64_t *from)
+{
+	if (from == NULL)
+		return;
+	int due = apiprof_tab_due_in(tab, from);
+	if (due >= 0) {
+		apiprof_write_once(&from[due], apiprof_read_once(&from[due]) + 1);
+		apiprof_write_once(&tab->due, 0);
+	}
+	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
+		apiprof_write_once(&to[b], apiprof_read_once(&to[b]) + apiprof_read_once(&from[b]));
+		apiprof_write_once(&from[b], 0);
+	}
+}
+
+/* Bit k (0 or 1) of the site at addr in struct apiprof_site_tbl's gone:
+ * its word in *w. */
+static uint64_t gone_bit(uint64_t addr, unsigned k, unsigned *w)
+{
+	unsigned b = (unsigned)((addr * 0xc2b2ae3d27d4eb4full) >> (40 + 12 * k)) & 4095;
+
+	*w = b >> 6;
+	return 1ull << (b & 63);
+}
+
+static bool gone_has(const struct apiprof_site_tbl *t, uint64_t addr)
+{
+	unsigned w0, w1;
+	uint64_t b0 = gone_bit(addr, 0, &w0), b1 = gone_bit(addr, 1, &w1);
+
+	return (t->gone[w0] & b0) && (t->gone[w1] & b1);
+}
+
+static void gone_add(struct apiprof_site_tbl *t, uint64_t addr)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned w;
+		uint64_t b = gone_bit(addr, k, &w);
+
+		t->gone[w] |= b;
+	}
+}
+
+/* Space-saving's eviction, in the owner's table: entry v (of the fewest
+ * calls + err of its set) moves its figures and its histogram to
+ * "(other callers)", and starts again for key with its upper bound as
+ * the newcomer's error (0 when the newcomer was never evicted: it then
+ * had no call before).  gen is odd. */
+static void site_evict(struct apiprof_tab *tab, uint32_t idx, struct apiprof_site_tbl *t, int v,
+                       uint64_t key)
 {
 	struct apiprof_sites *s = sites_of(tab, idx);
-	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
-	uint64_t gen = apiprof_read_once(&s->gen);
-	uint64_t last = apiprof_read_once(&c->last);
+	struct site_ent *e = &t->e[v], *o = &t->e[SITE_OTHER];
+	uint64_t bound = e->calls + e->err;
 
-	apiprof_write_once(&s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
-	apiprof_fence_release();
-	if (calls != s->mark_calls) {
-		struct apiprof_shm_site *e = s->run != 0 && last != 0 ? &s->site[s->run - 1]
-		                             : last != 0              ? site_find_own(s, last)
-		                                         : site_other(s, APIPROF_PARENT_UNKNOWN);
-		site_add_own(e, calls - s->mark_calls, ticks - s->mark_ticks,
-		             timed - s->mark_timed);
+	ent_add_own(o, e->calls, e->ticks, e->timed);
+	apiprof_write_once(&o->key, key_merge(o->key, APIPROF_SITE_PARENT(e->key)));
+	if (bound > s->floor)
+		apiprof_write_once(&s->floor, bound);
+	uint64_t *h = apiprof_load_acquire(&t->hist[v]);
+	if (h != NULL) {
+		uint64_t *oh = site_hist(t, SITE_OTHER);
+		hist_move(tab, oh ? oh : apiprof_tab_cold(tab, idx)->hist, h);
+	}
+	gone_add(t, APIPROF_SITE_ADDR(e->key));
+	apiprof_write_once(&e->calls, 0);
+	apiprof_write_once(&e->ticks, 0);
+	apiprof_write_once(&e->timed, 0);
+	/* a site never evicted had no call before this one */
+	apiprof_write_once(&e->err, gone_has(t, APIPROF_SITE_ADDR(key)) ? bound : 0);
+	apiprof_write_once(&e->key, key);
+}
+
+/* The entry that the site of key takes in the owner's table: a free one
+ * of its set, or the one of the fewest calls + err, evicted.  gen is
+ * odd. */
+static int site_claim(struct apiprof_tab *tab, uint32_t idx, struct apiprof_site_tbl *t,
+                      uint64_t key)
+{
+	uint64_t h = site_hash(APIPROF_SITE_ADDR(key));
+	int v = -1;
+	uint64_t low = UINT64_MAX;
+
+	for (unsigned n = 0; n < SITE_WAYS; n++) {
+		unsigned w = way_of(h, n);
+		const struct site_ent *e = &t->e[w];
+
+		if (e->key == 0) {
+			apiprof_write_once(&t->e[w].key, key);
+			return (int)w;
+		}
+		if (e->calls + e->err < low) {
+			low = e->calls + e->err;
+			v = (int)w;
+		}
+	}
+	site_evict(tab, idx, t, v, key);
+	return v;
+}
+
+uint64_t apiprof_parent_run_key(uint32_t parent)
+{
+	struct apiprof_tls *t = apiprof_tls_self();
+
+	if (parent == 0 || parent > APIPROF_PARENT_MAX)
+		return 0;
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
+		const struct apiprof_api *api = apiprof_api_get(id);
+		uint32_t row = parent - 1 - (api ? api->func_base : 0);
+
+		if (api != NULL && parent - 1 >= api->func_base && row < api->nfuncs)
+			return t->api[id].tab
+			               ? apiprof_read_once(
+			                         &apiprof_tab_cold(t->api[id].tab, row)->last) &
+			                         ~RUN_AGAIN
+			               : 0;
+	}
+	return 0;
+}
+
+/* Whether addr lies in apiprof's own code, and if so, the site of the
+ * profiled call the call was made in (the innermost in progress, the
+ * key's parent): its run's address, itself replaced if it too lies in
+ * apiprof's code (a chain of tail calls).  A library function that
+ * tail-calls another api returns from it into its own wrapper. */
+static __attribute__((noinline)) uint64_t site_addr_ours(uint64_t key)
+{
+	uint64_t addr = APIPROF_SITE_ADDR(key);
+
+	for (int depth = 0; depth < 8 && apiprof_wrappers_ours(addr); depth++) {
+		uint64_t k = apiprof_parent_run_key(APIPROF_SITE_PARENT(key));
+
+		if (k == 0)
+			return addr;
+		key = k;
+		addr = APIPROF_SITE_ADDR(k);
+	}
+	return addr;
+}
+
+APIPROF_INLINE uint64_t site_addr(uint64_t key)
+{
+	return apiprof_maybe_ours(APIPROF_SITE_ADDR(key)) ? site_addr_ours(key)
+	                                                  : APIPROF_SITE_ADDR(key);
+}
+
+/* One row of a table and its sites, looked up once: the switch's writes
+ * are to memory that may alias any of them. */
+struct row {
+	struct apiprof_tab *tab;
+	uint32_t idx;
+	struct apiprof_sites *s;
+	struct apiprof_cold *c;
+	struct apiprof_site_tbl *t; /* NULL: none (yet) */
+};
+
+APIPROF_INLINE struct row row_of(struct apiprof_tab *tab, uint32_t idx)
+{
+	struct apiprof_sites *s = sites_of(tab, idx);
+
+	return (struct row){tab, idx, s, apiprof_tab_cold(tab, idx), tbl_of(s)};
+}
+
+/* Ends the run in progress of row r at the row's figures calls, ticks
+ * and timed: what the row has had since the marks goes to the run's
+ * entry (a run with no entry yet, which sampled mode has before its
+ * first timed call, to "(other callers)").  The one place where a run's
+ * figures are computed.  gen is odd. */
+APIPROF_INLINE void run_end(const struct row *r, uint64_t calls, uint64_t ticks, uint64_t timed)
+{
+	struct apiprof_sites *s = r->s;
+	uint64_t run_calls = calls - s->mark_calls; /* the owner's own: plain loads */
+	uint64_t run_ticks = ticks - s->mark_ticks, run_timed = timed - s->mark_timed;
+
+	if (run_calls != 0 && r->t != NULL) {
+		struct site_ent *e = s->run_ent ? s->run_ent : &r->t->e[SITE_OTHER];
+		ent_add_own(e, run_calls, run_ticks, run_timed);
 	}
 	apiprof_write_once(&s->mark_calls, calls);
 	apiprof_write_once(&s->mark_ticks, ticks);
 	apiprof_write_once(&s->mark_timed, timed);
-	if (next_e != NULL) {
-		/* the new run's entry, kept for its end and for a reader to find */
-		s->run = (uint64_t)(next_e - s->site) + 1;
-		apiprof_write_once(&c->last, next);
-		/* the new run's timed calls count in its entry's histogram */
-		hist_target(tab, idx, site_hist(s, s->run - 1));
-		if (sampled)
-			apiprof_write_once(&s->mark_timed, row_timed(tab, idx, true));
-	}
-	apiprof_store_release(&s->gen, gen + 2);
 }
 
-/* The owner's half, as a call of key is about to start: the run that ends
- * is the row's figures since the marks.  A key of the run's own entry
- * ("(other callers)", mostly: an interpreter's malloc has more callers
- * than entries, and they take turns) only becomes the run's key: a reader
- * adds the run to the same entry whichever of the two it finds. */
-void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
+/* Entry k's histogram as hist_off says it, given one first (the owner's
+ * table: one table's entries are one thread's). */
+static __attribute__((noinline, cold)) int64_t hist_off_new(struct apiprof_tab *tab, uint32_t idx,
+                                                            struct apiprof_site_tbl *t, int k)
 {
-	struct apiprof_sites *s = sites_of(tab, idx);
-	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
-	struct apiprof_shm_site *e = site_find_own(s, key);
-	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+	const uint64_t *h = site_hist(t, (size_t)k);
 
-	if (s->run == (uint64_t)(e - s->site) + 1 && apiprof_read_once(&c->last) != 0) {
-		apiprof_write_once(&c->last, key);
+	if (h == NULL)
+		return apiprof_hist_off(tab, apiprof_tab_cold(tab, idx)->hist);
+	t->hist_off[k] = apiprof_hist_off(tab, h);
+	return t->hist_off[k];
+}
+
+/* Starts a run of key's calls at entry k of r's table. */
+APIPROF_INLINE void run_begin(const struct row *r, int k, uint64_t key, bool sampled)
+{
+	int64_t off = r->t->hist_off[k];
+
+	apiprof_write_once(&r->s->run, (uint64_t)k + 1);
+	r->s->run_ent = &r->t->e[k];
+	apiprof_write_once(&r->c->last, key);
+	/* the new run's timed calls count in its entry's histogram */
+	apiprof_write_once(&r->c->hist_off, off != 0 ? off : hist_off_new(r->tab, r->idx, r->t, k));
+	if (sampled)
+		apiprof_write_once(&r->s->mark_timed, row_timed(r->tab, r->idx, true));
+}
+
+/* The run that ends and the one of key at entry k, between an odd and an
+ * even gen; evict (k < 0): key's site takes an entry first, after the
+ * run ends (the run's entry may be the one evicted).  The entry. */
+APIPROF_INLINE int run_switch(const struct row *r, int k, uint64_t key, uint64_t ekey)
+{
+	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]), ticks = apiprof_load(&r->c->ticks);
+	uint64_t timed = sampled ? row_timed(r->tab, r->idx, true) : calls;
+	uint64_t gen = r->s->gen;
+
+	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
+	apiprof_fence_release();
+	run_end(r, calls, ticks, timed);
+	if (k < 0)
+		k = site_claim(r->tab, r->idx, r->t, ekey);
+	run_begin(r, k, key, sampled);
+	apiprof_store_release(&r->s->gen, gen + 2);
+	return k;
+}
+
+/* A switch to entry k for key: the run in progress ends, and one of key
+ * begins, unless k is the run's own entry (the same address with another
+ * parent, or an address replaced by the same enclosing site), where key
+ * only becomes the run's key: a reader adds the run to the same entry
+ * whichever of the two it finds. */
+APIPROF_INLINE void switch_to(const struct row *r, int k, uint64_t key)
+{
+	if (r->s->run == (uint64_t)k + 1 && r->c->last != 0)
+		apiprof_write_once(&r->c->last, key);
+	else
+		run_switch(r, k, key, 0);
+}
+
+/* The two slots of struct apiprof_site_tbl's cache for run key key (the
+ * newer first). */
+APIPROF_INLINE struct site_cache *cache_of(struct apiprof_site_tbl *t, uint64_t key)
+{
+	return &t->cache[2 * ((key * 0x9e3779b97f4a7c15ull) >> (64 - SITE_CACHE_BITS))];
+}
+
+/* Whether slot h knows key, and its entry still has the site it had. */
+APIPROF_INLINE bool cache_hit(const struct apiprof_site_tbl *t, const struct site_cache *h,
+                              uint64_t key)
+{
+	return h->key == key && apiprof_read_once(&t->e[h->ent].key) == h->ekey;
+}
+
+/* A key the cache does not know: its site (its address replaced if it
+ * is apiprof's), the site's entry, found or taken, then the switch, and
+ * the cache learns it (its slot's older key is kept in the other). */
+static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint32_t idx,
+                                                  uint64_t key)
+{
+	const struct row rr = row_of(tab, idx), *r = &rr;
+	struct apiprof_site_tbl *t = r->t;
+	uint64_t ekey = site_addr(key) << 16 | APIPROF_SITE_PARENT(key);
+	int k = site_probe(t, APIPROF_SITE_ADDR(ekey));
+
+	if (k < 0) {
+		k = run_switch(r, -1, key, ekey);
+	} else {
+		apiprof_write_once(&t->e[k].key, key_merge(t->e[k].key, ekey));
+		switch_to(r, k, key);
+	}
+	if (APIPROF_SITE_ADDR(ekey) != APIPROF_SITE_ADDR(key)) {
+		/* replaced: the next call of this key may be made in another
+		 * call, so it comes here again, and the cache does not learn it */
+		apiprof_write_once(&r->c->last, key | RUN_AGAIN);
 		return;
 	}
-	run_end(tab, idx, apiprof_load(&tab->calls[idx]), apiprof_load(&c->ticks),
-	        row_timed(tab, idx, sampled), key, e, sampled);
+	struct site_cache *h = cache_of(t, key);
+	h[1] = h[0];
+	h[0] = (struct site_cache){key, t->e[k].key, (uint64_t)k};
 }
 
-/* A run of calls from one site (key) that its entry does not have yet. */
+/* The owner's half, as a call of key (its run key: return address and
+ * parent) is about to start: the run that ends is the row's figures since
+ * the marks.  The common case, a key seen before (an interpreter's malloc
+ * whose callers take turns), is a look or two at the cache: its entry
+ * there still has the site it had. */
+void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
+{
+	struct row r = row_of(tab, idx);
+
+	if (r.t == NULL && (r.t = tbl_get(r.s)) == NULL) {
+		apiprof_write_once(&r.c->last, key); /* every call in "(other callers)" */
+		return;
+	}
+	const struct site_cache *h = cache_of(r.t, key);
+	const struct site_cache *hit = cache_hit(r.t, &h[0], key)   ? &h[0]
+	                               : cache_hit(r.t, &h[1], key) ? &h[1]
+	                                                            : NULL;
+	if (hit != NULL)
+		switch_to(&r, (int)hit->ent, key);
+	else
+		switch_slow(tab, idx, key);
+}
+
+/* The run in progress of a reader's copy (calls since the marks): added
+ * to its entry's figures as the copy is made. */
 struct srec_run {
-	uint64_t key, calls, ticks, timed;
+	uint64_t entry; /* 1 + its entry, 0: "(other callers)" */
+	uint64_t calls, ticks, timed;
 };
 
-/* The run in progress of a copy: added to its key's entry, or to the
- * "(other callers)" entry when the key has none (all were taken). */
-static void srec_add_run(struct apiprof_shm_srec *dst, const struct srec_run *run)
+/* A reader's copy of entry k of t, with the run in progress if it is
+ * k's. */
+static struct site_ent ent_read(const struct apiprof_site_tbl *t, int k, const struct srec_run *run)
 {
-	struct apiprof_shm_site *e = &dst->site[APIPROF_SITES];
+	struct site_ent x = {
+	        apiprof_read_once(&t->e[k].key),   apiprof_read_once(&t->e[k].calls),
+	        apiprof_read_once(&t->e[k].ticks), apiprof_read_once(&t->e[k].timed),
+	        apiprof_read_once(&t->e[k].err),
+	};
+	bool mine = run->entry == (uint64_t)k + 1 || (run->entry == 0 && k == SITE_OTHER);
 
-	if (run->calls == 0 || run->calls > (uint64_t)1 << 62)
-		return; /* none, or figures read one call apart */
-	for (int k = 0; k < APIPROF_SITES && run->key != 0; k++)
-		if (dst->site[k].key == run->key)
-			e = &dst->site[k];
-	if (e == &dst->site[APIPROF_SITES] && e->key == 0)
-		e->key = run->key ? APIPROF_SITE_PARENT(run->key) : APIPROF_PARENT_UNKNOWN;
-	e->calls += run->calls;
-	e->ticks += run->ticks;
-	e->timed += run->timed;
+	if (mine && run->calls != 0 && run->calls <= (uint64_t)1 << 62) {
+		x.calls += run->calls;
+		x.ticks += run->ticks;
+		x.timed += run->timed;
+	}
+	return x;
 }
 
-/* A reader's half: row i's entries into dst, with the run in progress
- * added to its entry (an api's folded totals have none), from a copy taken while the owner was not
- * switching (a few tries; false when it always was: the next snapshot
- * has it).  Written straight into dst, which may be a ring slot. */
+static void out_put(struct apiprof_shm_srec *dst, int j, const struct site_ent *x)
+{
+	dst->site[j] = (struct apiprof_shm_site){x->key, x->calls, x->ticks, x->timed};
+	dst->calls_error[j] = x->err;
+}
+
+/* Adds x to dst's "(other callers)", whose parent is that of all of its
+ * calls, or APIPROF_PARENT_UNKNOWN. */
+static void out_other(struct apiprof_shm_srec *dst, const struct site_ent *x)
+{
+	struct apiprof_shm_site *o = &dst->site[APIPROF_SITES];
+	uint64_t p = x->key ? APIPROF_SITE_PARENT(x->key) : APIPROF_PARENT_UNKNOWN;
+
+	if (x->calls == 0)
+		return;
+	o->key = o->key == 0 ? p : key_merge(o->key, p);
+	o->calls += x->calls;
+	o->ticks += x->ticks;
+	o->timed += x->timed;
+	/* a site counted here had at most its entry's upper bound */
+	if (x->calls + x->err > dst->calls_error[APIPROF_SITES])
+		dst->calls_error[APIPROF_SITES] = x->calls + x->err;
+}
+
+/* Entry x into dst's APIPROF_SITES with the most calls (n of them so
+ * far), or the one it beats, or itself, into "(other callers)". */
+static void out_rank(struct apiprof_shm_srec *dst, int *n, const struct site_ent *x)
+{
+	if (x->calls == 0)
+		return;
+	if (*n < APIPROF_SITES) {
+		out_put(dst, (*n)++, x);
+		return;
+	}
+	int low = 0;
+	for (int j = 1; j < APIPROF_SITES; j++)
+		if (dst->site[j].calls < dst->site[low].calls)
+			low = j;
+	if (dst->site[low].calls >= x->calls) {
+		out_other(dst, x);
+		return;
+	}
+	struct site_ent y = {dst->site[low].key, dst->site[low].calls, dst->site[low].ticks,
+	                     dst->site[low].timed, dst->calls_error[low]};
+	out_other(dst, &y);
+	out_put(dst, low, x);
+}
+
+/* One copy of t into dst, the run in progress added. */
+static void srec_copy(struct apiprof_shm_srec *dst, const struct apiprof_site_tbl *t,
+                      const struct srec_run *run)
+{
+	int n = 0;
+
+	for (int j = 0; j <= APIPROF_SITES; j++) {
+		dst->site[j] = (struct apiprof_shm_site){0};
+		dst->calls_error[j] = 0;
+	}
+	for (int k = 0; t != NULL && k < SITE_SLOTS; k++) {
+		struct site_ent x = ent_read(t, k, run);
+		out_rank(dst, &n, &x);
+	}
+	struct site_ent o = {0};
+	if (t != NULL)
+		o = ent_read(t, SITE_OTHER, run);
+	else if (run->calls <= (uint64_t)1 << 62)
+		o = (struct site_ent){0, run->calls, run->ticks, run->timed, 0};
+	o.key = o.key ? o.key : APIPROF_PARENT_UNKNOWN;
+	out_other(dst, &o);
+}
+
+/* A reader's half: row i's entries into dst, the APIPROF_SITES with the
+ * most calls and the rest in "(other callers)", with the run in progress
+ * added to its entry (an api's folded totals have none), from a copy
+ * taken while the owner was not switching (a few tries; false when it
+ * always was: the next snapshot has it).  Written straight into dst,
+ * which may be a ring slot. */
 bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab, uint32_t i,
                            bool sampled, bool folded)
 {
@@ -305,25 +645,28 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
 		uint64_t gen = apiprof_load_acquire(&s->gen); /* pairs with the switch's release */
 		if (gen & 1)
 			continue;
-		for (int k = 0; k <= APIPROF_SITES; k++) {
-			dst->site[k].key = apiprof_read_once(&s->site[k].key);
-			dst->site[k].calls = apiprof_read_once(&s->site[k].calls);
-			dst->site[k].ticks = apiprof_read_once(&s->site[k].ticks);
-			dst->site[k].timed = apiprof_read_once(&s->site[k].timed);
-		}
-		uint64_t last = apiprof_read_once(&c->last);
-		uint64_t mc = apiprof_read_once(&s->mark_calls);
-		uint64_t mt = apiprof_read_once(&s->mark_ticks);
-		uint64_t mtd = apiprof_read_once(&s->mark_timed);
+		const struct apiprof_site_tbl *t = tbl_of(s);
 		uint64_t calls = apiprof_load(&tab->calls[i]);
-		uint64_t ticks = apiprof_load(&c->ticks);
-		uint64_t timed = row_timed(tab, i, sampled);
+		struct srec_run run = {
+		        apiprof_read_once(&s->run),
+		        calls - apiprof_read_once(&s->mark_calls),
+		        apiprof_load(&c->ticks) - apiprof_read_once(&s->mark_ticks),
+		        row_timed(tab, i, sampled) - apiprof_read_once(&s->mark_timed),
+		};
+		if (folded || t == NULL || apiprof_read_once(&c->last) == 0)
+			run.entry = folded ? UINT64_MAX : 0;
+		if (folded)
+			run.calls = 0;
+		uint64_t floor = apiprof_read_once(&s->floor);
+		srec_copy(dst, t, &run);
 		apiprof_fence_acquire(); /* pairs with the switch's fence_release */
 		if (apiprof_read_once(&s->gen) != gen)
 			continue;
-		struct srec_run run = {last, calls - mc, ticks - mt, timed - mtd};
-		if (!folded)
-			srec_add_run(dst, &run);
+		/* folded: a site may have been out of any entry in each thread */
+		for (int j = 0; folded && j < APIPROF_SITES; j++)
+			dst->calls_error[j] += dst->site[j].calls ? floor : 0;
+		if (floor > dst->calls_error[APIPROF_SITES])
+			dst->calls_error[APIPROF_SITES] = floor;
 		dst->calls = calls;
 		return true;
 	}
@@ -334,22 +677,25 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
  * it (a thread on its way out): the entries then have every call. */
 static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
-	run_end(tab, i, apiprof_load(&tab->calls[i]),
-	        apiprof_load(&apiprof_tab_cold(tab, i)->ticks), row_timed(tab, i, sampled),
-	        apiprof_read_once(&apiprof_tab_cold(tab, i)->last), NULL, sampled);
+	struct row r = row_of(tab, i);
+	uint64_t gen = r.s->gen;
+
+	apiprof_write_once(&r.s->gen, gen + 1);
+	apiprof_fence_release();
+	run_end(&r, apiprof_load(&tab->calls[i]), apiprof_load(&r.c->ticks),
+	        row_timed(tab, i, sampled));
+	apiprof_store_release(&r.s->gen, gen + 2);
 }
 
 /* Adds from, a histogram of src's row i (NULL: none), with the bucket
- * noted but not yet counted if it is there, into the histogram of its
- * entry `to` of dst's row i, or the row's own when that has none. */
-static void hist_fold(struct apiprof_tab *dst, uint32_t i, struct apiprof_shm_site *to,
+ * noted but not yet counted if it is there, into histogram k of dst's
+ * table t, or the row's own when that has none. */
+static void hist_fold(struct apiprof_tab *dst, uint32_t i, struct apiprof_site_tbl *t, int k,
                       struct apiprof_tab *src, const uint64_t *from)
 {
-	struct apiprof_sites *s = sites_of(dst, i);
-
 	if (from == NULL)
 		return;
-	uint64_t *h = site_hist(s, (size_t)(to - s->site));
+	uint64_t *h = t ? site_hist(t, (size_t)k) : NULL;
 	if (h == NULL)
 		h = apiprof_tab_cold(dst, i)->hist;
 	int due = apiprof_tab_due_in(src, from);
@@ -357,26 +703,61 @@ static void hist_fold(struct apiprof_tab *dst, uint32_t i, struct apiprof_shm_si
 		apiprof_fetch_add_relaxed(&h[b], apiprof_load(&from[b]) + (b == due));
 }
 
+/* The entry of the site of key in an api's folded totals, which other
+ * exiting threads may be folding into at once: found, or a free one of
+ * its set taken with a compare-and-swap; SITE_OTHER when its set is
+ * full (the folded totals evict nothing). */
+static int fold_find(struct apiprof_site_tbl *t, uint64_t key)
+{
+	uint64_t h = site_hash(APIPROF_SITE_ADDR(key));
+
+	for (unsigned n = 0; n < SITE_WAYS; n++) {
+		unsigned w = way_of(h, n);
+		uint64_t have = apiprof_read_once(&t->e[w].key);
+
+		if (have == 0 && !apiprof_cas_relaxed(&t->e[w].key, &have, key) && have == 0)
+			continue;
+		if (have == 0 || APIPROF_SITE_ADDR(have) == APIPROF_SITE_ADDR(key)) {
+			key_merge_shared(&t->e[w].key, key);
+			return (int)w;
+		}
+	}
+	return SITE_OTHER;
+}
+
 /* Adds row i's sites of src (an exited thread's table, whose run is ended
  * here) into dst (its api's totals), which other exiting threads may be
- * folding into at once; the folded table never has a run of its own. */
+ * folding into at once; the folded table never has a run of its own.  A
+ * site's error bound in the totals is the sum of its bounds in the
+ * threads, where a thread that had no entry for it (or whose entry found
+ * no room here) adds the most it may have had: dst's floor sums those. */
 void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i, bool sampled)
 {
-	struct apiprof_sites *from = sites_of(src, i);
+	struct apiprof_sites *from = sites_of(src, i), *to = sites_of(dst, i);
+	struct apiprof_site_tbl *f = tbl_of(from);
+	uint64_t spill = apiprof_read_once(&from->floor);
 
 	sites_close(src, i, sampled);
-	for (int k = 0; k <= APIPROF_SITES; k++) {
-		const struct apiprof_shm_site *e = &from->site[k];
-		uint64_t key = apiprof_read_once(&e->key);
+	if (f == NULL)
+		return;
+	struct apiprof_site_tbl *t = tbl_get(to);
+	for (int k = 0; k <= SITE_OTHER; k++) {
+		const struct site_ent *e = &f->e[k];
 
 		if (apiprof_read_once(&e->calls) == 0)
 			continue;
-		struct apiprof_shm_site *to = k < APIPROF_SITES
-		                                      ? site_find(sites_of(dst, i), key, true)
-		                                      : site_find(sites_of(dst, i), key, false);
-		site_add(to, e->calls, e->ticks, e->timed);
-		hist_fold(dst, i, to, src, apiprof_load_acquire(&from->hist[k]));
+		int j = t == NULL ? -1 : k < SITE_OTHER ? fold_find(t, e->key) : SITE_OTHER;
+		if (j == SITE_OTHER && k < SITE_OTHER && e->calls + e->err > spill)
+			spill = e->calls + e->err;
+		if (j == SITE_OTHER)
+			key_merge_shared(&t->e[SITE_OTHER].key,
+			                 k < SITE_OTHER ? APIPROF_SITE_PARENT(e->key)
+			                                : apiprof_read_once(&e->key));
+		if (j >= 0)
+			ent_add(&t->e[j], e);
+		hist_fold(dst, i, t, j, src, apiprof_load_acquire(&f->hist[k]));
 	}
+	apiprof_fetch_add_relaxed(&to->floor, spill);
 }
 
 /* Zeroes row i's sites, word by word (a reader may be copying them), and
@@ -385,34 +766,72 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
 void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
 {
 	struct apiprof_sites *s = sites_of(tab, i);
-	uint64_t *w = (uint64_t *)s;
+	struct apiprof_site_tbl *t = tbl_of(s);
 
-	for (size_t k = 0; k < offsetof(struct apiprof_sites, hist) / sizeof(uint64_t); k++)
-		apiprof_write_once(&w[k], 0);
-	for (int k = 0; k <= APIPROF_SITES; k++)
-		for (int b = 0; s->hist[k] != NULL && b < APIPROF_HIST_BUCKETS; b++)
-			apiprof_write_once(&s->hist[k][b], 0);
+	apiprof_write_once(&s->gen, 0);
+	apiprof_write_once(&s->mark_calls, 0);
+	apiprof_write_once(&s->mark_ticks, 0);
+	apiprof_write_once(&s->mark_timed, 0);
+	apiprof_write_once(&s->run, 0);
+	s->run_ent = NULL;
+	apiprof_write_once(&s->floor, 0);
+	for (int k = 0; t != NULL && k <= SITE_OTHER; k++) {
+		uint64_t *w = (uint64_t *)&t->e[k];
+
+		for (size_t j = 0; j < sizeof(t->e[k]) / sizeof(uint64_t); j++)
+			apiprof_write_once(&w[j], 0);
+		for (int b = 0; t->hist[k] != NULL && b < APIPROF_HIST_BUCKETS; b++)
+			apiprof_write_once(&t->hist[k][b], 0);
+	}
+	for (int w = 0; t != NULL && w < 64; w++)
+		t->gone[w] = 0;
+	for (int w = 0; t != NULL && w < (2 << SITE_CACHE_BITS); w++)
+		t->cache[w] = (struct site_cache){0};
 	apiprof_write_once(&apiprof_tab_cold(tab, i)->last, 0);
 	hist_target(tab, i, NULL);
 }
 
-void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i)
+/* Adds histogram k of t into hist, with the bucket noted but not yet
+ * counted if it is there. */
+static void hist_add_one(uint64_t *hist, struct apiprof_tab *tab, const struct apiprof_site_tbl *t,
+                         int k)
 {
-	struct apiprof_sites *s = sites_of(tab, i);
+	const uint64_t *h = apiprof_load_acquire(&t->hist[k]); /* pairs with site_hist */
+	int due = h ? apiprof_tab_due_in(tab, h) : -1;
 
-	for (int k = 0; k <= APIPROF_SITES; k++) {
-		const uint64_t *h = apiprof_load_acquire(&s->hist[k]); /* pairs with site_hist */
-		int due = h ? apiprof_tab_due_in(tab, h) : -1;
-
-		for (int b = 0; h != NULL && b < APIPROF_HIST_BUCKETS; b++)
-			hist[b] += apiprof_load(&h[b]) + (b == due);
-	}
+	for (int b = 0; h != NULL && b < APIPROF_HIST_BUCKETS; b++)
+		hist[b] += apiprof_load(&h[b]) + (b == due);
 }
 
-bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, int k, uint64_t *scratch,
-                            uint64_t q[2])
+/* "(other callers)"' first: an eviction adds the evicted entry's buckets
+ * there before it zeroes them, so a reader may miss them for one read,
+ * never count them twice. */
+void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i)
 {
-	const uint64_t *h = apiprof_load_acquire(&sites_of(tab, i)->hist[k]);
+	const struct apiprof_site_tbl *t = tbl_of(sites_of(tab, i));
+
+	if (t == NULL)
+		return;
+	hist_add_one(hist, tab, t, SITE_OTHER);
+	apiprof_fence_acquire();
+	for (int k = 0; k < SITE_OTHER; k++)
+		hist_add_one(hist, tab, t, k);
+}
+
+/* The entry of row i whose key is key (other: "(other callers)"), or -1. */
+static int ent_of_key(const struct apiprof_site_tbl *t, uint64_t key, bool other)
+{
+	if (other)
+		return SITE_OTHER;
+	return key ? site_probe(t, APIPROF_SITE_ADDR(key)) : -1;
+}
+
+bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, uint64_t key, bool other,
+                            uint64_t *scratch, uint64_t q[2])
+{
+	const struct apiprof_site_tbl *t = tbl_of(sites_of(tab, i));
+	int k = t ? ent_of_key(t, key, other) : -1;
+	const uint64_t *h = k >= 0 ? apiprof_load_acquire(&t->hist[k]) : NULL;
 	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
 	uint64_t n = 0;
 
@@ -430,21 +849,21 @@ bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, int k, uint64_t
 	return true;
 }
 
-/* Written straight into dst, a ring slot; an entry that a snapshot of the
- * sites pairs with by its key. */
+/* Written straight into dst, a ring slot: the entries of a copy of the
+ * sites (apiprof_tab_read_srec, into scratch's srec), each paired with
+ * the sites of the same snapshot by its key. */
 void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab, uint32_t i,
-                           uint64_t *scratch)
+                           struct apiprof_shm_srec *sites, uint64_t *scratch)
 {
-	struct apiprof_sites *s = sites_of(tab, i);
-
 	dst->calls = apiprof_load(&tab->calls[i]);
 	dst->timed = 0; /* the flusher stamps it */
 	for (int k = 0; k <= APIPROF_SITES; k++) {
 		struct apiprof_shm_siteq *e = &dst->site[k];
 		uint64_t q[2];
 
-		e->key = apiprof_read_once(&s->site[k].key);
-		bool known = e->key != 0 && apiprof_site_quantiles(tab, i, k, scratch, q);
+		e->key = sites ? sites->site[k].key : 0;
+		bool known = e->key != 0 &&
+		             apiprof_site_quantiles(tab, i, e->key, k == APIPROF_SITES, scratch, q);
 		e->p50_ticks = known ? q[0] : APIPROF_SITEQ_NONE;
 		e->p99_ticks = known ? q[1] : APIPROF_SITEQ_NONE;
 	}

@@ -193,8 +193,91 @@ static struct apiprof_wrappers *build(const struct apiprof_api *api)
 	return w;
 }
 
+/* --- apiprof's own code ---------------------------------------------------
+ * The executable segments of the runtime and of each shim that registered
+ * an api: a call site there is a library function's tail call into
+ * another api, returning into apiprof's wrapper (apiprof_sites.c replaces
+ * it).  Filled as apis register; read with no lock: a range is complete
+ * once its hi is stored. */
+#define OURS_MAX 64
+
+static struct {
+	uint32_t n; /* reserved */
+	struct {
+		uintptr_t lo, hi;
+	} r[OURS_MAX];
+} ours;
+
+/* The lowest and highest address of them all (relaxed: a switch of
+ * site that reads a stale span misses the replacement of that one call's
+ * address until the next, never more). */
+uintptr_t apiprof_ours_lo = UINTPTR_MAX, apiprof_ours_hi;
+
+static void span_add(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t l = apiprof_read_once(&apiprof_ours_lo), h = apiprof_read_once(&apiprof_ours_hi);
+
+	while (lo < l && !apiprof_cas_relaxed(&apiprof_ours_lo, &l, lo))
+		;
+	while (hi > h && !apiprof_cas_relaxed(&apiprof_ours_hi, &h, hi))
+		;
+}
+
+static void ours_add(uintptr_t lo, uintptr_t hi)
+{
+	uint32_t n = apiprof_load_acquire(&ours.n);
+
+	for (uint32_t k = 0; k < n && k < OURS_MAX; k++)
+		if (apiprof_read_once(&ours.r[k].lo) == lo)
+			return;
+	uint32_t k = apiprof_fetch_add_relaxed(&ours.n, 1);
+	if (k >= OURS_MAX)
+		return;
+	apiprof_write_once(&ours.r[k].lo, lo);
+	apiprof_store_release(&ours.r[k].hi, hi);
+	span_add(lo, hi);
+}
+
+/* The executable segments of the module that holds p. */
+static void ours_module(const void *p)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+
+	if (p == NULL || !dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) || lm == NULL ||
+	    info.dli_fbase == NULL)
+		return;
+	const ElfW(Ehdr) *eh = info.dli_fbase;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	for (unsigned k = 0; k < eh->e_phnum; k++)
+		if (ph[k].p_type == PT_LOAD && (ph[k].p_flags & PF_X))
+			ours_add(lm->l_addr + ph[k].p_vaddr,
+			         lm->l_addr + ph[k].p_vaddr + ph[k].p_memsz);
+}
+
+static void wrappers_add_module(const struct apiprof_api *api)
+{
+	ours_module((const void *)(uintptr_t)apiprof_wrappers_ours);
+	for (uint32_t i = 0; api->entries != NULL && i < apiprof_api_nsyms(api); i++)
+		if (api->entries[i] != NULL) {
+			ours_module(api->entries[i]);
+			return;
+		}
+}
+
+bool apiprof_wrappers_ours(uintptr_t a)
+{
+	uint32_t n = apiprof_read_once(&ours.n);
+
+	for (uint32_t k = 0; k < n && k < OURS_MAX; k++)
+		if (a > apiprof_read_once(&ours.r[k].lo) && a < apiprof_load_acquire(&ours.r[k].hi))
+			return true;
+	return false;
+}
+
 void apiprof_wrappers_add(const struct apiprof_api *api, uint32_t id)
 {
+	wrappers_add_module(api);
 	if (id >= APIPROF_MAX_APIS || api->entries == NULL || api->rows == NULL)
 		return;
 	struct apiprof_wrappers *w = build(api);

@@ -33,6 +33,20 @@ static inline bool apiprof_stat_estimated(bool sampled, uint64_t calls, uint64_t
 	return sampled && timed < calls;
 }
 
+/* The standard error of a call site's count in sampled mode (one call
+ * in n timed, at random): each of its timed calls carries the calls up
+ * to the next timed one, about n of them give or take n, so the estimate
+ * of a site with `timed` timed calls is off by about n x sqrt(timed). */
+static inline uint64_t apiprof_stat_sampled_stderr(uint32_t n, uint64_t timed)
+{
+	uint64_t r = 0;
+
+	for (uint64_t bit = (uint64_t)1 << 31; bit != 0; bit >>= 1)
+		if ((r + bit) * (r + bit) <= timed)
+			r += bit;
+	return (uint64_t)n * r + (r * r < timed ? n : 0); /* rounded up */
+}
+
 /* The time, in ticks, of all calls of a function whose timed calls took
  * ticks: measured when every call was timed (or none was: nothing to scale
  * by), else ticks x calls / timed, exact in integers, saturated. */

@@ -206,7 +206,7 @@ static void *caller_find(const struct walk *k, const struct top_cell *c, uint32_
 	struct top_caller *v = k->out;
 
 	for (size_t j = 0; j < k->n; j++) {
-		struct top_site s = {v[j].addr, v[j].parent, v[j].other, 0, 0, 0, 0, 0};
+		struct top_site s = {.addr = v[j].addr, .parent = v[j].parent, .other = v[j].other};
 
 		if (same_site(&s, &c->sites.site[i]))
 			return &v[j];
@@ -221,7 +221,11 @@ static void caller_add(struct walk *k, void *slot, bool fresh, const struct top_
 	struct top_caller *c = slot;
 
 	if (fresh) {
-		*c = (struct top_caller){e->addr, e->parent, e->other, 0, 0, 0, false, -1, -1};
+		*c = (struct top_caller){.addr = e->addr,
+		                         .parent = e->parent,
+		                         .other = e->other,
+		                         .p50_ns = -1,
+		                         .p99_ns = -1};
 		if (!top_site_quantiles(k->p, cell, i, &c->p50_ns, &c->p99_ns))
 			c->p50_ns = c->p99_ns = -1;
 	} else {
@@ -231,14 +235,55 @@ static void caller_add(struct walk *k, void *slot, bool fresh, const struct top_
 	c->calls_iv += cell->sites_iv[i];
 	c->ns += site_ns(k->p, e);
 	c->estimated |= site_estimated(k->p, e);
+	c->calls_error += e->err;
+	c->timed += e->timed;
+}
+
+/* The most calls that a site of cell c with no entry of its own may have
+ * had: its "(other callers)"' bound. */
+static uint64_t cell_spill(const struct top_cell *c)
+{
+	for (uint32_t j = 0; j < c->sites.n; j++)
+		if (c->sites.site[j].other)
+			return c->sites.site[j].err;
+	return 0;
+}
+
+/* Whether cell c has an entry of the caller's site. */
+static bool cell_has(const struct top_cell *c, const struct top_caller *v)
+{
+	struct top_site s = {.addr = v->addr, .parent = v->parent, .other = v->other};
+
+	for (uint32_t j = 0; j < c->sites.n; j++)
+		if (same_site(&s, &c->sites.site[j]))
+			return true;
+	return false;
+}
+
+/* A caller summed over threads may have had calls in the "(other
+ * callers)" of the threads that kept no entry of it. */
+static void callers_spill(const struct top_proc *p, struct top_calls_of w, uint32_t func,
+                          struct top_caller *v, long n)
+{
+	for (size_t i = 0; w.all && i < p->ncells; i++) {
+		const struct top_cell *c = &p->cells[i];
+		uint64_t spill = c->func == func ? cell_spill(c) : 0;
+
+		for (long j = 0; spill && j < n; j++)
+			if (!v[j].other && !cell_has(c, &v[j]))
+				v[j].calls_error += spill;
+	}
 }
 
 long top_callers(const struct top_proc *p, struct top_calls_of w, uint32_t func,
                  struct top_caller **out)
 {
 	struct walk k = {p, func, NULL, 0, 0, sizeof(**out), caller_want, caller_add, caller_find};
+	long n = walk_run(&k, w, by_calls, (void **)out);
 
-	return walk_run(&k, w, by_calls, (void **)out);
+	if (n > 0)
+		callers_spill(p, w, func, *out, n);
+	return n;
 }
 
 static int by_ns(const void *a, const void *b)

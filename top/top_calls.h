@@ -30,6 +30,12 @@ struct top_caller {
 	uint64_t calls_iv; /* in the latest refresh interval */
 	double ns;
 	bool estimated; /* sampled: the calls and the time are estimates */
+	/* The site had from calls to calls + calls_error calls, summed over
+	 * threads (a thread whose table had no entry for it adds the most any
+	 * site of its "(other callers)" had); for "(other callers)", the most
+	 * any one of its sites had.  0: exact (unless estimated). */
+	uint64_t calls_error;
+	uint64_t timed; /* of the calls, for the estimate's standard error */
 	/* Since the start, of one thread's site (top_site_quantiles); -1 when
 	 * not known or summed over threads (quantiles do not add up). */
 	double p50_ns, p99_ns;

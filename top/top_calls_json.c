@@ -5,6 +5,8 @@
  */
 #include <stdlib.h>
 
+#include "apiprof_stat.h"
+
 #include "top_batch.h"
 #include "top_calls.h"
 #include "top_sitesym.h"
@@ -40,6 +42,14 @@ static json_t *caller_json(const struct top_proc *p, const struct top_caller *c)
 	json_object_set_new(o, "calls", top_u64_json(c->calls));
 	json_object_set_new(o, "total_ns", top_ns_json(c->ns));
 	json_object_set_new(o, "estimated", json_boolean(c->estimated));
+	json_object_set_new(o, "exact",
+	                    json_boolean(!c->estimated && (c->other || c->calls_error == 0)));
+	json_object_set_new(o, "calls_error", top_u64_json(c->other ? 0 : c->calls_error));
+	if (c->other && c->calls_error)
+		json_object_set_new(o, "max_site_calls", top_u64_json(c->calls_error));
+	if (c->estimated)
+		json_object_set_new(o, "calls_stderr",
+		                    top_u64_json(apiprof_stat_sampled_stderr(p->sample, c->timed)));
 	json_object_set_new(o, "p50_ns", top_ns_json(c->p50_ns));
 	json_object_set_new(o, "p99_ns", top_ns_json(c->p99_ns));
 	if (f >= 0) {

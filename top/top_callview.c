@@ -49,15 +49,33 @@ static int lines_add(struct top_lines *l, const char *fmt, ...)
 	return 0;
 }
 
-/* "label (file:line)" of a caller, "in api.func" when inside a call. */
+/* The bound of a caller's count, when it is not exact: "  (+0..+N)",
+ * its calls lie in [calls, calls + N]; "  (each <= N)" for "(other
+ * callers)": the most calls any one of its sites had. */
+static void caller_bound(const struct top_caller *c, char *buf, size_t cap)
+{
+	char n[TOP_FMT_LEN];
+
+	buf[0] = '\0';
+	if (c->calls_error == 0)
+		return;
+	top_fmt_count(n, sizeof(n), c->calls_error);
+	snprintf(buf, cap, c->other ? "  (each <= %s)" : "  (+0..+%s)", n);
+}
+
+/* "label (file:line)" of a caller, "in api.func" when inside a call,
+ * and the bound of its count. */
 static void caller_where(const struct top_proc *p, const struct top_caller *c, char *buf,
                          size_t cap)
 {
-	char label[TOP_SYM_NAME + 32], in[TOP_API_LEN + TOP_NAME_LEN + 8] = "";
+	char label[TOP_SYM_NAME + 32], in[TOP_API_LEN + TOP_NAME_LEN + TOP_FMT_LEN + 32] = "";
+	char bound[TOP_FMT_LEN + 16];
 	long f = top_site_parent(p, c->parent);
 
-	if (f >= 0)
-		snprintf(in, sizeof(in), "  in %s.%s", p->funcs[f].api, p->funcs[f].name);
+	caller_bound(c, bound, sizeof(bound));
+	snprintf(in, sizeof(in), "%s%s%s%s", f >= 0 ? "  in " : "", f >= 0 ? p->funcs[f].api : "",
+	         f >= 0 ? "." : "", f >= 0 ? p->funcs[f].name : "");
+	strncat(in, bound, sizeof(in) - strlen(in) - 1);
 	if (c->other) {
 		snprintf(buf, cap, "(other callers)%s", in);
 		return;

@@ -119,7 +119,7 @@ static void add_sites(struct top_proc *g, const struct top_proc *m, uint32_t *ma
 			gs->site[k].parent = APIPROF_PARENT_UNKNOWN;
 			gs->site[k].other = true;
 		} else if (k == gs->n) {
-			gs->site[gs->n++] = (struct top_site){0, parent, false, 0, 0, 0, 0, 0};
+			gs->site[gs->n++] = (struct top_site){.parent = parent};
 		}
 		gs->site[k].calls += e->calls;
 		gs->site[k].ticks += scale(e->ticks, r->ratio);

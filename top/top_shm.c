@@ -427,7 +427,8 @@ static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, ui
 		                                                e->ticks,
 		                                                e->timed,
 		                                                e->key,
-		                                                (uint32_t)i};
+		                                                (uint32_t)i,
+		                                                x.calls_error[i]};
 	}
 }
 

@@ -50,6 +50,9 @@ struct top_site {
 	uint64_t timed;
 	uint64_t key;   /* as the record has it, for its quantiles (struct top_siteq) */
 	uint32_t entry; /* its index in the record */
+	/* the site had from calls to calls + err calls (struct apiprof_shm_srec
+	 * calls_error); for "(other callers)", the most any one of its sites had */
+	uint64_t err;
 };
 
 /* The used entries of an APIPROF_REC_SITES record, cumulative. */

@@ -18,6 +18,7 @@ int a_work(int n);
 int a_mix(int n);  /* a_leaf SITE_LEAF_PER_WORK times */
 int a_leaf(int n); /* b_leaf once: not in sitea.json, a site shared by a_mix and its callers */
 int a_two(int n);  /* b_leaf SITE_TWO_LEAF times, b_twig SITE_TWO_TWIG times */
+int a_tail(int n); /* b_leaf(n + 1), a tail call */
 int b_leaf(int n);
 int b_twig(int n); /* api "siteb", as b_leaf */
 
