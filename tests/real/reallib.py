@@ -113,7 +113,8 @@ def _remove_users(names):
 
 
 def _namespace_flags(netns):
-    return ["-m", "-p", "-f", "--mount-proc", "--propagation", "private"] + (["-n"] if netns else [])
+    flags = ["-m", "-p", "-f", "--mount-proc", "--propagation", "private"]
+    return flags + (["-n"] if netns else [])
 
 
 def sandbox(users=0, netns=False):
@@ -267,5 +268,6 @@ class Checks:
 
     def report(self):
         if self.bad:
-            fail("%s: %d answer(s) wrong:\n  %s" % (self.name, len(self.bad), "\n  ".join(self.bad)))
+            fail("%s: %d answer(s) wrong:\n  %s"
+                 % (self.name, len(self.bad), "\n  ".join(self.bad)))
         say("ok: %s: every answer equals its witness" % self.name)

@@ -11,7 +11,7 @@ inflate through its PLT, which ltrace traces) and under apiprof-run. The
 output and exit status are the same; inflate, inflateInit_ and inflateEnd
 calls = ltrace's counts.
 
-Takes about 2 s (2 cores).
+Takes about 3 s (2 cores).
 """
 import os
 import re
@@ -20,7 +20,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reallib import Checks, fail, load, need, run, sandbox, sanitized, say, skip, total  # noqa: E402
+from reallib import (Checks, fail, load, need, run,  # noqa: E402
+                     sandbox, sanitized, say, skip, total)
 
 COMMITS = 300
 FUNCS = ("inflate", "inflateInit_", "inflateEnd")

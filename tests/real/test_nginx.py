@@ -16,18 +16,18 @@ The witness is nginx's own access log: the body bytes of every response
 - each worker wrote its profile, as U (the privileges were dropped);
 - ab saw no failed request, nginx exited 0 on SIGQUIT.
 
-Takes about 3 s (2 cores).
+Takes about 2 s (2 cores).
 """
 import glob
 import os
 import pwd
 import signal
-import subprocess
 import sys
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reallib import Checks, fail, load, need, poll, run, sandbox, sanitized, say, skip, total  # noqa: E402
+from reallib import (Checks, fail, load, need, poll, run,  # noqa: E402
+                     sandbox, sanitized, say, skip, total)
 
 PORT = 8080  # in the test's own network namespace
 WORKERS = 2

@@ -21,7 +21,7 @@ exceeds its parent's, and self = total minus the children, never negative
 (on main before 35.2: sqlite3_column_text, 1 call of about 1 us, "made"
 32,660 malloc calls of 1.1 ms).
 
-Takes about 2 s (2 cores).
+Takes about 1 s (2 cores).
 """
 import os
 import re
@@ -31,7 +31,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from reallib import Checks, fail, load, need, rows, sandbox, sanitized, say, skip, total  # noqa: E402
+from reallib import (Checks, fail, load, need, rows,  # noqa: E402
+                     sandbox, sanitized, say, skip, total)
 
 TREE_TOOL = os.path.join(HERE, "..", "tools", "tree_invariants.py")
 SPECS = {"counts": "posix_io,sqlite3", "tree": "posix_io,sqlite3,malloc"}
@@ -111,8 +112,8 @@ def main():
         f.write(script())
     checks = Checks("sqlite3 " + what)
     st = sb.path("strace.txt")
-    bare = sqlite3(sb, ["strace", "-f", "-c", "-o", st, "-e", "trace=" + ",".join(SYSCALLS.values())],
-                   "a.db", "under strace")
+    trace = "trace=" + ",".join(SYSCALLS.values())
+    bare = sqlite3(sb, ["strace", "-f", "-c", "-o", st, "-e", trace], "a.db", "under strace")
     out = sb.path("sqlite3.json")
     prof = sqlite3(sb, [apiprof_run, "-s", SPECS[what], "-o", out, "--"], "b.db", "under apiprof")
     checks.equal("exit status", prof.returncode, "under strace", bare.returncode)
