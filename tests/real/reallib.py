@@ -106,14 +106,22 @@ def _make_users(count):
 
 
 def _remove_users(names):
+    """userdel each; the processes of a namespace that was just killed may
+    take a moment to go, and userdel refuses a user that still has one."""
     for name in names:
-        p = subprocess.run(["userdel", name], capture_output=True, text=True)
+        for _ in range(600):
+            p = subprocess.run(["userdel", name], capture_output=True, text=True)
+            if p.returncode == 0 or "currently used" not in p.stderr:
+                break
+            time.sleep(0.05)
         if p.returncode != 0:
             say("warning: userdel %s: %s" % (name, p.stderr.strip()))
 
 
 def _namespace_flags(netns):
-    flags = ["-m", "-p", "-f", "--mount-proc", "--propagation", "private"]
+    # --kill-child: when unshare dies (killed with the test), PID 1 of the
+    # namespace gets SIGKILL, and with it every process in the namespace.
+    flags = ["-m", "-p", "-f", "--kill-child", "--mount-proc", "--propagation", "private"]
     return flags + (["-n"] if netns else [])
 
 
