@@ -14,9 +14,10 @@ counts of the pwrite64, fdatasync and fsync system calls, and the CLI
 makes all of them inside sqlite3_step: the children of sqlite3_step have
 every one of them.
 
-tree: -s posix_io,sqlite3,malloc, and the call tree's invariants on the
-exit JSON (issue 35.2), by tests/tools/tree_invariants.py where it exists,
-else by this test's own reading of today's format: a child's time never
+tree: -s posix_io,sqlite3,malloc --summary, and the call tree's
+invariants on the exit JSON and the summary (issue 35.2), by
+tests/tools/tree_invariants.py FILE... where it exists, else on the exit
+JSON by this test's own reading of today's format: a child's time never
 exceeds its parent's, and self = total minus the children, never negative
 (on main before 35.2: sqlite3_column_text, 1 call of about 1 us, "made"
 32,660 malloc calls of 1.1 ms).
@@ -115,7 +116,9 @@ def main():
     trace = "trace=" + ",".join(SYSCALLS.values())
     bare = sqlite3(sb, ["strace", "-f", "-c", "-o", st, "-e", trace], "a.db", "under strace")
     out = sb.path("sqlite3.json")
-    prof = sqlite3(sb, [apiprof_run, "-s", SPECS[what], "-o", out, "--"], "b.db", "under apiprof")
+    summary = ["--summary"] if what == "tree" else []
+    prof = sqlite3(sb, [apiprof_run, "-s", SPECS[what], "-o", out] + summary + ["--"], "b.db",
+                   "under apiprof")
     checks.equal("exit status", prof.returncode, "under strace", bare.returncode)
     checks.equal("output", repr(prof.stdout), "under strace", repr(bare.stdout))
     doc = load(out)
@@ -128,7 +131,10 @@ def main():
                          "strace's %s (the CLI makes all inside sqlite3_step)" % sys_name,
                          sc.get(sys_name, 0))
     elif os.path.exists(TREE_TOOL):
-        p = subprocess.run([sys.executable, TREE_TOOL, out], capture_output=True, text=True)
+        with open(sb.path("summary.txt"), "w") as f:
+            f.write(prof.stderr)  # the --summary
+        p = subprocess.run([sys.executable, TREE_TOOL, out, sb.path("summary.txt")],
+                           capture_output=True, text=True)
         checks.true("call tree invariants (tests/tools/tree_invariants.py)", p.returncode == 0,
                     "exit %d: %s%s" % (p.returncode, p.stdout.strip(), p.stderr.strip()))
     else:
