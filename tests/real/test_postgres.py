@@ -3,7 +3,7 @@
 profiled by apiprof-run -s net, with apiprof-top's exporter watching
 (issue 35.4 and 35.9).
 
-  test_postgres.py APIPROF_RUN APIPROF_TOP RUNTIME
+  test_postgres.py APIPROF_RUN APIPROF_TOP RUNTIME NET_SHIM
 
 A cluster of the test's own (initdb into the scratch tmpfs, as a throwaway
 user U: postgres refuses root), on a Unix socket only, is started as U by
@@ -89,9 +89,9 @@ class Textfile:
 
 
 def main():
-    if len(sys.argv) != 4:
-        fail("usage: test_postgres.py APIPROF_RUN APIPROF_TOP RUNTIME")
-    apiprof_run, top, runtime = [os.path.abspath(a) for a in sys.argv[1:]]
+    if len(sys.argv) != 5:
+        fail("usage: test_postgres.py APIPROF_RUN APIPROF_TOP RUNTIME NET_SHIM")
+    apiprof_run, top, runtime, shim = [os.path.abspath(a) for a in sys.argv[1:]]
     if sanitized(runtime):
         skip("sanitizer build: the real programs are not instrumented")
     need("pgbench", "postgresql")
@@ -105,7 +105,6 @@ def main():
     os.environ.pop("APIPROF_OUTPUT", None)
     user = sb.users[0]
     asuser = ["setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "--"]
-    shim = os.path.join(os.path.dirname(runtime), "..", "specs", "libapiprof-net.so")
     lib = build_tree_copy(sb, [runtime, shim])
     os.environ.update(APIPROF_SHIMDIR=lib, APIPROF_RUNTIME=os.path.join(lib, "libapiprof.so.0"),
                       LD_LIBRARY_PATH=lib, PGUSER="postgres", PGDATABASE="postgres",
