@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: MIT
+"""Debian's sqlite3 CLI on a database file, profiled by apiprof-run,
+checked against strace (issue 35.9).
+
+  test_sqlite3.py APIPROF_RUN RUNTIME counts|tree
+
+The same script of 20 transactions of 50 inserts each, an index and a
+query runs twice on a new database: once under `strace -f -c` alone, once
+under `apiprof-run -s posix_io,sqlite3` (both witnesses exact: sqlite3 is
+deterministic on a new file). The output and exit status are bare's.
+
+counts: pwrite (with pwrite64), fdatasync and fsync calls = strace's
+counts of the pwrite64, fdatasync and fsync system calls, and the CLI
+makes all of them inside sqlite3_step: the children of sqlite3_step have
+every one of them.
+
+tree: -s posix_io,sqlite3,malloc --summary, and the call tree's
+invariants on the exit JSON and the summary (issue 35.2), by
+tests/tools/tree_invariants.py FILE... where it exists, else on the exit
+JSON by this test's own reading of today's format: a child's time never
+exceeds its parent's, and self = total minus the children, never negative
+(on main before 35.2: sqlite3_column_text, 1 call of about 1 us, "made"
+32,660 malloc calls of 1.1 ms).
+
+Takes about 1 s (2 cores).
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from reallib import (Checks, fail, load, need, rows,  # noqa: E402
+                     sandbox, sanitized, say, skip, total)
+
+TREE_TOOL = os.path.join(HERE, "..", "tools", "tree_invariants.py")
+SPECS = {"counts": "posix_io,sqlite3", "tree": "posix_io,sqlite3,malloc"}
+SYSCALLS = {"pwrite": "pwrite64", "fdatasync": "fdatasync", "fsync": "fsync"}
+
+
+def script():
+    lines = ["create table t(id integer primary key, v text);"]
+    for txn in range(20):
+        lines.append("begin;")
+        for i in range(50):
+            lines.append("insert into t(v) values('row %d %d %s');" % (txn, i, "x" * (i * 3)))
+        lines.append("commit;")
+    lines += ["create index tv on t(v);", "select count(*), sum(length(v)) from t;"]
+    return "\n".join(lines) + "\n"
+
+
+def sqlite3(sb, prefix, db, tag):
+    with open(sb.path("work.sql")) as inp:
+        p = subprocess.run(prefix + ["sqlite3", sb.path(db)], stdin=inp, capture_output=True,
+                           text=True, cwd=sb.path())
+    say("%s: exit %d, output %r" % (tag, p.returncode, p.stdout.strip()))
+    return p
+
+
+def strace_counts(path):
+    """{syscall: calls} from strace -c's table."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", line)
+            if m:
+                counts[m.group(2)] = int(m.group(1))
+    return counts
+
+
+def children_of(doc, parent, child):
+    """Calls of child made inside parent, over the threads (exit JSON)."""
+    return sum(c["calls"] for f in rows(doc, parent) for c in f.get("children") or []
+               if c["name"] == child)
+
+
+def own_tree_check(doc, checks):
+    """The invariants on today's exit JSON: per function row, its children
+    (per function) and self_ns."""
+    bad = []
+    n = 0
+    for t in doc["threads"]:
+        for f in t["functions"]:
+            kids = f.get("children") or []
+            s = sum(c["total_ns"] for c in kids)
+            n += len(kids)
+            for c in kids:
+                if c["total_ns"] > f["total_ns"]:
+                    bad.append("%s (%d calls, %d ns) has child %s of %d ns (%d calls)"
+                               % (f["name"], f["calls"], f["total_ns"], c["name"], c["total_ns"],
+                                  c["calls"]))
+            # Each figure is converted from ticks on its own: 1 ns each.
+            if f.get("self_ns") is not None and abs(f["self_ns"] - (f["total_ns"] - s)) > len(kids):
+                bad.append("%s: self %d ns, total %d ns less children %d ns = %d"
+                           % (f["name"], f["self_ns"], f["total_ns"], s, f["total_ns"] - s))
+    checks.true("call tree invariants (this test's check: tests/tools/tree_invariants.py not "
+                "there yet)", not bad, "%d edges; %s" % (n, "; ".join(bad[:10]) or "all hold"))
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in SPECS:
+        fail("usage: test_sqlite3.py APIPROF_RUN RUNTIME counts|tree")
+    apiprof_run, runtime, what = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+    if sanitized(runtime):
+        skip("sanitizer build: the real programs are not instrumented")
+    need("sqlite3", "sqlite3")
+    need("strace", "strace")
+    sb = sandbox()
+    os.environ.pop("APIPROF_OUTPUT", None)
+    with open(sb.path("work.sql"), "w") as f:
+        f.write(script())
+    checks = Checks("sqlite3 " + what)
+    st = sb.path("strace.txt")
+    trace = "trace=" + ",".join(SYSCALLS.values())
+    bare = sqlite3(sb, ["strace", "-f", "-c", "-o", st, "-e", trace], "a.db", "under strace")
+    out = sb.path("sqlite3.json")
+    summary = ["--summary"] if what == "tree" else []
+    prof = sqlite3(sb, [apiprof_run, "-s", SPECS[what], "-o", out] + summary + ["--"], "b.db",
+                   "under apiprof")
+    checks.equal("exit status", prof.returncode, "under strace", bare.returncode)
+    checks.equal("output", repr(prof.stdout), "under strace", repr(bare.stdout))
+    doc = load(out)
+    if what == "counts":
+        sc = strace_counts(st)
+        for fn, sys_name in SYSCALLS.items():
+            checks.equal("%s calls" % fn, total([doc], fn), "strace's %s" % sys_name,
+                         sc.get(sys_name, 0))
+            checks.equal("%s calls inside sqlite3_step" % fn, children_of(doc, "sqlite3_step", fn),
+                         "strace's %s (the CLI makes all inside sqlite3_step)" % sys_name,
+                         sc.get(sys_name, 0))
+    elif os.path.exists(TREE_TOOL):
+        with open(sb.path("summary.txt"), "w") as f:
+            f.write(prof.stderr)  # the --summary
+        p = subprocess.run([sys.executable, TREE_TOOL, out, sb.path("summary.txt")],
+                           capture_output=True, text=True)
+        checks.true("call tree invariants (tests/tools/tree_invariants.py)", p.returncode == 0,
+                    "exit %d: %s%s" % (p.returncode, p.stdout.strip(), p.stderr.strip()))
+    else:
+        own_tree_check(doc, checks)
+    sb.finish(checks)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    main()
