@@ -195,6 +195,8 @@ static void gen_emit_entries(const struct spec *s, struct gen_out *o)
 		        "extern char apiprof_at_%zu[] __attribute__((visibility(\"hidden\")));\n",
 		        i);
 	}
+	gen_out_puts(o, "extern char __stop_apiprof_wrappers[] "
+	                "__attribute__((visibility(\"hidden\")));\n");
 	gen_out_puts(o, "static const void *const apiprof_entries[] = {\n");
 	for (size_t i = 0; i < n; i++)
 		gen_out_printf(o, "\tapiprof_at_%zu,\n", i);
@@ -234,6 +236,7 @@ static void gen_emit_api(const struct spec *s, struct gen_out *o)
 	               "\t.exports = apiprof_exports,\n"
 	               "\t.rows = apiprof_rows,\n"
 	               "\t.entries = apiprof_entries,\n"
+	               "\t.entries_end = __stop_apiprof_wrappers,\n"
 	               "}};\n",
 	               s->api, s->library, spec_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
 	spec_buf_free(&path);

@@ -273,7 +273,7 @@ static void gen_emit_signature(const struct gen_fn *e)
 	else /* in parentheses: a function-like macro of the name (zlib's
 	      * gzgetc) must not expand the definition */
 		spec_buf_printf(&d, "(%s)(%s)", f->symbol, spec_buf_str(&e->params));
-	spec_buf_printf(&b, "APIPROF_EXPORT %s", f->noreturn ? "__attribute__((noreturn)) " : "");
+	spec_buf_printf(&b, "APIPROF_WRAPPER %s", f->noreturn ? "__attribute__((noreturn)) " : "");
 	gen_fn_decl(e, spec_buf_str(&d), &b);
 	gen_emit_origin(e);
 	if (f->asm_label && f->symver == SPEC_SYMVER_NONE)

@@ -13,7 +13,10 @@
  * version, which the dynamic linker binds to references of any version
  * (open@GLIBC_2.2.5), whereas a named node would make them a version of
  * their own that such references do not match.  `local: *` cannot be used
- * then (it would hide those wrappers); hidden visibility does that job.
+ * then (it would hide those wrappers); hidden visibility does that job,
+ * but for the end of the wrappers' section (apiprof_shim.h
+ * APIPROF_WRAPPER), which the linker defines and, with named nodes, puts
+ * in the dynamic symbols (hidden): the first node makes it local.
  */
 #include <string.h>
 
@@ -45,7 +48,8 @@ static bool gen_vs_nodes(const struct spec *s, struct gen_out *o)
 		const struct spec_func *f = gen_vs_entry(s, i);
 		if (f->symver == SPEC_SYMVER_NONE || gen_vs_seen(s, i, f->version))
 			continue;
-		gen_out_printf(o, "%s { };\n", f->version);
+		gen_out_printf(o, "%s { %s};\n", f->version,
+		               any ? "" : "local: __stop_apiprof_wrappers; ");
 		any = true;
 	}
 	return any;

@@ -101,6 +101,12 @@
 #define APIPROF_FRAME_TAGS 7u
 
 #define APIPROF_EXPORT      __attribute__((visibility("default")))
+/* A generated wrapper: exported, and in the shim's one section of
+ * wrappers, whose end the linker gives (__stop_apiprof_wrappers): each
+ * wrapper's code then runs from its entry to the next wrapper's, or to the
+ * section's end, with no symbol table read (apiprof_wrappers.c).  Only
+ * the wrappers go there, not their out-of-line halves. */
+#define APIPROF_WRAPPER     APIPROF_EXPORT __attribute__((section("apiprof_wrappers")))
 #define apiprof_likely(x)   __builtin_expect(!!(x), 1)
 #define apiprof_unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -310,11 +316,14 @@ struct apiprof_api {
 	 * may be bound to), whose code's extent the runtime looks up once
 	 * (apiprof_wrappers.c); NULL in dynamic mode. */
 	const void *const *entries;
+	/* The end of the shim's section of wrappers (__stop_apiprof_wrappers),
+	 * where the last of them in address order ends; NULL in dynamic mode. */
+	const void *entries_end;
 	/* Up to the line that starts with tls: a generated shim puts the
 	 * pointers to its real functions right after the api (gen_emit.c), so
 	 * that a call finds the first six of them on the line it reads tls
 	 * and slot from. */
-	uint64_t reserved[2];
+	uint64_t reserved[1];
 	/* Filled in by the runtime with the id, for the hot path: the offset
 	 * of the thread's struct apiprof_tls from the thread pointer, and that
 	 * of its slot for this api (apiprof_tls.api[id]), so that the hot path
@@ -336,11 +345,11 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 19: sampled mode's timed calls inline (struct apiprof_tls's apis and
+/* 20: entries_end (the wrappers' section); 19: sampled mode's timed calls inline (struct apiprof_tls's apis and
  * span); 18: the table's hist_xor (LZCNT buckets); 17: sampled mode's untimed
  * calls keep no `cur`; 16: per-site histograms (hist_off); 15: the parent
  * in the table */
-#define APIPROF_SHIM_ABI 19u
+#define APIPROF_SHIM_ABI 20u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
