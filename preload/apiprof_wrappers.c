@@ -148,21 +148,32 @@ static void ours_add(uintptr_t lo, uintptr_t hi)
 	span_add(lo, hi);
 }
 
-/* The executable segments of the module that holds p. */
+/* dl_iterate_phdr's callback: the executable segments of the module
+ * whose load bias is *data. */
+static int ours_phdrs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_addr != *(const uintptr_t *)data)
+		return 0;
+	for (unsigned k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_LOAD && (info->dlpi_phdr[k].p_flags & PF_X))
+			ours_add(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr,
+			         info->dlpi_addr + info->dlpi_phdr[k].p_vaddr +
+			                 info->dlpi_phdr[k].p_memsz);
+	return 1;
+}
+
+/* The executable segments of the module that holds p, as the loader
+ * reports them (dl_iterate_phdr). */
 static void ours_module(const void *p)
 {
 	Dl_info info;
 	struct link_map *lm = NULL;
 
-	if (p == NULL || !dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) || lm == NULL ||
-	    info.dli_fbase == NULL)
+	if (p == NULL || !dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) || lm == NULL)
 		return;
-	const ElfW(Ehdr) *eh = info.dli_fbase;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-	for (unsigned k = 0; k < eh->e_phnum; k++)
-		if (ph[k].p_type == PT_LOAD && (ph[k].p_flags & PF_X))
-			ours_add(lm->l_addr + ph[k].p_vaddr,
-			         lm->l_addr + ph[k].p_vaddr + ph[k].p_memsz);
+	uintptr_t bias = lm->l_addr;
+	dl_iterate_phdr(ours_phdrs, &bias);
 }
 
 static void wrappers_add_module(const struct apiprof_api *api)
