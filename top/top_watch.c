@@ -104,14 +104,18 @@ static void warn(struct top_watch *w, struct top_entry *e, const char *why)
  * names any pid.  One whose process is proven gone claims nobody, and is
  * shown as stale.  Judged until it first holds: a process that changes
  * uid hands its segment over to the new one just before (apiprof_creds.c),
- * so a mismatch is tried again at the next refresh, and said once. */
+ * so a mismatch is tried again at the next refresh, and said once.  A
+ * process that ends between the two looks (its status unreadable: reaped)
+ * is gone, and owned as one: it is never taken for a segment not ready. */
 static bool owned(struct top_watch *w, struct top_entry *e)
 {
 	char msg[APIPROF_SEGNAME_MAX + 128];
 	uint32_t euid;
 	bool ok = top_shm_gone(w->procdir, e->name, e->proc.pid);
 
-	if (!ok && top_shm_proc_euid(w->procdir, e->proc.pid, &euid) == 0) {
+	if (!ok && top_shm_proc_euid(w->procdir, e->proc.pid, &euid) != 0)
+		ok = top_shm_gone(w->procdir, e->name, e->proc.pid);
+	else if (!ok) {
 		ok = euid == e->seg.owner || top_shm_gone(w->procdir, e->name, e->proc.pid);
 		if (!ok && !e->foreign_said && w->warn) {
 			snprintf(msg, sizeof(msg),
@@ -251,9 +255,11 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 		e->st = TOP_E_ACTIVE;
 	if (rc == 0 && e->owned) /* handed over since: the exporter's views follow */
 		e->uid = e->seg.owner;
+	/* Only a segment that never became readable is forgotten (and taken
+	 * at once): one that was read is shown, and taken once judged. */
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
-	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
+	else if (rc != 0 && top_shm_gone(w->procdir, e->name, e->proc.pid))
 		forget_unready(w, e);
 }
 
