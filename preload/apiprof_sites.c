@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 #include "apiprof_stat.h"
 
@@ -226,6 +227,9 @@ static void run_end(struct apiprof_tab *tab, uint32_t idx, uint64_t calls, uint6
 
 	apiprof_write_once(&s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
 	apiprof_fence_release();
+	const uint64_t delta[3] = {calls - s->mark_calls, ticks - s->mark_ticks,
+	                           timed - s->mark_timed};
+	apiprof_cct_run_end(tab, idx, delta, next_e != NULL ? next : 0);
 	if (calls != s->mark_calls) {
 		struct apiprof_shm_site *e = s->run != 0 && last != 0 ? &s->site[s->run - 1]
 		                             : last != 0              ? site_find_own(s, last)
@@ -260,7 +264,8 @@ void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 	struct apiprof_shm_site *e = site_find_own(s, key);
 	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
 
-	if (s->run == (uint64_t)(e - s->site) + 1 && apiprof_read_once(&c->last) != 0) {
+	if (s->run == (uint64_t)(e - s->site) + 1 && apiprof_read_once(&c->last) != 0 &&
+	    apiprof_cct_keeps(tab, idx, key)) {
 		apiprof_write_once(&c->last, key);
 		return;
 	}

@@ -289,9 +289,10 @@ static unsigned mono_how(struct apiprof_tls *t, struct apiprof_call *c, uint32_t
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 	uint64_t parent = t->cur;
 
-	push(t, tab, s);
-	if (timed) /* as apiprof_start does inline */
+	if (timed) /* as apiprof_start does inline; before the push, which
+	            * pushes the node the switch sets (apiprof_cct.c) */
 		site_check(tab, idx, ret, parent);
+	push(t, tab, s);
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
 	if (timed)
 		apiprof_store(&s->t0, c->t0);
