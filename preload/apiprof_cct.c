@@ -236,6 +236,18 @@ void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx, const uint64_t d
 	apiprof_write_once(&c->self, node_of_key(t, tab, idx, next));
 }
 
+uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t idx)
+{
+	struct apiprof_cct *t = own_tree();
+	struct apiprof_cct_node k = {.ret = 0};
+
+	if (t == NULL || !own_func(tab, idx, &k))
+		return APIPROF_PARENT_UNKNOWN;
+	uint32_t id = node_get(t, 0, &k);
+	apiprof_write_once(&apiprof_tab_cold(tab, idx)->self, id);
+	return id;
+}
+
 void apiprof_cct_reset(struct apiprof_thread *th)
 {
 	struct apiprof_cct *t = apiprof_load_acquire(&th->cct);

@@ -74,6 +74,11 @@ APIPROF_HIDDEN bool apiprof_cct_keeps(struct apiprof_tab *tab, uint32_t idx, uin
 APIPROF_HIDDEN void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx,
                                         const uint64_t delta[3], uint64_t next);
 
+/* Sampled mode: the node of a call of row idx of tab in progress whose
+ * row has had no timed call yet (its self not known): the root "(context
+ * not known)" of its function, which becomes the row's self. */
+APIPROF_HIDDEN uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t idx);
+
 /* A thread entry's table made empty (a new thread, a fork child). */
 APIPROF_HIDDEN void apiprof_cct_reset(struct apiprof_thread *th);
 /* An exited thread's nodes into the process's folded tree, by path, with

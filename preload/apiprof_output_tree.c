@@ -126,6 +126,18 @@ static void json_str_or_null(struct out *o, const char *s, size_t max)
 		out_printf(o, "null");
 }
 
+static struct apiprof_cct_copy cc;
+
+/* The function of the node the calls of a site entry were made in (its
+ * key's parent part, apiprof_cct.c), when it is a node of the tree. */
+static void caller_parent(struct out *o, uint32_t p)
+{
+	if (p == 0 || p > cc.count || p > APIPROF_CCT_ID)
+		return;
+	out_printf(o, ", \"parent\": ");
+	json_func_name(o, cc.n[p].func);
+}
+
 /* Where the calls of one entry came from: the function, module and
  * offset of the return address (the line of the call before it), and
  * the profiled call of another api they were made in, if any. */
@@ -159,6 +171,7 @@ static void json_caller(struct out *o, const struct entry *e, int *n)
 			           (unsigned long long)ns_of(e->q[k]));
 		else
 			out_printf(o, ", \"p%d_ns\": null", k ? 99 : 50);
+	caller_parent(o, APIPROF_SITE_PARENT(e->key));
 	out_printf(o, "}");
 }
 
@@ -173,12 +186,11 @@ static void fmt_time(char *buf, size_t cap, uint64_t ticks)
 
 /* --- the calling-context tree (apiprof_cct.c) ---------------------------- */
 
-/* The loaded thread's nodes, and what the outputs print of them: each
- * node's time (estimated in sampled mode, and then never more than its
- * parent's), its children's and its other paths', and for the summary,
- * which paths of functions are the same path from another call site
- * (rep: the first node of the path, whose figures are the sums). */
-static struct apiprof_cct_copy cc;
+/* The loaded thread's nodes (cc, above), and what the outputs print of
+ * them: each node's time (estimated in sampled mode, and then never more
+ * than its parent's), its children's and its other paths', and for the
+ * summary, which paths of functions are the same path from another call
+ * site (rep: the first node of the path, whose figures are the sums). */
 static struct {
 	uint64_t total[APIPROF_CCT_MAX + 1];
 	uint64_t kids[APIPROF_CCT_MAX + 1]; /* children's time, other paths' included */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <signal.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 
 /* A timestamp in this thread's clock. */
@@ -242,7 +243,10 @@ static __attribute__((noinline)) uint64_t parent_of_frames(struct apiprof_tls *t
 	const struct apiprof_api *api = apiprof_api_get(in);
 	if (api == NULL || row >= api->nfuncs || t->api[in].tab == NULL)
 		return APIPROF_PARENT_UNKNOWN;
-	return apiprof_load(&apiprof_tab_cold(t->api[in].tab, row)->self);
+	uint64_t self = apiprof_load(&apiprof_tab_cold(t->api[in].tab, row)->self);
+	/* a row with no timed call yet: its call's own context is not known,
+	 * but it is a call of its function (apiprof_cct.c) */
+	return self != APIPROF_PARENT_UNKNOWN ? self : apiprof_cct_unknown(t->api[in].tab, row);
 }
 
 /* Makes the call of row s the thread's innermost, as apiprof_push does
