@@ -426,6 +426,59 @@ static void fold_node(uint32_t id)
 	fig_add(&folded_tree, APIPROF_CCT_LOST | to, lost);
 }
 
+/* A key's parent (a node of the exited thread's tree) as the node it went
+ * to in the folded tree. */
+static uint64_t key_fold(uint64_t key)
+{
+	uint32_t p = APIPROF_SITE_PARENT(key), id = p & APIPROF_CCT_ID, to;
+
+	if (key == 0 || p >= APIPROF_PARENT_MAX || id > fold.from.count)
+		return key;
+	to = fold.map[id];
+	if (p & (APIPROF_CCT_OVF | APIPROF_CCT_LOST))
+		to = (to & (APIPROF_CCT_OVF | APIPROF_CCT_LOST) ? APIPROF_CCT_LOST
+		                                                : p & ~APIPROF_CCT_ID) |
+		     (to & APIPROF_CCT_ID);
+	return (key & ~(uint64_t)0xffff) | to;
+}
+
+/* The exited thread's site entries (and runs) keyed by the folded tree's
+ * nodes, before apiprof_sites_fold adds them up by key: its table is the
+ * folder's alone now (APIPROF_T_FOLDING). */
+static void keys_fold(struct apiprof_thread *th)
+{
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
+		const struct apiprof_api *api = apiprof_api_get(id);
+		struct apiprof_tab *tab = th->tab[id];
+
+		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
+			struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+
+			for (int k = 0; k <= APIPROF_SITES; k++)
+				tab->sites[i].site[k].key = key_fold(tab->sites[i].site[k].key);
+			c->last = key_fold(c->last);
+		}
+	}
+}
+
+void apiprof_cct_srec_funcs(struct apiprof_shm_srec *r, const struct apiprof_cct *t)
+{
+	uint32_t count = t && apiprof_load_acquire(&t->head) ? apiprof_load_acquire(&t->count) : 0;
+
+	for (int k = 0; k <= APIPROF_SITES; k++) {
+		uint64_t key = r->site[k].key;
+		uint32_t p = APIPROF_SITE_PARENT(key), f = APIPROF_PARENT_UNKNOWN;
+
+		if (key == 0 || p == APIPROF_PARENT_NONE)
+			continue;
+		if (p != 0 && p <= count) {
+			uint32_t func = apiprof_cct_node(t, p)->func;
+			f = func + 1 < APIPROF_PARENT_MAX ? func + 1 : APIPROF_PARENT_UNKNOWN;
+		}
+		r->site[k].key = (key & ~(uint64_t)0xffff) | f;
+	}
+}
+
 void apiprof_cct_fold(struct apiprof_thread *th)
 {
 	struct apiprof_cct *t = apiprof_load_acquire(&th->cct);
@@ -443,6 +496,7 @@ void apiprof_cct_fold(struct apiprof_thread *th)
 		r->fig.lost += fold.from.n[0].fig.lost;
 		for (uint32_t id = 1; id <= fold.from.count; id++)
 			fold_node(id);
+		keys_fold(th);
 	}
 	apiprof_store_release(&folded_tree.lock, 0);
 }

@@ -79,6 +79,11 @@ APIPROF_HIDDEN void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx,
  * not known)" of its function, which becomes the row's self. */
 APIPROF_HIDDEN uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t idx);
 
+/* The sites record r (of a thread whose tree is t, or the folded one)
+ * with each entry's parent as the function of its node (1 + its index,
+ * APIPROF_SITES' convention, which apiprof-top reads), or unknown. */
+APIPROF_HIDDEN void apiprof_cct_srec_funcs(struct apiprof_shm_srec *r, const struct apiprof_cct *t);
+
 /* A thread entry's table made empty (a new thread, a fork child). */
 APIPROF_HIDDEN void apiprof_cct_reset(struct apiprof_thread *th);
 /* An exited thread's nodes into the process's folded tree, by path, with

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 
 /* What the records of one snapshot share. */
@@ -176,6 +177,8 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	}
 	if (r == NULL)
 		return true;
+	if (k == REC_SITES) /* parents as functions, for apiprof-top (apiprof_cct.c) */
+		apiprof_cct_srec_funcs((struct apiprof_shm_srec *)r, apiprof_load_acquire(&th->cct));
 	rec_note(r, k, n);
 	apiprof_ring_commit(r, pos);
 	if (n != NULL) {
@@ -329,6 +332,9 @@ void apiprof_flush_folded(void)
 				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
 				if (r == NULL)
 					continue;
+				if (k == REC_SITES)
+					apiprof_cct_srec_funcs((struct apiprof_shm_srec *)r,
+					                       apiprof_cct_folded());
 				rec_note(r, k, &n);
 				apiprof_ring_commit(r, pos);
 			}
