@@ -62,7 +62,8 @@ static bool cct_ready(struct apiprof_cct *t)
 	while (n < 2 * cap)
 		n <<= 1;
 	uint32_t *head = cct_alloc((size_t)n * sizeof(uint32_t));
-	struct apiprof_cct_node *c0 = cct_alloc(APIPROF_CCT_CHUNK * sizeof(struct apiprof_cct_node));
+	struct apiprof_cct_node *c0 =
+	        cct_alloc(APIPROF_CCT_CHUNK * sizeof(struct apiprof_cct_node));
 	if (head == NULL || c0 == NULL)
 		return false;
 	t->cap = cap < APIPROF_CCT_MAX ? cap : APIPROF_CCT_MAX;
@@ -191,8 +192,8 @@ bool apiprof_cct_keeps(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 {
 	struct apiprof_cct *t = own_tree();
 
-	return t == NULL ||
-	       node_of_key(t, tab, idx, key) == apiprof_read_once(&apiprof_tab_cold(tab, idx)->self);
+	return t == NULL || node_of_key(t, tab, idx, key) ==
+	                            apiprof_read_once(&apiprof_tab_cold(tab, idx)->self);
 }
 
 static void add_own(uint64_t *w, uint64_t d)
@@ -296,8 +297,8 @@ struct run_view {
 /* Row i's run in progress, between two equal even values of its sites'
  * gen (the owner adds a run to its node and moves the marks while gen
  * is odd); false when there is none, or the owner kept switching. */
-static bool run_read(const struct apiprof_cct *t, struct apiprof_tab *tab, uint32_t i,
-                     bool sampled, struct run_view *v)
+static bool run_read(const struct apiprof_cct *t, struct apiprof_tab *tab, uint32_t i, bool sampled,
+                     struct run_view *v)
 {
 	struct apiprof_sites *s = &tab->sites[i];
 	struct apiprof_cold *c = apiprof_tab_cold(tab, i);

@@ -178,7 +178,8 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 	if (r == NULL)
 		return true;
 	if (k == REC_SITES) /* parents as functions, for apiprof-top (apiprof_cct.c) */
-		apiprof_cct_srec_funcs((struct apiprof_shm_srec *)r, apiprof_load_acquire(&th->cct));
+		apiprof_cct_srec_funcs((struct apiprof_shm_srec *)r,
+		                       apiprof_load_acquire(&th->cct));
 	rec_note(r, k, n);
 	apiprof_ring_commit(r, pos);
 	if (n != NULL) {

@@ -45,10 +45,10 @@ struct entry {
 static struct {
 	struct entry e[TREE_ENTRIES];
 	uint32_t n;
-	bool incomplete;                                       /* some row's entries are missing */
-	struct apiprof_shm_srec rec;                           /* one row being read */
-	uint64_t hist[APIPROF_HIST_BUCKETS];                   /* an entry's, for its quantiles */
-	uint32_t lines; /* of the tree printed */
+	bool incomplete;                     /* some row's entries are missing */
+	struct apiprof_shm_srec rec;         /* one row being read */
+	uint64_t hist[APIPROF_HIST_BUCKETS]; /* an entry's, for its quantiles */
+	uint32_t lines;                      /* of the tree printed */
 	uint64_t top_ticks[TOP_FUNCS];
 	bool top_seen[TOP_FUNCS];
 	char name[APIPROF_API_NAME_MAX + APIPROF_NAME_MAX + 2];
@@ -219,7 +219,8 @@ static void cct_totals(void)
 		uint64_t o = apiprof_stat_total_ticks(cc.sampled, f->ovf_ticks, f->ovf_calls,
 		                                      f->ovf_timed);
 
-		ct.total[n] = n == 0 ? 0 : min_u64(t, cc.n[n].parent ? ct.total[cc.n[n].parent] : t);
+		ct.total[n] =
+		        n == 0 ? 0 : min_u64(t, cc.n[n].parent ? ct.total[cc.n[n].parent] : t);
 		ct.ovf[n] = n == 0 ? o : min_u64(o, ct.total[n]);
 		ct.kids[n] = ct.ovf[n];
 		if (n != 0)
@@ -296,7 +297,6 @@ void apiprof_tree_load(struct apiprof_tab *const *tabs, bool folded)
 	}
 	cct_load(tabs, folded);
 }
-
 
 /* Whether node n is the first child of a node of func whose function is
  * n's (each child function once). */
@@ -406,7 +406,8 @@ static void json_other_paths(struct out *o, uint32_t n)
 	           ", \"other_paths\": {\"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s, "
 	           "\"not_recorded_calls\": %llu}",
 	           (unsigned long long)f->ovf_calls, (unsigned long long)ns_of(ct.ovf[n]),
-	           apiprof_stat_estimated(cc.sampled, f->ovf_calls, f->ovf_timed) ? "true" : "false",
+	           apiprof_stat_estimated(cc.sampled, f->ovf_calls, f->ovf_timed) ? "true"
+	                                                                          : "false",
 	           (unsigned long long)f->lost);
 }
 
