@@ -126,20 +126,27 @@ static uint32_t node_get(struct apiprof_cct *t, uint32_t parent, const struct ap
 	return id;
 }
 
-/* The owner's table, made at its first switch; NULL when there is none
- * to be had. */
-static struct apiprof_cct *own_tree(void)
+void apiprof_cct_attach(struct apiprof_thread *th)
 {
-	struct apiprof_thread *th = apiprof_tls_block()->self;
 	struct apiprof_cct *t = apiprof_load_acquire(&th->cct);
 
 	if (t == NULL) {
 		t = cct_alloc(sizeof(*t));
 		if (t == NULL)
-			return NULL;
+			return;
 		apiprof_store_release(&th->cct, t);
 	}
-	return cct_ready(t) ? t : NULL;
+	cct_ready(t);
+}
+
+/* The owner's table (apiprof_cct_attach); NULL when there is none to be
+ * had: its calls are then in no node. */
+static struct apiprof_cct *own_tree(void)
+{
+	struct apiprof_thread *th = apiprof_tls_block()->self;
+	struct apiprof_cct *t = apiprof_load_acquire(&th->cct);
+
+	return t != NULL && apiprof_load_acquire(&t->head) != NULL ? t : NULL;
 }
 
 /* The api id of the owner's table tab, and its function's index. */
@@ -160,31 +167,50 @@ static bool own_func(struct apiprof_tab *tab, uint32_t idx, struct apiprof_cct_n
 	return false;
 }
 
+/* Where the node of a run of key of row idx is: made if need be (make),
+ * else found or the parent's overflow.  A parent not known (abandoned
+ * calls, a reset table) makes a root of no call site, "(context not
+ * known)". */
+static uint32_t node_look(struct apiprof_cct *t, struct apiprof_tab *tab, uint32_t idx,
+                          uint64_t key, struct apiprof_cct_node *k, bool make)
+{
+	uint32_t p = (uint32_t)(key & 0xffffu);
+
+	if (!own_func(tab, idx, k))
+		return APIPROF_PARENT_UNKNOWN;
+	if (p & (APIPROF_CCT_OVF | APIPROF_CCT_LOST) && p < APIPROF_PARENT_MAX)
+		return APIPROF_CCT_LOST | (p & APIPROF_CCT_ID); /* inside a call with no path */
+	if (p == APIPROF_PARENT_NONE)
+		p = 0;
+	else if (p == 0 || p > apiprof_read_once(&t->count))
+		p = 0, k->ret = 0;
+	else
+		k->ret = 0;
+	if (make)
+		return node_get(t, p, k);
+	uint32_t id = node_find(t, p, k->func, k->ret);
+	return id != 0 ? id : APIPROF_CCT_OVF | p;
+}
+
 /* The node of the run of key (ret << 16 | parent node) of row idx. */
 static uint32_t node_of_key(struct apiprof_cct *t, struct apiprof_tab *tab, uint32_t idx,
                             uint64_t key)
 {
-	uint32_t p = (uint32_t)(key & 0xffffu);
 	struct apiprof_cct_node k = {.ret = APIPROF_SITE_ADDR(key)};
 
+	if (apiprof_read_once(&t->writing)) /* a signal handler's, inside the owner's */
+		return node_look(t, tab, idx, key, &k, false);
 	if (t->memo_key == key && t->memo_tab == tab && t->memo_idx == idx)
 		return t->memo_node;
-	if (!own_func(tab, idx, &k))
-		return APIPROF_PARENT_UNKNOWN;
-	uint32_t id;
-	if (p & (APIPROF_CCT_OVF | APIPROF_CCT_LOST) && p < APIPROF_PARENT_MAX)
-		id = APIPROF_CCT_LOST | (p & APIPROF_CCT_ID); /* inside a call with no path */
-	else if (p == APIPROF_PARENT_NONE)
-		id = node_get(t, 0, &k);
-	else if (p != 0 && p <= apiprof_read_once(&t->count))
-		id = (k.ret = 0, node_get(t, p, &k));
-	else /* a parent not known (abandoned calls, a reset table): a root of
-	      * no call site, "(context not known)" */
-		id = (k.ret = 0, node_get(t, 0, &k));
+	apiprof_write_once(&t->writing, 1);
+	apiprof_compiler_barrier();
+	uint32_t id = node_look(t, tab, idx, key, &k, true);
 	t->memo_key = key;
 	t->memo_tab = tab;
 	t->memo_idx = idx;
 	t->memo_node = id;
+	apiprof_compiler_barrier();
+	apiprof_write_once(&t->writing, 0);
 	return id;
 }
 
@@ -242,17 +268,37 @@ uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t idx)
 	struct apiprof_cct *t = own_tree();
 	struct apiprof_cct_node k = {.ret = 0};
 
-	if (t == NULL || !own_func(tab, idx, &k))
+	if (t == NULL || apiprof_read_once(&t->writing) || !own_func(tab, idx, &k))
 		return APIPROF_PARENT_UNKNOWN;
+	apiprof_write_once(&t->writing, 1);
+	apiprof_compiler_barrier();
 	uint32_t id = node_get(t, 0, &k);
 	apiprof_write_once(&apiprof_tab_cold(tab, idx)->self, id);
+	apiprof_compiler_barrier();
+	apiprof_write_once(&t->writing, 0);
 	return id;
+}
+
+/* A node id kept across a reset (a fork child's call in progress, the
+ * parent its way out puts back) as "not known": the ids are given again. */
+static void forget_id(uint64_t *w)
+{
+	uint64_t v = apiprof_read_once(w);
+
+	if (v != 0 && v < APIPROF_PARENT_MAX)
+		apiprof_write_once(w, APIPROF_PARENT_UNKNOWN);
 }
 
 void apiprof_cct_reset(struct apiprof_thread *th)
 {
 	struct apiprof_cct *t = apiprof_load_acquire(&th->cct);
 
+	/* the entry's thread resets it (a fork child's too) */
+	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++)
+		if (th->tab[id] != NULL)
+			forget_id(&th->tab[id]->parent);
+	if (apiprof_tls_ok())
+		forget_id(&apiprof_tls_self()->cur);
 	if (t == NULL || t->head == NULL)
 		return;
 	apiprof_store_release(&t->count, 0);

@@ -53,6 +53,10 @@ struct apiprof_cct {
 	uint32_t cap;
 	uint32_t lock; /* the folded tree's: exiting threads fold one at a time */
 	uint32_t hmask;
+	/* The owner is finding a node: a signal handler's switch meanwhile
+	 * only finds, and makes none (apiprof_cct.c node_of_key). */
+	uint32_t writing;
+	uint32_t reserved;
 	uint32_t *head; /* hmask + 1 chain heads, node ids */
 	struct apiprof_cct_node *chunk[APIPROF_CCT_CHUNKS];
 	/* the owner's last lookup, so that the switch's two ask once */
@@ -83,6 +87,10 @@ APIPROF_HIDDEN uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t id
  * with each entry's parent as the function of its node (1 + its index,
  * APIPROF_SITES' convention, which apiprof-top reads), or unknown. */
 APIPROF_HIDDEN void apiprof_cct_srec_funcs(struct apiprof_shm_srec *r, const struct apiprof_cct *t);
+
+/* The thread entry's table, made with its first table (signals held,
+ * so that no handler's switch finds it half made). */
+APIPROF_HIDDEN void apiprof_cct_attach(struct apiprof_thread *th);
 
 /* A thread entry's table made empty (a new thread, a fork child). */
 APIPROF_HIDDEN void apiprof_cct_reset(struct apiprof_thread *th);

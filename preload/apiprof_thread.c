@@ -334,6 +334,7 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 		th->busy[id] = apiprof_arena_alloc(sizeof(struct apiprof_busy));
 		if (tab == NULL || th->shadow[id] == NULL || th->busy[id] == NULL)
 			return NULL;
+		apiprof_cct_attach(th); /* signals held: see apiprof_thread_attach */
 		apiprof_store_release(&th->tab[id], tab);
 	}
 	return tab;
