@@ -433,6 +433,49 @@ void apiprof_cct_read(struct apiprof_cct_copy *dst, const struct apiprof_cct *t,
 		runs_add(dst, t, tabs);
 }
 
+/* Node id's figures, with its row's run in progress when that run is in
+ * it. */
+static void node_fig(const struct apiprof_cct *t, struct apiprof_tab *const *tabs, uint32_t id,
+                     struct apiprof_cct_fig *f)
+{
+	const struct apiprof_cct_node *n = apiprof_cct_node(t, id);
+	struct apiprof_tab *tab =
+	        tabs && id != 0 && n->api < APIPROF_MAX_APIS ? tabs[n->api] : NULL;
+	const struct apiprof_api *api = tab ? apiprof_api_get(n->api) : NULL;
+	struct run_view v;
+
+	fig_read(f, &n->fig);
+	if (api == NULL || n->row >= api->nfuncs ||
+	    !run_read(t, tab, n->row, apiprof_mode & APIPROF_MODE_SAMPLE, &v) || v.node != id)
+		return;
+	f->calls = v.base.calls + v.d[0];
+	f->ticks = v.base.ticks + v.d[1];
+	f->timed = v.base.timed + v.d[2];
+}
+
+uint32_t apiprof_cct_nodes(struct apiprof_cct *t, struct apiprof_tab *const *tabs, uint32_t *next,
+                           struct apiprof_shm_node *dst, uint32_t max, bool all_mark[2])
+{
+	uint32_t count = apiprof_load_acquire(&t->count), n = 0, id;
+
+	for (id = *next; id <= count && n < max; id++) {
+		struct apiprof_cct_node *e = apiprof_cct_node(t, id);
+		struct apiprof_cct_fig f;
+
+		node_fig(t, tabs, id, &f);
+		uint64_t sum = f.calls + f.ovf_calls + f.lost;
+		if ((id == 0 && sum == 0) || (!all_mark[0] && sum == apiprof_read_once(&e->shown)))
+			continue;
+		if (all_mark[1])
+			apiprof_write_once(&e->shown, sum);
+		dst[n++] = (struct apiprof_shm_node){
+		        (uint16_t)id, e->parent,   e->func,     e->ret,      f.calls, f.ticks,
+		        f.timed,      f.ovf_calls, f.ovf_ticks, f.ovf_timed, f.lost};
+	}
+	*next = id;
+	return n;
+}
+
 /* --- folding an exited thread's tree into the process's --------------- */
 
 static struct {

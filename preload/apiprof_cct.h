@@ -46,6 +46,9 @@ struct apiprof_cct_node {
 	uint32_t row;
 	uint32_t next; /* the next node id in its hash chain, 0: none */
 	struct apiprof_cct_fig fig;
+	/* the flusher's own: calls, other paths' and not recorded calls at
+	 * its latest record of the node (apiprof_cct_nodes) */
+	uint64_t shown;
 };
 
 struct apiprof_cct {
@@ -91,6 +94,15 @@ APIPROF_HIDDEN void apiprof_cct_srec_funcs(struct apiprof_shm_srec *r, const str
 /* The thread entry's table, made with its first table (signals held,
  * so that no handler's switch finds it half made). */
 APIPROF_HIDDEN void apiprof_cct_attach(struct apiprof_thread *th);
+
+/* Up to max nodes of t from id *next on, with the runs in progress of
+ * the rows of tabs (NULL: none, the folded tree), into ring records'
+ * nodes: those that changed since the flusher's latest record of them, or
+ * all; mark (the flusher's own passes) notes them as recorded.  Their
+ * number; *next moves past them. */
+APIPROF_HIDDEN uint32_t apiprof_cct_nodes(struct apiprof_cct *t, struct apiprof_tab *const *tabs,
+                                          uint32_t *next, struct apiprof_shm_node *dst,
+                                          uint32_t max, bool all_mark[2]);
 
 /* A thread entry's table made empty (a new thread, a fork child). */
 APIPROF_HIDDEN void apiprof_cct_reset(struct apiprof_thread *th);

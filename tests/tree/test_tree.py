@@ -3,7 +3,7 @@
 """The calling-context tree in the exit outputs (issue 35.2).
 
 usage: test_tree.py CASE TREE_INVARIANTS LIBAPIPROF SHIM_MALLOC SHIM_TREER
-                    SHIM_TREEA SHIM_TREEB TREEPROG
+                    SHIM_TREEA SHIM_TREEB TREEPROG APIPROF_TOP
 
 treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
 
@@ -26,7 +26,12 @@ treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
   the figures are marked estimated;
 - invariants: N = 50 in a thread that ends first (APIPROF_KEEP_EXITED=0:
   its tree is folded into "(exited)"): the folded tree has the exact
-  paths, and tree_invariants.py passes on the JSON and the summary.
+  paths, and tree_invariants.py passes on the JSON and the summary;
+- top: N = 3, the process waiting: apiprof-top --folded has one line per
+  path above, its node's own calls, the root call site first, and no
+  other line through those functions (no stack spread over another's
+  call sites); tree_invariants.py passes on it.  In a mount namespace of
+  its own with a tmpfs on /dev/shm (exit 77: none to be had).
 """
 import atexit
 import json
@@ -37,7 +42,9 @@ import sys
 import shutil
 import tempfile
 
-CASE, CHECKER, LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B, PROG = sys.argv[1:9]
+CASE, CHECKER, LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B, PROG, TOP = sys.argv[1:10]
+MOUNT = "mount -t tmpfs tmpfs /dev/shm"
+INNER = "APIPROF_TEST_TREE_INNER"
 
 
 def fail(msg):
@@ -219,6 +226,56 @@ def case_invariants():
     checker(os.path.join(tmp, "out.json"), os.path.join(tmp, "summary.txt"))
 
 
-{"paths": case_paths, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
+def folded_paths(text):
+    """path (without the root's call site) -> calls, of ours"""
+    res = {}
+    for line in text.splitlines():
+        stack, _, n = line.rpartition(" ")
+        frames = tuple(stack.split(";")[1:])
+        if ours(frames):
+            if frames in res:
+                fail("--folded: %s twice" % (frames,))
+            res[frames] = int(n)
+    return res
+
+
+def case_top():
+    if not os.environ.get(INNER):
+        if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT],
+                          stderr=subprocess.DEVNULL).returncode:
+            print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace")
+            sys.exit(77)
+        env = dict(os.environ, **{INNER: "1"})
+        argv = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
+        sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", MOUNT + ' && exec "$@"', "sh"] +
+                                argv, env=env).returncode)
+    env = dict(os.environ, LD_PRELOAD=" ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+               LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)), APIPROF_INTERVAL_MS="20")
+    env.pop("APIPROF_SHM", None)
+    p = subprocess.Popen([PROG, "3", "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=env, text=True)
+    want, got, text = expected(3), None, ""
+    try:
+        if p.stdout.readline() != "ready\n":
+            fail("treeprog did not get ready")
+        for _ in range(400):  # until a read has every node (the flusher's pace)
+            text = subprocess.run([TOP, "--folded", "-p", str(p.pid)], capture_output=True,
+                                  text=True).stdout
+            got = folded_paths(text)
+            if got == want:
+                break
+    finally:
+        p.stdin.close()
+        p.wait()
+    if got != want:
+        fail("--folded: %s, expected %s:\n%s" % (got, want, text))
+    tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
+    atexit.register(shutil.rmtree, tmp, True)
+    with open(os.path.join(tmp, "folded.txt"), "w") as f:
+        f.write(text)
+    checker("--format", "folded", os.path.join(tmp, "folded.txt"))
+
+
+{"paths": case_paths, "top": case_top, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
  "invariants": case_invariants}[CASE]()
 print("ok")

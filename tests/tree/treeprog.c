@@ -3,9 +3,11 @@
  * treeprog.c - the calling-context tree's program (issue 35.2, see
  * treelib.h): calls tr_root N times (argv[1], default 1), then tr_close
  * once; with a second argument "thread", in a thread of its own that
- * ends before main does (its tree is folded into the process's).
+ * ends before main does (its tree is folded into the process's); with
+ * "wait", then prints "ready" and lives until its stdin closes.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,5 +34,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	run(&n);
+	if (argc > 2 && strcmp(argv[2], "wait") == 0) {
+		printf("ready\n");
+		fflush(stdout);
+		while (getchar() != EOF)
+			;
+	}
 	return 0;
 }

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_tree.h - a process's calling-context trees (issue 35.2): per
+ * thread, the newest of each node the APIPROF_REC_NODES records carried
+ * (validated by top_shm.c: a parent below its child, a function in the
+ * table), and the folded stacks made from them: one per node, its path
+ * from its root call site, so every stack printed happened.
+ */
+#ifndef TOP_TREE_H
+#define TOP_TREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "top_snap.h"
+
+struct top_proc;
+
+/* One thread's tree (tid 0: the folded exited threads). */
+struct top_tree {
+	uint32_t tid;
+	uint32_t cap;           /* nodes 0 .. cap-1 */
+	struct top_tnode *node; /* by id */
+};
+
+struct top_tnode {
+	uint64_t tick; /* of the record it came from; 0: not seen */
+	struct apiprof_shm_node n;
+};
+
+/* Keeps the nodes of an APIPROF_REC_NODES snapshot that are newer than
+ * those held.  1 kept, 0 nothing new, -1 out of memory. */
+int top_tree_offer(struct top_proc *p, const struct top_snap *s);
+void top_tree_free(struct top_proc *p);
+/* p's folded stacks from its trees (top_folded.h's format); 0, or -1 out
+ * of memory (said on stderr). */
+int top_tree_folded(FILE *out, const struct top_proc *p, bool ns);
+
+#endif /* TOP_TREE_H */
