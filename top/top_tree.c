@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "apiprof_stat.h"
+#include "top_batch.h"
 #include "top_folded.h"
 #include "top_model.h"
 #include "top_sitesym.h"
@@ -71,7 +72,7 @@ void top_tree_free(struct top_proc *p)
 	p->ntrees = 0;
 }
 
-/* --- folded stacks ------------------------------------------------------ */
+/* --- folded stacks and --json -------------------------------------------- */
 
 /* A node's path is usable: every node up to its root held, each parent
  * below its child, every function in the table. */
@@ -224,4 +225,49 @@ int top_tree_folded(FILE *out, const struct top_proc *p, bool ns)
 		fprintf(stderr, "apiprof-top: pid %d: folded stacks cut at %d lines\n", p->pid,
 		        TOP_FOLDED_LINES);
 	return o.oom || o.cut ? -1 : 0;
+}
+
+static json_t *node_json(const struct top_proc *p, const struct top_tree *t, uint32_t id)
+{
+	const struct apiprof_shm_node *n = &t->node[id].n;
+	char name[TOP_API_LEN + TOP_NAME_LEN + 1], where[TOP_SYM_NAME + 32];
+	double total = node_ns(p, n);
+
+	if (n->parent != 0 && total > node_ns(p, &t->node[n->parent].n))
+		total = node_ns(p, &t->node[n->parent].n); /* sampled: estimates may cross */
+	snprintf(name, sizeof(name), "%s.%s", p->funcs[n->func].api, p->funcs[n->func].name);
+	json_t *o = json_pack("{s:I, s:o, s:s, s:o, s:o, s:o, s:b}", "id", (json_int_t)id, "parent",
+	                      n->parent ? json_integer(n->parent) : json_null(), "function", name,
+	                      "calls", top_u64_json(n->calls), "total_ns", top_ns_json(total),
+	                      "self_ns", top_ns_json(self_ns(p, t, id)), "estimated",
+	                      p->sample > 1 && n->timed < n->calls);
+	if (o != NULL && n->parent == 0)
+		json_object_set_new(
+		        o, "site",
+		        n->ret ? json_string(top_sitesym_label(p->pid, p->starttime, n->ret, where,
+		                                               sizeof(where)))
+		               : json_null());
+	if (o != NULL && (n->ovf_calls || n->lost))
+		json_object_set_new(o, "other_paths",
+		                    json_pack("{s:o, s:o, s:o}", "calls",
+		                              top_u64_json(n->ovf_calls), "total_ns",
+		                              top_ns_json(ovf_ns(p, n)), "not_recorded_calls",
+		                              top_u64_json(n->lost)));
+	return o;
+}
+
+json_t *top_tree_json(const struct top_proc *p, uint32_t tid)
+{
+	const struct top_tree *t = NULL;
+
+	for (size_t i = 0; i < p->ntrees && t == NULL; i++)
+		if (p->trees[i].tid == tid)
+			t = &p->trees[i];
+	if (t == NULL)
+		return NULL;
+	json_t *a = json_array();
+	for (uint32_t id = 1; a != NULL && id < t->cap; id++)
+		if (t->node[id].tick != 0 && path_ok(p, t, id))
+			json_array_append_new(a, node_json(p, t, id));
+	return a;
 }

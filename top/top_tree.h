@@ -33,6 +33,11 @@ struct top_tnode {
  * those held.  1 kept, 0 nothing new, -1 out of memory. */
 int top_tree_offer(struct top_proc *p, const struct top_snap *s);
 void top_tree_free(struct top_proc *p);
+/* Thread tid's tree as apiprof-top --json prints it (the exit JSON's
+ * "tree": its nodes with their parents, calls, total and self time), or
+ * NULL when p has none for it. */
+struct json_t;
+struct json_t *top_tree_json(const struct top_proc *p, uint32_t tid);
 /* p's folded stacks from its trees (top_folded.h's format); 0, or -1 out
  * of memory (said on stderr). */
 int top_tree_folded(FILE *out, const struct top_proc *p, bool ns);

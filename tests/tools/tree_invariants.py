@@ -4,8 +4,9 @@
 
 usage: tree_invariants.py [--format json|summary|folded] FILE...
 
-FILE is an exit JSON (APIPROF_OUTPUT), an APIPROF_SUMMARY text (the
-program's stderr), or a folded-stacks text (apiprof-top --folded); the
+FILE is an exit JSON (APIPROF_OUTPUT), a line of apiprof-top --json, an
+APIPROF_SUMMARY text (the program's stderr), or a folded-stacks text
+(apiprof-top --folded); the
 format is guessed from the content unless --format says it ("-" reads
 stdin).  In every tree it checks that
 
@@ -101,6 +102,13 @@ def check_json_funcs(where, th, nodes, kids):
 
 def check_json(path, text):
     doc = json.loads(text)
+    if "processes" in doc:  # apiprof-top --json: the trees its threads have
+        for proc in doc["processes"]:
+            for th in proc.get("threads", []):
+                if "tree" in th:
+                    check_json_tree("%s: pid %s thread %s" % (path, proc.get("pid"), th.get("tid")),
+                                    th["tree"], proc.get("sample", 0) > 1)
+        return
     sampled = bool(doc.get("sample"))
     for th in doc.get("threads", []):
         where = "%s: thread %s" % (path, th.get("tid"))

@@ -30,7 +30,8 @@ treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
 - top: N = 3, the process waiting: apiprof-top --folded has one line per
   path above, its node's own calls, the root call site first, and no
   other line through those functions (no stack spread over another's
-  call sites); tree_invariants.py passes on it.  In a mount namespace of
+  call sites); apiprof-top --json's thread tree has exactly the paths
+  above; tree_invariants.py passes on both.  In a mount namespace of
   its own with a tmpfs on /dev/shm (exit 77: none to be had).
 """
 import atexit
@@ -264,16 +265,29 @@ def case_top():
             got = folded_paths(text)
             if got == want:
                 break
+        for _ in range(400):
+            js = subprocess.run([TOP, "-b", "--json", "-n", "1", "-p", str(p.pid)],
+                                capture_output=True, text=True).stdout
+            procs = [q for line in js.splitlines() for q in json.loads(line)["processes"]]
+            trees = [t for q in procs for t in q["threads"] if "tree" in t]
+            have = {k: c for k, (c, _) in paths(trees[0]).items() if ours(k)} if trees else {}
+            if have == want:
+                break
     finally:
         p.stdin.close()
         p.wait()
     if got != want:
         fail("--folded: %s, expected %s:\n%s" % (got, want, text))
+    if have != want:
+        fail("--json: the tree's paths %s, expected %s" % (have, want))
     tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
     atexit.register(shutil.rmtree, tmp, True)
     with open(os.path.join(tmp, "folded.txt"), "w") as f:
         f.write(text)
+    with open(os.path.join(tmp, "top.json"), "w") as f:
+        f.write(js.splitlines()[-1])
     checker("--format", "folded", os.path.join(tmp, "folded.txt"))
+    checker(os.path.join(tmp, "top.json"))
 
 
 {"paths": case_paths, "top": case_top, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
