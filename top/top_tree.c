@@ -271,3 +271,79 @@ json_t *top_tree_json(const struct top_proc *p, uint32_t tid)
 			json_array_append_new(a, node_json(p, t, id));
 	return a;
 }
+
+/* --- paths of functions (the T view) ------------------------------------ */
+
+struct paths {
+	struct top_path *v;
+	long n, cap;
+	long roots; /* the first root, -1: none */
+};
+
+/* The path func continuing path parent (-1: a root), made if need be. */
+static long path_get(struct paths *x, long parent, uint32_t func)
+{
+	long *link = parent < 0 ? &x->roots : &x->v[parent].first;
+
+	for (long k = *link; k >= 0; k = x->v[k].next)
+		if (x->v[k].func == func)
+			return k;
+	if (x->n == x->cap) {
+		long cap = x->cap ? 2 * x->cap : 64;
+		struct top_path *v = realloc(x->v, (size_t)cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		x->v = v;
+		x->cap = cap;
+		link = parent < 0 ? &x->roots : &x->v[parent].first;
+	}
+	x->v[x->n] = (struct top_path){parent, func, 0, 0, 0, 0, 0, false, -1, *link};
+	*link = x->n;
+	return x->n++;
+}
+
+static int paths_of_tree(struct paths *x, const struct top_proc *p, const struct top_tree *t)
+{
+	long *map = malloc((t->cap ? t->cap : 1) * sizeof(*map));
+
+	if (map == NULL)
+		return -1;
+	for (uint32_t id = 0; id < t->cap; id++) {
+		const struct apiprof_shm_node *n = &t->node[id].n;
+		long pe = id == 0 || n->parent == 0 ? -1 : map[n->parent];
+
+		map[id] = -1;
+		if (id == 0 || t->node[id].tick == 0 || !path_ok(p, t, id) ||
+		    (n->parent != 0 && pe < 0))
+			continue;
+		long k = path_get(x, pe, n->func);
+		if (k < 0) {
+			free(map);
+			return -1;
+		}
+		double ns = node_ns(p, n), up = n->parent ? node_ns(p, &t->node[n->parent].n) : ns;
+		struct top_path *e = &x->v[k];
+		map[id] = k;
+		e->calls += n->calls;
+		e->ns += ns < up ? ns : up;
+		e->self_ns += self_ns(p, t, id);
+		e->ovf_calls += n->ovf_calls;
+		e->ovf_ns += ovf_ns(p, n);
+		e->estimated |= p->sample > 1 && n->timed < n->calls;
+	}
+	free(map);
+	return 0;
+}
+
+long top_tree_paths(const struct top_proc *p, bool all, uint32_t tid, struct top_path **out)
+{
+	struct paths x = {NULL, 0, 0, -1};
+
+	for (size_t i = 0; i < p->ntrees; i++)
+		if ((all || p->trees[i].tid == tid) && paths_of_tree(&x, p, &p->trees[i]) < 0) {
+			free(x.v);
+			return -1;
+		}
+	*out = x.v;
+	return x.n;
+}

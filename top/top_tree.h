@@ -33,6 +33,21 @@ struct top_tnode {
  * those held.  1 kept, 0 nothing new, -1 out of memory. */
 int top_tree_offer(struct top_proc *p, const struct top_snap *s);
 void top_tree_free(struct top_proc *p);
+/* A path of functions of the trees asked for (all threads, or tid): the
+ * nodes with that path, summed over their root call sites and threads.
+ * parent is the index of the path it continues, -1 for a root. */
+struct top_path {
+	long parent;
+	uint32_t func;
+	uint64_t calls, ovf_calls;
+	double ns, self_ns, ovf_ns;
+	bool estimated;
+	long first, next; /* its first child and its next sibling, -1: none */
+};
+/* The paths into *out (malloc'ed), parents before their children; their
+ * number, or -1 out of memory. */
+long top_tree_paths(const struct top_proc *p, bool all, uint32_t tid, struct top_path **out);
+
 /* Thread tid's tree as apiprof-top --json prints it (the exit JSON's
  * "tree": its nodes with their parents, calls, total and self time), or
  * NULL when p has none for it. */

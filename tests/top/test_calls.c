@@ -274,7 +274,9 @@ static void test_tree(const struct top_proc *p)
 	CHECK(top_callview_tree(&l, p, false) == 0);
 	for (size_t i = 0; i < l.n; i++)
 		puts(l.v[i]);
-	CHECK(l.n == 5); /* titles, TID, a_work, b_leaf under it, b_leaf */
+	/* titles, TID, a_work, b_leaf under it, b_leaf, c_free: the paths of
+	 * the tree's nodes (c_free's context not known: a root) */
+	CHECK(l.n == 6 && strstr(l.v[5], "c.c_free"));
 	CHECK(strstr(l.v[1], "TID 100 (t100)"));
 	/* b_leaf indented two under a_work; the root b_leaf level with it */
 	CHECK(strstr(l.v[2], "a.a_work") && strstr(l.v[3], "b.b_leaf") &&
