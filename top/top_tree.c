@@ -72,6 +72,36 @@ void top_tree_free(struct top_proc *p)
 	p->ntrees = 0;
 }
 
+int top_tree_add_member(struct top_proc *g, const struct top_proc *m, const uint32_t *map,
+                        double ratio)
+{
+	for (size_t i = 0; i < m->ntrees; i++) {
+		const struct top_tree *from = &m->trees[i];
+		struct top_tree *v = realloc(g->trees, (g->ntrees + 1) * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		g->trees = v;
+		struct top_tree *t = &v[g->ntrees];
+		*t = (struct top_tree){from->tid, 0, NULL};
+		if (from->cap && !tree_room(t, from->cap - 1))
+			return -1;
+		g->ntrees++;
+		for (uint32_t id = 0; id < from->cap; id++) {
+			struct top_tnode n = from->node[id];
+
+			if (n.tick == 0 || n.n.func >= m->nfuncs ||
+			    (id != 0 && map[n.n.func] == UINT32_MAX))
+				continue;
+			n.n.func = id != 0 ? map[n.n.func] : 0;
+			n.n.ticks = (uint64_t)((double)n.n.ticks * ratio);
+			n.n.ovf_ticks = (uint64_t)((double)n.n.ovf_ticks * ratio);
+			t->node[id] = n;
+		}
+	}
+	return 0;
+}
+
 /* --- folded stacks and --json -------------------------------------------- */
 
 /* A node's path is usable: every node up to its root held, each parent

@@ -33,6 +33,12 @@ struct top_tnode {
  * those held.  1 kept, 0 nothing new, -1 out of memory. */
 int top_tree_offer(struct top_proc *p, const struct top_snap *s);
 void top_tree_free(struct top_proc *p);
+/* Member m's trees into group g (top_group.c), each kept apart (tids of
+ * two processes may be equal), its functions as map says (UINT32_MAX:
+ * none in g, the node is dropped) and its ticks times ratio (g's clock).
+ * 0, or -1 out of memory. */
+int top_tree_add_member(struct top_proc *g, const struct top_proc *m, const uint32_t *map,
+                        double ratio);
 /* A path of functions of the trees asked for (all threads, or tid): the
  * nodes with that path, summed over their root call sites and threads.
  * parent is the index of the path it continues, -1 for a root. */
