@@ -290,6 +290,13 @@ static void flush_nodes(struct apiprof_shm_header *h, const struct snap_head *sh
 	uint32_t next = 0;
 
 	while (t != NULL && apiprof_load_acquire(&t->head) != NULL) {
+		struct apiprof_shm_node one;
+		uint32_t peek = next;
+		bool look[2] = {all_mark[0], false};
+		/* no slot taken (and none given back) when no node is left */
+		if (apiprof_cct_nodes(t, tabs, &peek, &one, 1, look) == 0)
+			return;
+		next = one.id;
 		uint64_t pos;
 		struct apiprof_shm_nrec *r =
 		        (struct apiprof_shm_nrec *)apiprof_ring_reserve(h, &pos);
