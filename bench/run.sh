@@ -1021,6 +1021,15 @@ out ""
 out "$EXPORT"
 out ""
 
+# Start-up (issue 35.6): a shim whose library the process never loads,
+# and apiprof-run's own work per launch (bench/startup.sh, runnable alone).
+say "== start-up"
+out "### Start-up"
+out ""
+STARTUP=$(sh "$SRC/bench/startup.sh" -r "$WROUNDS" "$BUILD" 2>>"$TMP/stderr" || :)
+out "$STARTUP"
+out ""
+
 out "### Issue 6 targets"
 out ""
 out "| target | measured | |"

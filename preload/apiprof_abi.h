@@ -12,7 +12,8 @@
  * inode of the process's pid namespace, tells apart two processes with the
  * same pid in two namespaces (two containers' pid 1); <nonce> is random, so
  * that no one can take the name beforehand.  The runtime never unlinks a
- * name it did not create.  A process that changes its effective uid (a
+ * name it did not create, but its own euid's segments of dead processes
+ * (apiprof_segment.c).  A process that changes its effective uid (a
  * server's worker dropping privileges) hands the file over to the new uid
  * with fchown and keeps the name.
  *
@@ -135,6 +136,11 @@ enum apiprof_proc_mode {
 
 /* The header's `flags`. */
 #define APIPROF_SHM_NO_RING 0x1u /* the ring could not get its pages: no record will come */
+/* Left at the end of the image, with its final totals, for a collector
+ * (apiprof_segname.h's watching marker) to read and then remove: set before
+ * state becomes EXITED.  A segment without it that outlives its process
+ * (APIPROF_KEEP_SHM) is the user's to remove. */
+#define APIPROF_SHM_LEFT 0x2u
 
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */

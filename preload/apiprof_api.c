@@ -32,6 +32,11 @@ static struct apiprof_api_state {
 	char *resolvers[RESOLVERS];
 	/* How many shim constructors are resolving up front. */
 	int prefetching;
+	/* The prefetch's thread (constructors run one at a time, under the
+	 * loader's lock), the api it last asked about, and the answer. */
+	char *prefetcher;
+	const struct apiprof_api *pf_api;
+	enum apiprof_lib pf_lib;
 } api_state = {.next_id = 1};
 
 struct apiprof_api *apiprof_api_get(uint32_t id)
@@ -161,9 +166,65 @@ static int resolver_claim(char *tp)
 	return -1;
 }
 
+/* The functions the loader itself calls through whatever defines them
+ * (ld.so's malloc after relocation, libc's dlerror): a lookup made from
+ * inside one of them would find it unresolved and half the loader's state
+ * updated, so they are always resolved up front. */
+static bool loader_calls(const char *symbol)
+{
+	static const char *const names[] = {"malloc", "calloc", "realloc", "free"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(symbol, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Where the prefetch of this thread finds api's functions: asked once per
+ * shim (apiprof_loaded_ask), then a lookup of its first symbol when the
+ * library is absent (a spec whose library is named differently: its
+ * functions are elsewhere, and resolved up front as usual).  APIPROF_LIB_UNKNOWN
+ * outside a constructor's prefetch. */
+static enum apiprof_lib prefetch_lib(const struct apiprof_api *api, apiprof_lookup_fn next)
+{
+	if (apiprof_read_once(&api_state.prefetcher) != apiprof_tp())
+		return APIPROF_LIB_UNKNOWN;
+	if (api_state.pf_api != api) {
+		enum apiprof_lib lib =
+		        apiprof_loaded_ask(api) ? APIPROF_LIB_THERE : APIPROF_LIB_ABSENT;
+
+		if (lib == APIPROF_LIB_ABSENT &&
+		    next(api->symbols[0], api->versions ? api->versions[0] : NULL) != NULL)
+			lib = APIPROF_LIB_ELSEWHERE;
+		/* the failed lookups left their error for the program's dlerror;
+		 * bare, it has none (no lookup follows to clear it) */
+		if (lib == APIPROF_LIB_ABSENT)
+			apiprof_dl_clear_error();
+		api_state.pf_api = api;
+		api_state.pf_lib = lib;
+	}
+	return api_state.pf_lib;
+}
+
+/* The lookup itself, guarded.  A constructor's prefetch of a shim whose
+ * library is absent resolves nothing but what the loader calls: the rest
+ * waits for its first call, if any, so that a process that never loads
+ * the library pays one question per shim, not a lookup per function
+ * (which searched the loader cache and opened the library each time). */
+static void *lookup(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn next)
+{
+	enum apiprof_lib lib = prefetch_lib(api, next);
+
+	if (lib == APIPROF_LIB_ABSENT && !loader_calls(api->symbols[idx]))
+		return NULL;
+	void *p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
+	if (p == NULL && (lib == APIPROF_LIB_UNKNOWN || lib == APIPROF_LIB_THERE))
+		p = apiprof_lookup_in_library(api, idx);
+	return p;
+}
+
 void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn next)
 {
-	void *p;
 	int saved = errno;
 
 	/* dlsym calling back into a shim (glibc's dlerror frees the previous
@@ -174,9 +235,7 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 		return NULL;
 	int me = resolver_claim(apiprof_tp());
 	uint64_t busy = apiprof_busy_enter();
-	p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
-	if (p == NULL)
-		p = apiprof_lookup_in_library(api, idx);
+	void *p = lookup(api, idx, next);
 	apiprof_busy_leave(busy);
 	if (me >= 0)
 		apiprof_store_release(&api_state.resolvers[me], NULL);
@@ -190,7 +249,12 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 
 void apiprof_prefetch(int on)
 {
-	apiprof_add_fetch_relaxed(&api_state.prefetching, on ? 1 : -1);
+	if (on && apiprof_add_fetch_relaxed(&api_state.prefetching, 1) == 1) {
+		api_state.pf_api = NULL;
+		apiprof_write_once(&api_state.prefetcher, apiprof_tp());
+	} else if (!on && apiprof_add_fetch_relaxed(&api_state.prefetching, -1) == 0) {
+		apiprof_write_once(&api_state.prefetcher, NULL);
+	}
 }
 
 int apiprof_resolving(void)

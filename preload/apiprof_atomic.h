@@ -56,6 +56,7 @@
 #define apiprof_add_fetch_relaxed(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
 #define apiprof_add_fetch_seq_cst(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
 #define apiprof_or_fetch_relaxed(p, v)  __atomic_or_fetch((p), (v), __ATOMIC_RELAXED)
+#define apiprof_and_fetch_relaxed(p, v) __atomic_and_fetch((p), (v), __ATOMIC_RELAXED)
 #define apiprof_xchg_relaxed(p, v)      __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 #define apiprof_xchg_acquire(p, v)      __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define apiprof_xchg_acq_rel(p, v)      __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)

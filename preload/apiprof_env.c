@@ -18,7 +18,8 @@ struct apiprof_config apiprof_cfg;
 /* The program's stderr as it was when the runtime started.  A program may
  * close fd 2 and open a data file there, or close ours and reuse its
  * number: every write first checks that the descriptor still is the file
- * that was fd 2 at start-up, and writes nothing otherwise.
+ * that was fd 2 at start-up.  Otherwise it goes to fd 2 only when that is
+ * plainly a log (fd2_is_log), and nowhere else.
  *
  * With APIPROF_SUMMARY, which is written at exit, after coreutils'
  * close_stdout has closed fd 2, a private duplicate is kept: close-on-exec,
@@ -63,6 +64,31 @@ static bool is_err_file(int fd)
 	return fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == err_dev && sb.st_ino == err_ino;
 }
 
+/* Whether fd 2 is a log the program put there in place of its stderr: a
+ * terminal, a pipe or FIFO, or a regular file opened write-only for
+ * appending (nginx puts its error log on fd 2 so).  Not a socket (a
+ * connection) and not a file opened otherwise (data). */
+static bool fd2_is_log(void)
+{
+	int saved = errno, fl = fcntl(STDERR_FILENO, F_GETFL);
+	struct stat sb;
+	bool is_log = false;
+
+	if (fl >= 0 && fstat(STDERR_FILENO, &sb) == 0) {
+		if (S_ISREG(sb.st_mode))
+			is_log = (fl & O_ACCMODE) == O_WRONLY && (fl & O_APPEND);
+		else
+			is_log = S_ISFIFO(sb.st_mode) ||
+			      (S_ISCHR(sb.st_mode) && isatty(STDERR_FILENO));
+	}
+	errno = saved;
+	return is_log;
+}
+
+/* The stderr of start-up; when the program has replaced it (dup2 of its
+ * own log onto fd 2, as servers do after reading their configuration),
+ * the new fd 2 if it is a log: a warning that a worker's output was lost
+ * must not be lost too.  Nothing when fd 2 was closed at start-up. */
 static int err_target(void)
 {
 	apiprof_err_init();
@@ -72,7 +98,7 @@ static int err_target(void)
 		return -1;
 	if (is_err_file(err_fd))
 		return err_fd;
-	return is_err_file(STDERR_FILENO) ? STDERR_FILENO : -1;
+	return is_err_file(STDERR_FILENO) || fd2_is_log() ? STDERR_FILENO : -1;
 }
 
 int apiprof_err_write(const void *buf, size_t len)
@@ -205,10 +231,29 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	cfg->summary = env_bool("APIPROF_SUMMARY", false);
 	cfg->shm = !secure && env_bool("APIPROF_SHM", true);
 	cfg->keep_shm = env_bool("APIPROF_KEEP_SHM", false);
+	cfg->quiet = env_bool("APIPROF_QUIET", false);
+	cfg->hints_pid = env_u32("APIPROF_HINTS_PID", 0, 1, INT32_MAX);
 	cfg->output[0] = '\0';
 	if (out != NULL && strlen(out) < sizeof(cfg->output))
 		memcpy(cfg->output, out, strlen(out) + 1);
 	else if (out != NULL)
 		apiprof_warn("APIPROF_OUTPUT is longer than %zu bytes; ignored",
 		             sizeof(cfg->output) - 1);
+}
+
+/* What this process says about the whole run: the hints and notes that
+ * would be the same in every process of it (a spec's library never loaded,
+ * dynamic mode's functions skipped).  apiprof-run names the process it
+ * starts in APIPROF_HINTS_PID, which its children inherit: that process
+ * speaks for the run, the others say nothing of it, and with APIPROF_QUIET
+ * (apiprof-run -q) it says only what is wrong.  Without apiprof-run, each
+ * process speaks for itself.  Read from the settings of the start, so a
+ * program that changes its environment changes nothing here. */
+int apiprof_say(void)
+{
+	if (!apiprof_ready())
+		return APIPROF_SAY_ERRORS;
+	if (apiprof_cfg.hints_pid != 0 && apiprof_cfg.hints_pid != (uint32_t)getpid())
+		return APIPROF_SAY_NONE;
+	return apiprof_cfg.quiet ? APIPROF_SAY_ERRORS : APIPROF_SAY_ALL;
 }

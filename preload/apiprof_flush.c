@@ -168,7 +168,7 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 
 	if (!entry_stable(th, gen))
 		return false;
-	if (func >= h->func_cap)
+	if (func >= apiprof_ring_funcs_named(h))
 		return true;
 	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, k, &pos);
 	if (r != NULL && !entry_stable(th, gen)) {
@@ -365,7 +365,8 @@ void apiprof_flush_folded(void)
 			uint32_t func = api->func_base + i;
 			uint64_t pos;
 
-			if (apiprof_load(&tab->calls[i]) == 0 || func >= h->func_cap)
+			if (apiprof_load(&tab->calls[i]) == 0 ||
+			    func >= apiprof_ring_funcs_named(h))
 				continue;
 			sh.tick = apiprof_now();
 			struct rec_note n = {false, 0, 0};
@@ -440,15 +441,23 @@ static bool reader_watching(struct apiprof_shm_header *h)
 }
 
 /* The last snapshot, at the end of the process image.  It goes into the
- * ring only for a reader that can still read it: one watching now, or one
- * coming after exit to a segment kept by APIPROF_KEEP_SHM. */
-void apiprof_flush_final(void)
+ * ring only for a reader that can still read it: one watching now, one
+ * coming after exit to a segment kept by APIPROF_KEEP_SHM, or a collector
+ * (apiprof_final.c), for which a ring no reader asked for gets pages for
+ * this snapshot only: each row's records (REC_KINDS) and one more, for a
+ * thread that writes its own meanwhile.  True when it is there for a
+ * collector, which then takes the segment. */
+bool apiprof_flush_final(void)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
+	bool collector = h != NULL && apiprof_collector_watching();
 
 	if (h != NULL && (apiprof_cfg.keep_shm || reader_watching(h)))
 		apiprof_segment_ring_reserve_at_exit();
+	else if (collector)
+		apiprof_segment_ring_reserve_final(apiprof_final_rows() * (REC_KINDS + 1) + 16);
 	apiprof_flush_all(true);
+	return collector && apiprof_segment_ring() != NULL;
 }
 
 /* What the flusher is told, in flusher_cmd (a private futex word). */

@@ -128,14 +128,20 @@ __attribute__((constructor)) static void apiprof_ctor(void)
  * (a failed exec). */
 uint64_t apiprof_finish(enum apiprof_end how)
 {
+	/* A vfork child (an exec, or _exit): the parent, whose memory this is,
+	 * has started another process, although no fork handler ran. */
+	if (apiprof_load_acquire(&init_state) == INIT_DONE && getpid() != self_pid)
+		apiprof_loaded_forked(true);
 	if (apiprof_load_acquire(&init_state) != INIT_DONE || getpid() != self_pid ||
 	    !apiprof_tls_ok() || !apiprof_end_claim())
 		return APIPROF_GUARD_BUSY;
 	uint64_t busy = apiprof_busy_enter();
 	apiprof_thread_rename_all();
 	apiprof_loaded_check();
-	apiprof_flush_final();
-	apiprof_segment_close(how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm);
+	/* Left for a collector, even by an exec (the new image's start
+	 * leaves it to the collector too): else removed, unless kept. */
+	bool left = apiprof_flush_final();
+	apiprof_segment_close(!left && (how == APIPROF_END_EXEC || !apiprof_cfg.keep_shm), left);
 	if (apiprof_cfg.output[0])
 		apiprof_output_json(apiprof_cfg.output, how == APIPROF_END_EXEC);
 	if (apiprof_cfg.summary && how != APIPROF_END_EXEC)
@@ -151,8 +157,10 @@ void apiprof_resume(uint64_t busy)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
-	if (h != NULL)
+	if (h != NULL) { /* no longer left for a collector (it may have taken it) */
+		apiprof_and_fetch_relaxed(&h->flags, ~APIPROF_SHM_LEFT);
 		apiprof_store_release(&h->state, APIPROF_PROC_RUNNING);
+	}
 	apiprof_end_reopen();
 	apiprof_busy_leave(busy);
 }

@@ -28,6 +28,8 @@ struct apiprof_config {
 	bool summary;         /* APIPROF_SUMMARY=1 */
 	bool shm;             /* APIPROF_SHM=0 turns the live segment off */
 	bool keep_shm;        /* APIPROF_KEEP_SHM=1: do not unlink at exit */
+	bool quiet;           /* APIPROF_QUIET=1 (apiprof-run -q): no hints, no notes */
+	uint32_t hints_pid;   /* APIPROF_HINTS_PID: who speaks for the run (0: each) */
 	char output[4096];    /* APIPROF_OUTPUT, "" = none */
 };
 APIPROF_HIDDEN extern struct apiprof_config apiprof_cfg;
@@ -161,6 +163,16 @@ APIPROF_HIDDEN void apiprof_unload_counts(uint64_t *adds, uint64_t *subs);
  * calls (it takes the loader's lock), and marks their function entries
  * in the segment; true when every library has been seen. */
 APIPROF_HIDDEN bool apiprof_loaded_check(void);
+/* Whether api's library is loaded: asked again only after the loader has
+ * added an object (the shim constructor's question, and the check's). */
+APIPROF_HIDDEN bool apiprof_loaded_ask(const struct apiprof_api *api);
+/* Where a shim constructor's prefetch finds its api's functions. */
+enum apiprof_lib {
+	APIPROF_LIB_UNKNOWN,   /* not asked: a lookup outside a prefetch */
+	APIPROF_LIB_THERE,     /* the spec's library is loaded */
+	APIPROF_LIB_ABSENT,    /* it is not, nor is its first function elsewhere */
+	APIPROF_LIB_ELSEWHERE, /* it is not, but its first function is */
+};
 APIPROF_HIDDEN bool apiprof_loaded(uint32_t id);       /* as of the latest check */
 APIPROF_HIDDEN void apiprof_loaded_before_close(void); /* the dlclose hook's */
 /* At the end of the image: one line per api never loaded, unless the
@@ -277,6 +289,9 @@ APIPROF_HIDDEN uint32_t apiprof_wrappers_below(uint32_t id, uintptr_t frame, uin
 
 /* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
+APIPROF_HIDDEN void apiprof_ring_limit(const struct apiprof_shm_header *h, uint64_t n);
+APIPROF_HIDDEN void apiprof_ring_func_limit(const struct apiprof_shm_header *h, uint32_t n);
+APIPROF_HIDDEN uint32_t apiprof_ring_funcs_named(const struct apiprof_shm_header *h);
 APIPROF_HIDDEN int apiprof_ring_write(struct apiprof_shm_header *h,
                                       const struct apiprof_shm_rec *r);
 /* A record filled in place: reserve, fill all but seq, commit or abandon. */
@@ -299,8 +314,9 @@ APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment(void);
 APIPROF_HIDDEN struct apiprof_shm_header *apiprof_segment_ring(void);
 APIPROF_HIDDEN bool apiprof_segment_ring_reserve(void);
 APIPROF_HIDDEN bool apiprof_segment_ring_reserve_at_exit(void);
+APIPROF_HIDDEN bool apiprof_segment_ring_reserve_final(uint64_t nrec);
 APIPROF_HIDDEN void apiprof_segment_open(void);
-APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it);
+APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it, bool left);
 APIPROF_HIDDEN void apiprof_segment_after_fork(void);
 /* Gives the segment to uid (apiprof_creds.c); 0 or an errno. */
 APIPROF_HIDDEN int apiprof_segment_handover(uint32_t uid);
@@ -317,7 +333,13 @@ APIPROF_HIDDEN ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap
 APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);
 APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
-APIPROF_HIDDEN void apiprof_flush_final(void); /* at exit: for a reader that can still read */
+/* At exit: for a reader that can still read; true when the final snapshot
+ * is in the ring for a collector (apiprof_final.c), to leave the segment. */
+APIPROF_HIDDEN bool apiprof_flush_final(void);
+
+/* --- the final totals for a collector (apiprof_final.c) ---------------- */
+APIPROF_HIDDEN bool apiprof_collector_watching(void);
+APIPROF_HIDDEN uint64_t apiprof_final_rows(void);
 APIPROF_HIDDEN void apiprof_flusher_start(void);
 /* Requests to the flusher, without a signal (apiprof_flush.c): stop for a
  * call that needs the process single-threaded (true: stopped, start it

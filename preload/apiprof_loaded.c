@@ -20,15 +20,26 @@
  * flusher, the end of the image), never on a call, and once an api's
  * library has been seen it is not asked about again: the libraries of
  * most apis are loaded before their first flush, and cost one lookup.
+ * Nor is a library found absent asked about again while the loader has
+ * added no object since (dl_iterate_phdr's count of additions): for a name
+ * the loader does not know, the question searches the loader cache and
+ * opens the library's file, and a program that never loads it (a shell
+ * under a sqlite3 spec) would pay that at its start (the shim's
+ * constructor asks, apiprof_api.c), at every flush and at its end.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <unistd.h>
 
 #include "apiprof_internal.h"
 
 /* Per api id, 1 once its library was seen loaded.  A fork child keeps
  * it: it has the parent's libraries. */
 static uint32_t seen[APIPROF_MAX_APIS];
+
+/* Per api id, the loader's count of added objects when its library was
+ * last found absent, plus one (0: never found absent). */
+static uint64_t absent_at[APIPROF_MAX_APIS];
 
 /* This image has forked (pthread_atfork, apiprof_init.c). */
 static uint32_t forked;
@@ -47,6 +58,29 @@ static bool library_there(const struct apiprof_api *api)
 	return h != NULL;
 }
 
+/* Whether api's library is loaded now; asked again only when the loader
+ * has added objects since it was last found absent.  The answer of an api
+ * without an id (not registered) is not kept. */
+bool apiprof_loaded_ask(const struct apiprof_api *api)
+{
+	uint32_t id = apiprof_load_acquire(&api->id);
+	uint64_t adds, subs;
+
+	if (id == 0 || id >= APIPROF_MAX_APIS)
+		return library_there(api);
+	if (apiprof_load_acquire(&seen[id]))
+		return true;
+	apiprof_unload_counts(&adds, &subs);
+	if (apiprof_read_once(&absent_at[id]) == adds + 1)
+		return false;
+	bool there = library_there(api);
+	if (there)
+		apiprof_store_release(&seen[id], 1);
+	else
+		apiprof_write_once(&absent_at[id], adds + 1);
+	return there;
+}
+
 bool apiprof_loaded_check(void)
 {
 	bool all = true;
@@ -56,9 +90,7 @@ bool apiprof_loaded_check(void)
 
 		if (api == NULL || apiprof_load_acquire(&seen[id]))
 			continue;
-		bool there = library_there(api);
-		if (there)
-			apiprof_store_release(&seen[id], 1);
+		bool there = apiprof_loaded_ask(api);
 		apiprof_segment_api_unloaded(api, !there);
 		all = all && there;
 	}
@@ -82,14 +114,31 @@ void apiprof_loaded_before_close(void)
 	apiprof_busy_leave(busy);
 }
 
+/* The hint is the whole run's (apiprof_say): under apiprof-run, the
+ * process it started says it once, at its end, and its children say
+ * nothing, which a shell running 50 processes made 50 lines of.  When that
+ * process forked, its children's libraries are not known to it, and the
+ * line says so.  Without apiprof-run, a process that forked says nothing:
+ * its children are what the spec is for. */
 void apiprof_loaded_warn(void)
 {
-	if (apiprof_read_once(&forked))
+	int say = apiprof_say();
+	bool fork = apiprof_read_once(&forked);
+
+	if (say != APIPROF_SAY_ALL || (fork && apiprof_cfg.hints_pid == 0))
 		return;
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 
-		if (api != NULL && !apiprof_loaded(id))
+		if (api == NULL || apiprof_loaded(id))
+			continue;
+		if (fork)
+			apiprof_warn("%s: %s was never loaded by %s (pid %d), which started other "
+			             "processes (they do not say); is the program static, or the "
+			             "library named differently?",
+			             api->name, api->library, program_invocation_short_name,
+			             (int)getpid());
+		else
 			apiprof_warn("%s: %s was never loaded; is the program static, or the "
 			             "library named differently?",
 			             api->name, api->library);

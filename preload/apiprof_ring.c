@@ -25,6 +25,14 @@ static size_t func_off(void)
  * tests' several) is taken at its word. */
 static const void *own_seg;
 static struct apiprof_ring_geom own_geom;
+/* Positions of the own segment's ring that have pages, when only its first
+ * slots got them (apiprof_ring_limit: the final snapshot of a process
+ * nobody watched live); UINT64_MAX when the whole ring has them. */
+static uint64_t own_limit = UINT64_MAX;
+/* Function entries of the own segment that may still be written and named
+ * by records: all (UINT32_MAX) until the end of an image that leaves its
+ * segment for a collector gives the table's unused pages back. */
+static uint32_t own_func_limit = UINT32_MAX;
 
 static struct apiprof_ring_geom geom_of(const struct apiprof_shm_header *h)
 {
@@ -51,6 +59,49 @@ void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom 
 	h->ring_order = g->ring_order;
 	own_seg = mem;
 	own_geom = *g;
+	apiprof_write_once(&own_limit, UINT64_MAX);
+	apiprof_write_once(&own_func_limit, UINT32_MAX);
+}
+
+/* From now on only entries below n of h's function table (the own
+ * segment's) are written, published or named by a record. */
+void apiprof_ring_func_limit(const struct apiprof_shm_header *h, uint32_t n)
+{
+	if ((const void *)h == own_seg)
+		apiprof_store_seq_cst(&own_func_limit, n);
+}
+
+/* The function entries records of h may name: those below its func_cap
+ * and, for the own segment, below the limit. */
+uint32_t apiprof_ring_funcs_named(const struct apiprof_shm_header *h)
+{
+	uint32_t cap = apiprof_read_once(&h->func_cap);
+	uint32_t lim = (const void *)h == own_seg ? apiprof_load_seq_cst(&own_func_limit) : cap;
+
+	return lim < cap ? lim : cap;
+}
+
+/* Only positions below n may be written in h, the own segment's ring: its
+ * first n slots have pages, the rest none (a write there could be a
+ * SIGBUS on a full /dev/shm). */
+void apiprof_ring_limit(const struct apiprof_shm_header *h, uint64_t n)
+{
+	if ((const void *)h == own_seg)
+		apiprof_write_once(&own_limit, n);
+}
+
+/* The next position below the limit, or false: head stays below it, so
+ * that a reader reads only slots that have pages. */
+static bool take_bounded(struct apiprof_shm_header *h, uint64_t limit, uint64_t *pos)
+{
+	uint64_t cur = apiprof_read_once(&h->head);
+
+	do {
+		if (cur >= limit)
+			return false;
+	} while (!apiprof_cas_relaxed(&h->head, &cur, cur + 1));
+	*pos = cur;
+	return true;
 }
 
 static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t pos)
@@ -68,7 +119,14 @@ static struct apiprof_shm_rec *slot_at(struct apiprof_shm_header *h, uint64_t po
  * record (608 bytes) on its stack. */
 struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint64_t *pos)
 {
-	*pos = apiprof_fetch_add_relaxed(&h->head, 1);
+	uint64_t limit = (const void *)h == own_seg ? apiprof_read_once(&own_limit) : UINT64_MAX;
+
+	if (limit == UINT64_MAX)
+		*pos = apiprof_fetch_add_relaxed(&h->head, 1);
+	else if (!take_bounded(h, limit, pos)) {
+		apiprof_fetch_add_relaxed(&h->dropped, 1);
+		return NULL;
+	}
 	struct apiprof_shm_rec *s = slot_at(h, *pos);
 	if (!apiprof_seq_claim(&s->seq, *pos)) {
 		apiprof_fetch_add_relaxed(&h->dropped, 1);
@@ -125,7 +183,7 @@ static void copy_name(char *dst, size_t cap, const char *src)
 int apiprof_ring_add_func(struct apiprof_shm_header *h, uint32_t idx, const char *api,
                           const char *name, uint32_t flags, uint32_t api_id)
 {
-	if (idx >= geom_of(h).func_cap)
+	if (idx >= geom_of(h).func_cap || idx >= apiprof_ring_funcs_named(h))
 		return -1;
 	struct apiprof_shm_func *f = (struct apiprof_shm_func *)((char *)h + func_off()) + idx;
 	copy_name(f->api, sizeof(f->api), api);
@@ -149,10 +207,12 @@ void apiprof_ring_func_flags(struct apiprof_shm_header *h, uint32_t idx, uint32_
 void apiprof_ring_publish_funcs(struct apiprof_shm_header *h, uint32_t count)
 {
 	uint32_t cur = apiprof_read_once(&h->func_count);
-	uint32_t cap = geom_of(h).func_cap;
+	uint32_t cap = geom_of(h).func_cap, named = apiprof_ring_funcs_named(h);
 
 	if (count > cap)
 		count = cap;
+	if (count > named)
+		count = named;
 	while (cur < count && !apiprof_cas_release(&h->func_count, &cur, count))
 		;
 }

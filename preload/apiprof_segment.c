@@ -16,7 +16,11 @@
  * The name (apiprof_segname.h) holds the pid namespace and a random nonce:
  * two containers' pid 1 get two names, and no one can take ours
  * beforehand.  A name that exists is someone else's: another nonce is
- * drawn, and nothing is ever unlinked that this process did not create.
+ * drawn, and nothing is ever unlinked that this process did not create,
+ * but, at start, its own euid's segments of the same process's earlier
+ * images and of processes gone from its pid namespace (sweep_earlier_images).
+ * At the end of the image, while a collector watches, the segment is left
+ * with its final totals for it (apiprof_final.c).
  *
  * The descriptor is kept, close-on-exec and far above the program's own
  * (keep_fd), so that the ring's pages can be reserved after the
@@ -26,7 +30,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <sched.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,12 +262,51 @@ static bool is_earlier_image(int dfd, const char *name)
 	       S_ISREG(st.st_mode) && st.st_uid == seg.id.uid;
 }
 
+/* A segment of our euid and pid namespace whose process is gone (no
+ * process has its pid now): one that died (SIGSEGV, SIGABRT, SIGKILL) or
+ * ended while a collector watched.  While one watches, that collector
+ * takes it (top/top_collect.c); else nobody will read it, and the next
+ * start of a process of the same user removes it, as --clean would.  A
+ * pid that lives may be reused: that is the viewer's to judge. */
+static bool is_dead_peer(int dfd, const char *name)
+{
+	struct apiprof_segid id;
+	struct stat st;
+
+	return apiprof_segname_parse(name, &id) == 0 && !id.legacy && id.uid == seg.id.uid &&
+	       id.pidns == seg.id.pidns && id.pid != seg.id.pid && kill(id.pid, 0) != 0 &&
+	       errno == ESRCH && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode) && st.st_uid == seg.id.uid;
+}
+
+/* An earlier image's segment left for a collector (it exec'ed while one
+ * watched): the collector takes it. */
+static bool left_for_collector(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	uint32_t flags = 0;
+
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, &flags, sizeof(flags), offsetof(struct apiprof_shm_header, flags));
+	close(fd);
+	return n == (ssize_t)sizeof(flags) && (flags & APIPROF_SHM_LEFT);
+}
+
+static bool sweep_one(int dfd, const char *name, bool watched)
+{
+	if (is_earlier_image(dfd, name))
+		return !(watched && left_for_collector(dfd, name));
+	return !watched && is_dead_peer(dfd, name);
+}
+
 /* The directory is read 4 KiB at a time into static memory (the stack of
  * a program's thread is no place for it); only the first image of a
  * process (the constructor, single-threaded) gets here. */
 static void sweep_earlier_images(void)
 {
 	int dfd = open(SHM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool watched = apiprof_collector_watching();
 	ssize_t n;
 
 	if (dfd < 0)
@@ -271,7 +317,7 @@ static void sweep_earlier_images(void)
 
 			if (d->d_reclen == 0)
 				break;
-			if (d->d_type != DT_DIR && is_earlier_image(dfd, d->d_name))
+			if (d->d_type != DT_DIR && sweep_one(dfd, d->d_name, watched))
 				unlinkat(dfd, d->d_name, 0);
 			off += d->d_reclen;
 		}
@@ -414,18 +460,19 @@ static int open_by_name(int mode)
 	return -1;
 }
 
-/* Through the kept descriptor, which works whatever the program's uid is
- * now; else reopened by name, and the file must still be the one we made. */
-static int ring_fallocate(void)
+/* The ring's first len bytes get their pages.  Through the kept
+ * descriptor, which works whatever the program's uid is now; else reopened
+ * by name, and the file must still be the one we made. */
+static int ring_fallocate(size_t len)
 {
 	int fd = own_fd();
 
 	if (fd >= 0)
-		return fallocate_range(fd, seg.ring_off, seg.size - seg.ring_off);
+		return fallocate_range(fd, seg.ring_off, len);
 	fd = open_by_name(O_RDWR);
 	if (fd < 0)
 		return -1;
-	int rc = fallocate_range(fd, seg.ring_off, seg.size - seg.ring_off);
+	int rc = fallocate_range(fd, seg.ring_off, len);
 	int err = errno;
 	close(fd);
 	errno = err;
@@ -435,7 +482,7 @@ static int ring_fallocate(void)
 /* Gives the ring its pages, once per segment: true when it has them.  A
  * caller that finds another one at it gets false and writes nothing now;
  * the next keyframe repeats whatever it would have written. */
-bool apiprof_segment_ring_reserve(void)
+static bool ring_reserve(size_t len)
 {
 	int st = RING_NONE, saved = errno;
 
@@ -443,7 +490,9 @@ bool apiprof_segment_ring_reserve(void)
 		return false;
 	if (!apiprof_cas_acquire(&seg.ring_state, &st, RING_BUSY))
 		return st == RING_READY;
-	bool ok = ring_fallocate() == 0;
+	bool ok = ring_fallocate(len) == 0;
+	if (ok && len < seg.size - seg.ring_off)
+		apiprof_ring_limit(apiprof_segment(), len / sizeof(struct apiprof_shm_rec));
 	if (!ok) {
 		apiprof_warn("cannot reserve the ring of /dev/shm%s (%s): live view off", seg.name,
 		             strerror(errno));
@@ -456,6 +505,11 @@ bool apiprof_segment_ring_reserve(void)
 	apiprof_store_release(&seg.ring_state, ok ? RING_READY : RING_FAILED);
 	errno = saved;
 	return ok;
+}
+
+bool apiprof_segment_ring_reserve(void)
+{
+	return ring_reserve(seg.size - seg.ring_off);
 }
 
 /* How long the exit path waits for a reservation the flusher is making. */
@@ -474,6 +528,24 @@ bool apiprof_segment_ring_reserve_at_exit(void)
 	while (apiprof_load_acquire(&seg.ring_state) == RING_BUSY && apiprof_clock_mono() < until)
 		sched_yield();
 	return apiprof_segment_ring_reserve();
+}
+
+/* At exit, for a collector, when no reader has asked for the ring: only
+ * its first slots get pages, enough for nrec records (whole pages), so
+ * that a short process's final snapshot costs a few kB of /dev/shm, not
+ * the 2.4 MB ring.  The writers stop at that limit (apiprof_ring_limit);
+ * a ring that has its pages already is used whole. */
+bool apiprof_segment_ring_reserve_final(uint64_t nrec)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), whole = seg.size - seg.ring_off;
+	uint64_t want = nrec * sizeof(struct apiprof_shm_rec);
+	uint64_t until = apiprof_clock_mono() + RING_SETTLE_NS;
+
+	while (apiprof_load_acquire(&seg.ring_state) == RING_BUSY && apiprof_clock_mono() < until)
+		sched_yield();
+	if (want < whole)
+		want = (want + page - 1) / page * page;
+	return ring_reserve(want < whole ? (size_t)want : whole);
 }
 
 struct apiprof_shm_header *apiprof_segment_ring(void)
@@ -497,14 +569,52 @@ static bool is_ours_by_name(void)
 	       st.st_ino == seg.ino;
 }
 
+/* A segment left for a collector may wait seconds for it: the function
+ * table's pages past the entries in use (about 210 kB of its 220 under
+ * the default APIPROF_MAX_FUNCS) are given back.  Entries reserved from
+ * now on (an api registered by a thread still running) are neither
+ * written nor named by a record (apiprof_ring_func_limit), so nothing
+ * touches those pages again; a reader reads only entries below
+ * func_count. */
+static void trim_funcs(struct apiprof_shm_header *h)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = sizeof(struct apiprof_shm_func);
+	uint32_t used = apiprof_load_seq_cst(&seg.func_next);
+
+	if (used > apiprof_cfg.func_cap)
+		return;
+	size_t from = (APIPROF_SHM_HEADER_SIZE + (size_t)used * size + page - 1) / page * page;
+	if (from >= seg.ring_off)
+		return;
+	apiprof_ring_func_limit(h, (uint32_t)((from - APIPROF_SHM_HEADER_SIZE) / size));
+	int fd = own_fd();
+	bool opened = fd < 0;
+	if (opened)
+		fd = open_by_name(O_RDWR);
+	if (fd < 0)
+		return;
+	fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+	          (off_t)(seg.ring_off - from));
+	if (opened)
+		close(fd);
+}
+
 /* At exit: readers see the process ended with its final numbers.  The
- * mapping stays: a thread still running may write one more record. */
-void apiprof_segment_close(bool unlink_it)
+ * mapping stays: a thread still running may write one more record.  A
+ * segment left for a collector says so before it says EXITED, so that a
+ * collector that sees the state sees the mark. */
+void apiprof_segment_close(bool unlink_it, bool left)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
+	int saved = errno;
 
 	if (h == NULL)
 		return;
+	if (left)
+		trim_funcs(h);
+	errno = saved;
+	if (left)
+		apiprof_or_fetch_relaxed(&h->flags, APIPROF_SHM_LEFT);
 	apiprof_store_release(&h->state, APIPROF_PROC_EXITED);
 	if (unlink_it && is_ours_by_name())
 		shm_unlink(seg.name);

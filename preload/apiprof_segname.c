@@ -20,6 +20,13 @@ int apiprof_segname_format(char *buf, size_t len, const struct apiprof_segid *id
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+int apiprof_watchname_format(char *buf, size_t len, uint32_t uid)
+{
+	int n = snprintf(buf, len, APIPROF_WATCH_PREFIX "%u", uid);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* A decimal number, digits only, no sign, no leading zero, no overflow;
  * *end gets the first character after it. */
 static int parse_dec(const char *s, uint64_t *v, const char **end)

@@ -396,6 +396,11 @@ APIPROF_EXPORT void apiprof_prefetch(int on);
 APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT void apiprof_set_mode(uint32_t mode); /* enum apiprof_proc_mode */
+/* What this process says about the whole run (apiprof_env.c): nothing (a
+ * child of the process apiprof-run started), only what is wrong (-q), or
+ * hints and notes too. */
+enum apiprof_say { APIPROF_SAY_NONE, APIPROF_SAY_ERRORS, APIPROF_SAY_ALL };
+APIPROF_EXPORT int apiprof_say(void);
 
 APIPROF_EXPORT uint64_t apiprof_clock_mono(void);
 

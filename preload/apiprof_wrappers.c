@@ -15,10 +15,15 @@
  *
  * So when an api is registered, the extent of each of its wrappers is
  * looked up once, from the wrapper's own address, which the shim gives
- * (struct apiprof_api entries), and the size of the exported symbol there
- * (dladdr1, which allocates nothing and sets no dlerror state: it runs in
- * the shim's constructor, where a malloc shim's own functions may not be
- * resolved yet).  The ranges are kept sorted in the arena.  A lookup is
+ * (struct apiprof_api entries), and the size of the exported symbol there,
+ * in one pass over the shim's dynamic symbols (found from its link map,
+ * by dladdr1, which allocates nothing and sets no dlerror state: it runs
+ * in the shim's constructor, where a malloc shim's own functions may not
+ * be resolved yet).  A dladdr1 per wrapper scanned all the shim's symbols
+ * each time: 1000 functions cost 4 ms of every process's start, a process
+ * that never calls one of them too (issue 35.6).  Where the table cannot
+ * be read, each wrapper is looked up by dladdr1 as before.  The ranges are
+ * kept sorted in the arena.  A lookup is
  * then a binary search of memory that never changes again: no lock, no
  * loader call, safe in a signal handler and on a program thread.
  * Dynamic mode's apis have no wrappers (no entries), and have no table.
@@ -70,22 +75,121 @@ static void sort(struct range *r, uint32_t n)
 	}
 }
 
+/* The shim's dynamic symbols: the table and how many (DT_GNU_HASH's last
+ * chain ends at the last symbol; DT_HASH says it), and its load address. */
+struct dynsyms {
+	const ElfW(Sym) * sym;
+	uint32_t n;
+	uintptr_t base;
+};
+
+/* A pointer of the dynamic section: glibc relocates them in place where
+ * the section is writable, and leaves them as offsets where it is not. */
+static uintptr_t dyn_ptr(const struct link_map *lm, ElfW(Addr) p)
+{
+	return p < lm->l_addr ? lm->l_addr + p : p;
+}
+
+static uint32_t gnu_hash_count(const uint32_t *h)
+{
+	uint32_t nbuckets = h[0], first = h[1], last = 0;
+	const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(h + 4) + h[2]);
+	const uint32_t *chain = buckets + nbuckets;
+
+	for (uint32_t i = 0; i < nbuckets; i++)
+		last = buckets[i] > last ? buckets[i] : last;
+	if (last < first)
+		return first;
+	while (!(chain[last - first] & 1u))
+		last++;
+	return last + 1;
+}
+
+static bool dynsyms_of(const void *inside, struct dynsyms *d)
+{
+	struct link_map *lm = NULL;
+	const uint32_t *gnu = NULL, *sysv = NULL;
+	Dl_info info;
+
+	d->sym = NULL;
+	if (!dladdr1(inside, &info, (void **)&lm, RTLD_DL_LINKMAP) || lm == NULL ||
+	    lm->l_ld == NULL)
+		return false;
+	for (const ElfW(Dyn) *e = lm->l_ld; e->d_tag != DT_NULL; e++) {
+		if (e->d_tag == DT_SYMTAB)
+			d->sym = (const ElfW(Sym) *)dyn_ptr(lm, e->d_un.d_ptr);
+		else if (e->d_tag == DT_GNU_HASH)
+			gnu = (const uint32_t *)dyn_ptr(lm, e->d_un.d_ptr);
+		else if (e->d_tag == DT_HASH)
+			sysv = (const uint32_t *)dyn_ptr(lm, e->d_un.d_ptr);
+	}
+	d->base = lm->l_addr;
+	d->n = gnu ? gnu_hash_count(gnu) : sysv ? sysv[1] : 0;
+	return d->sym != NULL && d->n > 0;
+}
+
+/* The first range starting at a (sorted r), or n. */
+static uint32_t find_lo(const struct range *r, uint32_t n, uintptr_t a)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].lo < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].lo == a ? lo : n;
+}
+
+/* Each wrapper's end from the size of the function symbol that starts
+ * where it does, as dladdr1 would give it; those without one are left
+ * out. */
+static void ends_from_symbols(struct apiprof_wrappers *w, const struct dynsyms *d)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < d->n; i++) {
+		const ElfW(Sym) *s = &d->sym[i];
+		uintptr_t a = d->base + s->st_value;
+
+		if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+		    s->st_size == 0)
+			continue;
+		for (uint32_t j = find_lo(w->r, w->n, a); j < w->n && w->r[j].lo == a; j++)
+			w->r[j].hi = a + s->st_size;
+	}
+	for (uint32_t j = 0; j < w->n; j++)
+		if (w->r[j].hi != 0)
+			w->r[k++] = w->r[j];
+	w->n = k;
+}
+
 /* The ranges of api's wrappers. */
 static struct apiprof_wrappers *build(const struct apiprof_api *api)
 {
 	uint32_t n = apiprof_api_nsyms(api);
 	struct apiprof_wrappers *w =
 	        apiprof_arena_alloc(sizeof(*w) + (size_t)n * sizeof(struct range));
+	struct dynsyms d;
 
 	if (w == NULL)
 		return NULL;
+	bool one_pass = dynsyms_of(api, &d);
 	for (uint32_t i = 0; i < n; i++) {
-		if (api->rows[i] < api->nfuncs && range_of(api->entries[i], &w->r[w->n])) {
-			w->r[w->n].row = api->rows[i];
+		struct range *r = &w->r[w->n];
+
+		if (api->rows[i] >= api->nfuncs || api->entries[i] == NULL)
+			continue;
+		*r = (struct range){(uintptr_t)api->entries[i], 0, api->rows[i]};
+		if (one_pass || range_of(api->entries[i], r))
 			w->n++;
-		}
 	}
 	sort(w->r, w->n);
+	if (one_pass)
+		ends_from_symbols(w, &d);
 	return w;
 }
 

@@ -23,8 +23,15 @@ struct run_opts {
 int run_opts_add_specs(struct run_opts *o, char *list);
 const char *run_shipped_names(void);
 
-/* run_target.c: is argv[0] something LD_PRELOAD can reach? */
+/* run_target.c: is argv[0] something LD_PRELOAD can reach?  (Looked up
+ * in PATH as execvp does: -1 when not found.) */
 int run_check_target(struct run_opts *o);
+int run_find_in_path(const char *cmd, char *out, size_t cap);
+
+/* run_output.c: APIPROF_OUTPUT (-o, or inherited) made absolute against
+ * our working directory; run as root, one line when users the program
+ * may become cannot write its directory.  -1 (one line) when it cannot. */
+int run_output_env(const struct run_opts *o);
 
 /* run_shim.c: finds or builds every shim, and composes LD_PRELOAD. */
 int run_build_preload(const struct run_opts *o, char *out, size_t cap);

@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	        "  -o, --output F    write per-thread totals as JSON at exit (%%p = pid)\n"
 	        "      --summary     print a per-thread table on stderr at exit\n"
 	        "      --strict      refuse to run a program that cannot be profiled\n"
-	        "  -q, --quiet       no messages from the launcher\n",
+	        "  -q, --quiet       no messages from the launcher, nor hints and notes\n"
+	        "                    from the program's processes\n",
 	        run_shipped_names());
 }
 
@@ -83,11 +84,28 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+/* Who speaks for the run: the process exec'd here keeps this pid, and its
+ * children, which inherit the variable, say nothing of what is the same in
+ * all of them (a spec's library never loaded, dynamic mode's notes); with
+ * -q, it says only what is wrong (apiprof_say, preload/apiprof_env.c). */
+static void set_hints_env(const struct run_opts *o)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	setenv("APIPROF_HINTS_PID", pid, 1);
+	if (o->quiet)
+		setenv("APIPROF_QUIET", "1", 1);
+}
+
 /* The profiler's environment: generated shims, or the dynamic mode's. */
 static int set_profiler_env(const struct run_opts *o)
 {
 	static struct run_dyn_env dyn;
 	static char preload[RUN_PATH_MAX * 8];
+
+	if (o->can_profile)
+		set_hints_env(o);
 
 	if (!o->dynamic) {
 		if (run_build_preload(o, preload, sizeof(preload)) != 0)
@@ -121,8 +139,8 @@ int main(int argc, char **argv)
 	if (set_profiler_env(&o) != 0)
 		return 125;
 	if (o.can_profile) {
-		if (o.output)
-			setenv("APIPROF_OUTPUT", o.output, 1);
+		if (run_output_env(&o) != 0)
+			return 125;
 		if (o.summary)
 			setenv("APIPROF_SUMMARY", "1", 1);
 		if (run_probe(&o) != 0)

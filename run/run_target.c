@@ -20,7 +20,7 @@
 #include "run.h"
 
 /* Looks cmd up like execvp does. */
-static int find_in_path(const char *cmd, char *out, size_t cap)
+int run_find_in_path(const char *cmd, char *out, size_t cap)
 {
 	const char *path = getenv("PATH");
 
@@ -181,7 +181,7 @@ int run_check_target(struct run_opts *o)
 	Elf32_Ehdr eh;
 
 	o->can_profile = 1;
-	if (find_in_path(o->argv[0], path, sizeof(path)) != 0)
+	if (run_find_in_path(o->argv[0], path, sizeof(path)) != 0)
 		return 0; /* execvp will report it */
 	memcpy(file, path, sizeof(file));
 	for (int depth = 0; depth < 5; depth++) {

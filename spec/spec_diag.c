@@ -35,9 +35,19 @@ const char *spec_quote(struct spec_quoted *q, const char *s)
 	return q->s;
 }
 
+static enum spec_mute muted;
+
+void spec_diag_mute(enum spec_mute what)
+{
+	muted = what;
+}
+
 static void spec_vdiag(const char *path, struct spec_pos pos, const char *fmt, va_list ap)
 {
 	char msg[512];
+
+	if (muted == SPEC_MUTE_ALL)
+		return;
 
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	/* Messages may embed jansson's text, which quotes the input. */
@@ -52,6 +62,18 @@ void spec_diag_at(const char *path, int line, int col, const char *fmt, ...)
 	struct spec_pos pos = {.line = line, .col = col};
 	va_list ap;
 
+	va_start(ap, fmt);
+	spec_vdiag(path, pos, fmt, ap);
+	va_end(ap);
+}
+
+void spec_note_at(const char *path, int line, int col, const char *fmt, ...)
+{
+	struct spec_pos pos = {.line = line, .col = col};
+	va_list ap;
+
+	if (muted != SPEC_MUTE_NONE)
+		return;
 	va_start(ap, fmt);
 	spec_vdiag(path, pos, fmt, ap);
 	va_end(ap);

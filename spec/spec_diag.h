@@ -29,6 +29,14 @@ const char *spec_quote(struct spec_quoted *q, const char *s);
 
 void spec_diag_at(const char *path, int line, int col, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+/* A note (a function skipped, not an error): muted by SPEC_MUTE_NOTES. */
+void spec_note_at(const char *path, int line, int col, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* What is not printed: dynamic mode loads the same specs in every process
+ * of a run, and only one of them speaks (apiprof_say). */
+enum spec_mute { SPEC_MUTE_NONE, SPEC_MUTE_NOTES, SPEC_MUTE_ALL };
+void spec_diag_mute(enum spec_mute what);
 
 /* Report at the value of ctx->at (spec_err), at the key of its last step
  * (spec_err_key), or at a byte offset inside that string value (spec_err_in).

@@ -266,7 +266,7 @@ int spec_load_unsupported(struct spec_ctx *c, json_t *fj, size_t idx)
 	    spec_field_str(c, fj, "unsupported", owner, true, &why) < 0)
 		return -1;
 	struct spec_pos pos = spec_locate(c->text, c->len, &c->at, false);
-	spec_diag_at(c->path, pos.line, pos.col, "note: %s skipped: %s", spec_quote(&qn, name),
+	spec_note_at(c->path, pos.line, pos.col, "note: %s skipped: %s", spec_quote(&qn, name),
 	             spec_quote(&qw, why));
 	return 1;
 }

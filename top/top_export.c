@@ -216,6 +216,7 @@ static int serve(struct top_watch *w, struct export *x, struct top_http *h,
 		if (now >= next) {
 			if (o->count && done >= o->count)
 				return 0;
+			w->last = o->count && done == o->count - 1;
 			refresh(w, x);
 			done++;
 			next = now + period;

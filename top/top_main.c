@@ -43,6 +43,7 @@ static int run_batch(struct top_watch *w, const struct top_opts *o)
 		if (i)
 			pause_s(o->delay_s);
 		uint64_t real = top_now_ns(CLOCK_REALTIME);
+		w->last = o->count && i == o->count - 1;
 		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
 		top_sitesym_refresh();
 		if (o->folded)
@@ -68,6 +69,13 @@ static void watch_setup(struct top_watch *w, const struct top_opts *o)
 	w->warn = warn_stderr;
 	top_sitesym_warn(warn_stderr, NULL);
 	top_shm_watch_delay(o->delay_s);
+	/* A collector (top_collect.h) promises a look as a reader does: within
+	 * three refresh periods, and 5 s at least.  Not a batch run of a
+	 * given count (a script's look), which still takes what it reads. */
+	w->collect = true;
+	if (!o->batch || !o->count || o->listen || o->textfile)
+		w->promise_ns =
+		        3e9 * o->delay_s > 5e9 ? (uint64_t)(3e9 * o->delay_s) : 5000000000ull;
 }
 
 int main(int argc, char **argv)

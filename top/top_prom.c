@@ -332,14 +332,17 @@ static int take_entry(struct top_prom *x, const struct top_entry *e)
 	proc_note(x, pr, e, running);
 	c->gen = x->gen;
 	c->running += running;
-	bool retire = !running && !pr->retired; /* its final totals, once */
+	/* Its final totals, once; none of a process that had ended before
+	 * the exporter began (left for collectors, issue 35): another
+	 * exporter counted it, and this one's counters start from 0. */
+	bool retire = !running && !pr->retired && !e->before;
 	if (running)
 		c->dropped_live += e->proc.dropped;
 	if (retire)
 		c->dropped_retired += e->proc.dropped;
-	pr->retired |= retire;
+	pr->retired |= !running;
 	if (x->per_process) /* its series go with it */
-		return visible ? add_proc(x, &e->proc, e->uid, false) : 0;
+		return visible && !e->before ? add_proc(x, &e->proc, e->uid, false) : 0;
 	if (running || retire)
 		return add_proc(x, &e->proc, e->uid, retire);
 	return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "top_collect.h"
 #include "top_feed.h"
 #include "top_ptree.h"
 #include "top_watch.h"
@@ -163,8 +164,27 @@ static void try_open(struct top_watch *w, struct top_entry *e)
 	w->nofd += rc == TOP_SEG_NOFD;
 }
 
-static void mark_ended(struct top_entry *e, enum top_state st, uint64_t mono_ns)
+/* Whether e's process, never seen running, had ended before this viewer
+ * began (its first refresh): by its last flush's time (the TSC's or the
+ * monotonic ticks since its start, on its start's CLOCK_REALTIME). */
+static bool ended_before(const struct top_watch *w, const struct top_entry *e)
 {
+	const struct apiprof_shm_header *h = &e->seg.hdr;
+
+	if (e->seen_running || w->refreshes > 0)
+		return false;
+	if (h->tick_hz == 0 || h->heartbeat_tick < h->tick0)
+		return true;
+	long double ns =
+	        (long double)(h->heartbeat_tick - h->tick0) * 1e9L / (long double)h->tick_hz;
+	return (long double)h->start_realtime_ns + ns < (long double)w->start_real_ns;
+}
+
+static void mark_ended(struct top_watch *w, struct top_entry *e, enum top_state st,
+                       uint64_t mono_ns)
+{
+	top_collect_judge(w, e, st);
+	e->before = ended_before(w, e);
 	if (e->proc.state == TOP_RUNNING)
 		e->proc.state = st;
 	e->proc.ended_mono_ns = mono_ns;
@@ -173,20 +193,30 @@ static void mark_ended(struct top_entry *e, enum top_state st, uint64_t mono_ns)
 }
 
 /* Ended: the runtime said so, or its segment was removed.  Stale: the
- * process died (or its pid was reused) without saying so. */
+ * process died (or its pid was reused) without saying so.  A process
+ * found gone after a pass whose header said it ran may have ended during
+ * the pass, its final records after those the pass read: one more pass
+ * reads them, and whether it ended. */
 static void check_liveness(struct top_watch *w, struct top_entry *e, uint64_t mono_ns)
 {
-	if (e->proc.state == TOP_ENDED || !e->present)
-		mark_ended(e, TOP_ENDED, mono_ns);
-	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
-		mark_ended(e, TOP_STALE, mono_ns);
+	char err[TOP_ERR_LEN];
+
+	if (e->proc.state == TOP_ENDED || !e->present) {
+		mark_ended(w, e, TOP_ENDED, mono_ns);
+		return;
+	}
+	if (!top_shm_gone(w->procdir, e->name, e->proc.pid))
+		return;
+	top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	mark_ended(w, e, e->proc.state == TOP_ENDED ? TOP_ENDED : TOP_STALE, mono_ns);
 }
 
 /* A process that died before its segment became readable (e.g. it
  * exec'ed or was killed before the first flush) has nothing to show: stop
  * retrying it, and release its mapping. */
-static void forget_unready(struct top_entry *e)
+static void forget_unready(struct top_watch *w, struct top_entry *e)
 {
+	top_collect_unready(w, e);
 	top_seg_close(&e->seg);
 	e->st = TOP_E_EXPIRED;
 }
@@ -203,6 +233,11 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 			return;
 	}
 	int rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
+	/* Not ready, and gone: it may have ended during the pass, its final
+	 * flush (which makes it ready) after the header was read. */
+	if (rc == TOP_SEG_NOTREADY && e->st == TOP_E_PENDING &&
+	    top_shm_gone(w->procdir, e->name, e->proc.pid))
+		rc = top_seg_read(&e->seg, &e->proc, err, sizeof(err));
 	if (rc == TOP_SEG_INVALID) {
 		warn(w, e, err);
 		return;
@@ -218,7 +253,7 @@ static void read_entry(struct top_watch *w, struct top_entry *e, uint64_t mono_n
 	if (e->st == TOP_E_ACTIVE)
 		check_liveness(w, e, mono_ns);
 	else if (top_shm_gone(w->procdir, e->name, e->proc.pid))
-		forget_unready(e);
+		forget_unready(w, e);
 }
 
 /* The title and the parent of a running process: both change after it
@@ -279,6 +314,9 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 {
 	w->nofd = 0;
 	w->nodir = false;
+	if (w->refreshes == 0)
+		w->start_real_ns = real_ns;
+	top_collect_mark(w, real_ns);
 	discover(w);
 	for (size_t i = 0; i < w->n; i++) {
 		struct top_entry *e = w->v[i];
@@ -288,6 +326,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 		 * intervals go to zero, since nothing happens in it any more. */
 		if (live)
 			read_entry(w, e, mono_ns);
+		e->seen_running |= e->st == TOP_E_ACTIVE && e->proc.state == TOP_RUNNING;
 		read_info(w, e, mono_ns);
 		if (top_entry_visible(e))
 			top_proc_refresh(&e->proc, mono_ns, real_ns);
@@ -295,7 +334,9 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 			e->st = TOP_E_EXPIRED;
 	}
 	say_nofd(w);
+	top_collect_sweep(w, real_ns);
 	prune(w);
+	w->refreshes++;
 }
 
 void top_watch_reset(struct top_watch *w)

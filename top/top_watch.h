@@ -33,6 +33,13 @@ struct top_entry {
 	bool foreign_said;     /* its process runs as another uid: said once */
 	bool owned;            /* its process ran as the segment's owner, uid */
 	uint32_t uid;
+	/* To be removed by this collector (top_collect.c): the file mapped,
+	 * and not before this CLOCK_REALTIME time. */
+	bool take;
+	uint64_t take_dev, take_ino;
+	uint64_t take_after_ns;
+	bool seen_running; /* a read showed its process running */
+	bool before;       /* had ended before this viewer's first refresh began */
 };
 
 struct top_watch {
@@ -50,6 +57,16 @@ struct top_watch {
 	size_t cap;
 	size_t nofd; /* segments this refresh could not read for want of a descriptor */
 	bool nodir;  /* ... nor list: what was listed before stays */
+
+	/* As a collector (top_collect.h): takes the segments of ended and
+	 * dead processes; with promise_ns, keeps the watching marker. */
+	bool collect;
+	uint64_t promise_ns;
+	bool last;        /* the viewer's last refresh: it promises nothing */
+	bool marker_said; /* the marker could not be kept: said once */
+	size_t taken;     /* segments removed so far */
+	uint64_t refreshes;
+	uint64_t start_real_ns; /* CLOCK_REALTIME at the first refresh */
 };
 
 void top_watch_init(struct top_watch *w);

@@ -127,5 +127,8 @@ DYN_HIDDEN struct apiprof_api *dyn_api_new(const struct spec *s);
 DYN_HIDDEN struct dyn_slot *dyn_slot_for(const struct spec_func *g);
 
 DYN_HIDDEN void dyn_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What every process of the run would say alike: said when apiprof_say()
+ * is at least level (APIPROF_SAY_ERRORS, or APIPROF_SAY_ALL for a note). */
+DYN_HIDDEN void dyn_tell(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* DYN_H */

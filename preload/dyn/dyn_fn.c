@@ -109,8 +109,8 @@ static void handler_noreturn(ffi_cif *cif, void *ret, void **args, void *user)
 
 static void refuse(const struct spec *s, const struct spec_func *g, const char *why)
 {
-	dyn_say("%s:%d:%d: %s%s%s: %s; not profiled", s->path, g->pos.line, g->pos.col, g->name,
-	        g->alias ? " alias " : "", g->alias ? g->symbol : "", why);
+	dyn_tell(APIPROF_SAY_ALL, "%s:%d:%d: %s%s%s: %s; not profiled", s->path, g->pos.line,
+	         g->pos.col, g->name, g->alias ? " alias " : "", g->alias ? g->symbol : "", why);
 }
 
 static int map_types(struct dyn_fn *f, const struct spec *s, const struct spec_func *g,

@@ -19,6 +19,7 @@
 
 #include "dyn.h"
 #include "dyn_spec.h"
+#include "spec_diag.h"
 
 static struct dyn_link *link_table;
 
@@ -29,15 +30,32 @@ __attribute__((visibility("default"))) struct dyn_link *apiprof_dyn_link(void)
 	return NULL;
 }
 
-void dyn_say(const char *fmt, ...)
+static void vsay(const char *fmt, va_list ap)
 {
 	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "apiprof: %s\n", msg);
+}
+
+void dyn_say(const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "apiprof: %s\n", msg);
+}
+
+void dyn_tell(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (apiprof_say() < level)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
 }
 
 static struct dyn_link *find_link(void)
@@ -97,7 +115,7 @@ static void load_spec(const char *name, void *arg)
 	(void)arg;
 	if (s == NULL) {
 		if (path != NULL && why != NULL)
-			dyn_say("%s: %s; not profiled", path, why);
+			dyn_tell(APIPROF_SAY_ERRORS, "%s: %s; not profiled", path, why);
 		free(path);
 		return;
 	}
@@ -116,9 +134,10 @@ static void load_specs(const char *specs)
 	size_t n = dyn_spec_each(specs, load_spec, NULL);
 
 	if (n > DYN_MAX_SPECS)
-		dyn_say("APIPROF_SPEC names %zu specs and at most %d apis can be profiled: "
-		        "the first %d are, the last %zu are not",
-		        n, DYN_MAX_SPECS, DYN_MAX_SPECS, n - DYN_MAX_SPECS);
+		dyn_tell(APIPROF_SAY_ERRORS,
+		         "APIPROF_SPEC names %zu specs and at most %d apis can be profiled: "
+		         "the first %d are, the last %zu are not",
+		         n, DYN_MAX_SPECS, DYN_MAX_SPECS, n - DYN_MAX_SPECS);
 }
 
 __attribute__((constructor)) static void dyn_init(void)
@@ -128,17 +147,24 @@ __attribute__((constructor)) static void dyn_init(void)
 	if (getauxval(AT_SECURE))
 		return; /* the runtime says once that APIPROF_* is ignored (apiprof_env.c) */
 	if (specs == NULL || *specs == '\0') {
-		dyn_say("libapiprof-dyn.so: APIPROF_SPEC is not set: nothing to profile");
+		dyn_tell(APIPROF_SAY_ERRORS,
+		         "libapiprof-dyn.so: APIPROF_SPEC is not set: nothing to profile");
 		return;
 	}
 	link_table = find_link();
 	if (link_table == NULL) {
-		dyn_say("libapiprof-dyn.so needs its audit module "
-		        "(LD_AUDIT=libapiprof-dyn-audit.so, as apiprof-run --dynamic sets): "
-		        "nothing is profiled");
+		dyn_tell(APIPROF_SAY_ERRORS,
+		         "libapiprof-dyn.so needs its audit module "
+		         "(LD_AUDIT=libapiprof-dyn-audit.so, as apiprof-run --dynamic sets): "
+		         "nothing is profiled");
 		return;
 	}
 	apiprof_set_mode(APIPROF_PROC_MODE_DYNAMIC);
 	dyn_site_init();
+	/* the spec's notes and errors are the same in every process of a run */
+	int say = apiprof_say();
+	spec_diag_mute(say == APIPROF_SAY_ALL      ? SPEC_MUTE_NONE
+	               : say == APIPROF_SAY_ERRORS ? SPEC_MUTE_NOTES
+	                                           : SPEC_MUTE_ALL);
 	load_specs(specs);
 }

@@ -68,10 +68,19 @@ for mask in 000 077; do
 	rm -f "$1"
 	[ "$mode" = 600 ] || { echo "FAIL: segment mode $mode under umask $mask"; exit 1; }
 done
-APIPROF_OUTPUT="$tmp/gone.json" LD_PRELOAD="$(shim_preload "$shim")" "$prog" 1 10 >/dev/null
-pid=$(sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$tmp/gone.json")
-set -- /dev/shm/apiprof-"$(id -u)"-"$pid"-*
-[ ! -e "$1" ] || { echo "FAIL: segment left behind: $1"; exit 1; }
+# Removed, as no collector watches (an apiprof-top's marker would keep it
+# for that one, issue 35): in a /dev/shm of its own where it can be had,
+# so that another test's apiprof-top does not watch.
+gone='APIPROF_OUTPUT="$1" LD_PRELOAD="$2" "$3" 1 10 >/dev/null
+pid=$(sed -n "s/^  \"pid\": \([0-9]*\),\$/\1/p" "$1")
+for f in /dev/shm/apiprof-"$(id -u)"-"$pid"-*; do [ ! -e "$f" ] || echo "left $f"; done'
+set -- "$tmp/gone.json" "$(shim_preload "$shim")" "$prog"
+if unshare -m --propagation private true 2>/dev/null; then
+	left=$(unshare -m --propagation private sh -c "mount -t tmpfs tmpfs /dev/shm && $gone" sh "$@")
+else
+	left=$(sh -c "$gone" sh "$@")
+fi
+[ -z "$left" ] || { echo "FAIL: segment $left"; exit 1; }
 echo "ok: segment mode 0600 under umask 000 and 077, removed at exit"
 
 # APIPROF_SUMMARY: Preshing's per-thread line and ltrace -c-like rows on stderr.

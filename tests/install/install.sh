@@ -15,9 +15,9 @@ src=$1 outdump=$2 script=$3 dynamic=$4 meson=${5:-meson} ninja=${6:-ninja}
 . "$(dirname "$0")/../robust/rlib.sh"
 WATCHDOG=600
 py=/usr/bin/python3
-[ -x $py ] || skip "no $py"
-command -v "$meson" >/dev/null 2>&1 || skip "no meson"
-command -v "$ninja" >/dev/null 2>&1 || skip "no ninja"
+[ -x $py ] || fail "no $py (Debian package python3, which ./quickstart installs)"
+need "$meson" meson
+need "$ninja" ninja-build
 skip_if_sanitized "$outdump"
 threads=3 rounds=200 calls=1000
 

@@ -21,7 +21,8 @@ grep -q '^apiprof: pid ' "$tmp/c.err" && grep -q 'testlib\.tl_add$' "$tmp/c.err"
 echo "ok: fd 2 reopened on a data file: the data file is untouched, the summary on stderr"
 
 skip_if_sanitized "$shim"
-ls=$(command -v ls) || skip "no ls"
+need ls coreutils
+ls=$(command -v ls)
 mkdir "$tmp/dir" && touch "$tmp/dir/a" "$tmp/dir/b"
 "$ls" "$tmp/dir" >"$tmp/ls.bare" 2>&1 || fail "bare ls failed"
 wd env LD_PRELOAD="$pl" "$ls" "$tmp/dir" >"$tmp/ls.out" 2>"$tmp/ls.err" </dev/null

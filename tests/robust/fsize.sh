@@ -16,7 +16,7 @@ shim=$1 prog=$2
 n=100000
 pl=$(shim_preload "$shim")
 export APIPROF_OUTPUT="$tmp/out.json"
-command -v prlimit >/dev/null 2>&1 || skip "no prlimit (util-linux)"
+need prlimit util-linux
 
 "$prog" $n >"$tmp/bare.out" 2>"$tmp/bare.err" || fail "bare run failed"
 

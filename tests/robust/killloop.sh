@@ -2,8 +2,10 @@
 # killloop.sh SHIM CALLS - a producer SIGKILLed at 200 instants chosen by a
 # seeded PRNG (before its runtime starts, while it makes its segment,
 # while its flusher writes records every millisecond) never makes
-# apiprof-top hang; a segment it left is shown as stale, and
-# `apiprof-top --clean` removes them all.
+# apiprof-top hang; a segment it left is shown as stale and then removed
+# by that viewer (issue 35); the rest (not yet formatted, which no viewer
+# takes as apiprof's) go at the next producer's start (no collector
+# watches) or by `apiprof-top --clean`: none is left.
 #
 # Runs in a mount namespace of its own with a fresh tmpfs on /dev/shm when
 # it can, so that --clean sees only this test's segments.
@@ -37,8 +39,6 @@ while read -r delay; do
 	[ "$delay" = 0.000000 ] || sleep "$delay"
 	kill -KILL $pid
 	wait $pid 2>/dev/null
-	wd "$top" -b -n 2 -d 0.05 -p $pid >"$tmp/top.out" 2>"$tmp/top.err" ||
-		fail "apiprof-top exited $? after a kill $delay s in: $(cat "$tmp/top.err")"
 	# The segment this producer made, if any: the pid may be one an
 	# earlier producer had (thread churn in parallel tests wraps pids),
 	# so a segment already counted is not this one's.
@@ -47,13 +47,19 @@ while read -r delay; do
 		[ -e "$f" ] && ! grep -qxF "$f" "$tmp/seen" && seg=$f
 	done
 	echo "$seg" >>"$tmp/seen"
+	magic=
+	[ -z "$seg" ] || magic=$(od -An -tx8 -N8 "$seg" | tr -d ' ')
+	wd "$top" -b -n 2 -d 0.05 -p $pid >"$tmp/top.out" 2>"$tmp/top.err" ||
+		fail "apiprof-top exited $? after a kill $delay s in: $(cat "$tmp/top.err")"
 	if [ -z "$seg" ]; then
 		none=$((none + 1)) # killed before the runtime made its segment
-	elif [ "$(od -An -tx8 -N8 "$seg" | tr -d ' ')" != 464f525049504141 ]; then
+	elif [ "$magic" != 464f525049504141 ]; then
 		unready=$((unready + 1)) # killed before the segment was formatted
 	else
 		grep -q "^PID $pid .* stale " "$tmp/top.out" ||
 			fail "pid $pid (killed $delay s in) not shown as stale: $(cat "$tmp/top.out")"
+		# and then taken by the viewer (issue 35): a dead process's segment
+		[ ! -e "$seg" ] || fail "pid $pid: the viewer left its dead segment $seg"
 		stale=$((stale + 1))
 	fi
 done <"$tmp/delays"
@@ -64,5 +70,4 @@ wd "$top" --clean >"$tmp/clean.out" 2>&1 || fail "--clean: $(cat "$tmp/clean.out
 left=$(ls /dev/shm | grep -c "^apiprof-$uid-")
 removed=$(grep -c '^removed ' "$tmp/clean.out")
 [ "$left" -eq 0 ] || [ "${KILLLOOP_NS:-}" != 1 ] || fail "--clean left $left segments: $(ls /dev/shm)"
-[ "$removed" -ge $((stale + unready)) ] || fail "--clean removed $removed segments, want $((stale + unready))"
 echo "ok: apiprof-top --clean removed $removed segments"

@@ -15,7 +15,7 @@ set -u
 . "$(dirname "$0")/rlib.sh"
 top=$1 launch=$2
 [ "$(id -u)" -eq 0 ] || skip "needs root: the test makes files of another user"
-command -v setpriv >/dev/null || skip "no setpriv"
+need setpriv util-linux
 as12345() { setpriv --reuid=12345 --regid=12345 --clear-groups "$@"; }
 
 chmod 711 "$tmp"

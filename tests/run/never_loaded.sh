@@ -11,7 +11,7 @@ set -u
 . "$(dirname "$0")/../robust/rlib.sh"
 run=$1
 skip_if_sanitized "$run"
-command -v zstd >/dev/null || skip "no zstd (Debian package zstd)"
+need zstd zstd
 zstd=$(command -v zstd)
 ldd "$zstd" | grep -q 'libzstd' && skip "$zstd is linked against libzstd dynamically"
 

@@ -17,10 +17,10 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Exit status and stdio pass through.
 "$run" -q -s zlib -- sh -c 'echo out; echo err >&2; exit 7' >"$tmp/o" 2>"$tmp/e"
 [ $? -eq 7 ] || fail "exit status not passed through"
-# sh never loads libz, and the runtime says so after sh's own output.
-never='apiprof: zlib: libz.so.1 was never loaded; is the program static, or the library named differently?'
-[ "$(cat "$tmp/o")" = out ] && [ "$(cat "$tmp/e")" = "err
-$never" ] || fail "stdio not passed through: $(cat "$tmp/e")"
+# sh never loads libz, and with -q the runtime does not say so (issue
+# 35.6; without -q it does, after sh's own output: hints_once.sh).
+[ "$(cat "$tmp/o")" = out ] && [ "$(cat "$tmp/e")" = "err" ] ||
+	fail "stdio not passed through: $(cat "$tmp/e")"
 
 # The program keeps the launcher's pid: it is exec'd, not forked.
 sh -c "\"$run\" -q -s zlib -- sh -c 'echo \$\$' >\"$tmp/child\" & echo \$! >\"$tmp/launcher\"; wait"

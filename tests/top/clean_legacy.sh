@@ -72,7 +72,7 @@ kept "apiprof-$uid-$me-$mine" "a live process"
 echo "ok: gone and reused pids removed, the live one kept"
 
 [ "$uid" -eq 0 ] || { echo "the rest needs root"; exit 0; }
-command -v setpriv >/dev/null || skip "no setpriv"
+need setpriv util-linux
 
 # A symbolic link and a FIFO named as gone segments: never removed.
 ln -s "$d/apiprof-$uid-$me-$mine" "$d/apiprof-$uid-$dead-1"

@@ -10,8 +10,8 @@ set -u
 . "$(dirname "$0")/../robust/rlib.sh"
 top=$1
 n=20
-command -v script >/dev/null || skip "no script(1)"
-command -v strace >/dev/null || skip "no strace"
+need script bsdutils
+need strace strace
 strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
 mkdir "$tmp/empty"
 : >"$tmp/empty-input"

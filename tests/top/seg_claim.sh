@@ -11,7 +11,7 @@ set -u
 top=$1 segtool=$2
 WATCHDOG=30
 [ "$(id -u)" -eq 0 ] || skip "needs root: the test runs processes of two other users"
-command -v setpriv >/dev/null || skip "no setpriv"
+need setpriv util-linux
 forger=12345 victim=54321
 setpriv --reuid=$forger --regid=$forger --clear-groups sleep 1000 >/dev/null 2>&1 &
 mine=$!

@@ -12,7 +12,7 @@ set -u
 top=$1 segtool=$2 swaplib=$3
 WATCHDOG=30
 [ "$(id -u)" -eq 0 ] || skip "needs root: the test makes files of two other users"
-command -v setpriv >/dev/null || skip "no setpriv"
+need setpriv util-linux
 viewer=12345 other=54321
 pl=$(shim_preload "$swaplib")
 chmod 755 "$tmp"

@@ -1,0 +1,135 @@
+#!/bin/sh
+# collect.sh TOP SHIM SHORTPROG - every process counted, however short its
+# life (issue 35, point 4), in a /dev/shm of its own (a private mount
+# namespace with a tmpfs):
+#  1. 1000 fork children of about 1 ms, N calls each, started while the
+#     exporter (--textfile) and another collector (-b) run: the exporter's
+#     counter is exactly 1000 x N, and once they have taken them no
+#     segment is left, and the counter stays;
+#  2. 20 short processes that ended while the watching marker promised a
+#     look: `apiprof-top -b -n 1 --json` shows all 20, ended, N calls each;
+#     and one of another user, under root's marker;
+#  3. 200 processes that died of SIGSEGV and SIGABRT leave 200 segments,
+#     and none once a viewer has run; a segment named for a dead process
+#     that is not apiprof's (another user's garbage) is left alone;
+#  4. with no collector, the next start of a profiled process of the same
+#     user removes dead processes' segments.
+set -u
+if [ "${COLLECT_INNER:-}" != 1 ]; then
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root: a private mount namespace with its own /dev/shm"; exit 77; }
+	unshare -m --propagation private true 2>/dev/null ||
+		{ echo "SKIP: cannot make a private mount namespace (unshare -m)"; exit 77; }
+	exec unshare -m --propagation private env COLLECT_INNER=1 sh -c \
+		'mount -t tmpfs -o size=1g tmpfs /dev/shm && exec sh "$0" "$@"' "$0" "$@"
+fi
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../robust/rlib.sh"
+top=$1 shim=$2 prog=$3
+need jq jq
+pl=$(shim_preload "$shim")
+n=7 k=1000
+segs() { find /dev/shm -maxdepth 1 -name 'apiprof-[0-9]*' | wc -l; }
+calls_in() { awk '/^apiprof_calls_total\{.*function="tt_work"/ { s += $NF } END { print s + 0 }' "$1" 2>/dev/null; }
+# until SECONDS CMD...: polls CMD until it succeeds, at most SECONDS.
+until_ok() {
+	end=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
+# 1. The exporter, and 1000 short processes.
+mkdir "$tmp/text"
+timeout -k 5 300 "$top" --textfile "$tmp/text" --all-users -d 0.2 2>"$tmp/exp.err" &
+exp=$!
+# A second collector beside it, which takes segments too: never one the
+# exporter has not read yet.
+timeout -k 5 300 "$top" -b -d 0.1 >/dev/null 2>"$tmp/b.err" &
+other=$!
+trap 'kill $exp $other 2>/dev/null; rm -rf "$tmp"' EXIT
+until_ok 60 test -f /dev/shm/apiprof-watching-0 || fail "the exporter made no watching marker: $(cat "$tmp/exp.err")"
+out=$(wd env LD_PRELOAD="$pl" "$prog" $n $k) || fail "shortprog: status $?"
+[ "$out" = "exited $k killed 0" ] || fail "shortprog: $out"
+want=$((k * n))
+got_want() { [ "$(calls_in "$tmp/text/apiprof.prom")" -eq $want ]; }
+until_ok 120 got_want ||
+	fail "the exporter counts $(calls_in "$tmp/text/apiprof.prom") calls of tt_work, $k processes made $want"
+echo "ok: the exporter counts $want calls of tt_work, all $k processes'"
+none_left() { [ "$(segs)" -eq 0 ]; }
+until_ok 60 none_left || fail "$(segs) segments left after the exporter took them"
+kill $exp $other
+wait $exp $other
+got=$(calls_in "$tmp/text/apiprof.prom")
+[ "$got" -eq $want ] || fail "the counter moved to $got once the segments were gone"
+[ ! -s "$tmp/exp.err" ] || fail "the exporter said: $(cat "$tmp/exp.err")"
+echo "ok: no segment left, the counter still $got, the exporter said nothing"
+
+# 2. 20 short processes while the marker promises a look (an hour).
+touch -d "@$(($(date +%s) + 3600))" /dev/shm/apiprof-watching-0
+: >"$tmp/pids"
+for _ in $(seq 20); do
+	env LD_PRELOAD="$pl" "$prog" 3 &
+	echo $! >>"$tmp/pids"
+	wait $! || fail "a short process failed"
+done
+wd "$top" -b -n 1 --json >"$tmp/top.json" 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
+for pid in $(cat "$tmp/pids"); do
+	c=$(jq "[.processes[] | select(.pid == $pid and .state == \"ended\") | .threads[].functions[] |
+		select(.name == \"tt_work\") | .calls] | add // 0" "$tmp/top.json")
+	[ "$c" -eq 3 ] || fail "pid $pid: $c calls of tt_work shown, 3 made ($(jq '.processes | length' "$tmp/top.json") processes shown)"
+done
+echo "ok: apiprof-top -b -n 1 --json shows all 20 ended processes, 3 calls each"
+[ "$(segs)" -eq 20 ] || fail "the viewer took segments promised to another collector: $(segs) left"
+# A left segment keeps pages for its header, the entries in use and its
+# final records only, not the whole function table (220 kB) or ring.
+kb=$(du -ck /dev/shm/apiprof-0-* | tail -n 1 | cut -f 1)
+[ "$kb" -le $((20 * 64)) ] || fail "20 left segments hold $kb kB of /dev/shm"
+echo "ok: the 20 left segments hold $kb kB of /dev/shm"
+
+# 2b. Another user's short process (a postgres backend under root's
+# collector): root's marker keeps it too, root's viewer shows it.  The
+# programs are copied where that user can run them.
+command -v setpriv >/dev/null || fail "no setpriv (util-linux)"
+user=12346
+mkdir "$tmp/bin"
+chmod 755 "$tmp" "$tmp/bin"
+for f in "$prog" "$shim" $(ldd "$shim" "$prog" | awk '/lib(apiprof|toplib)/ { print $3 }'); do
+	cp "$f" "$tmp/bin/"
+done
+setpriv --reuid=$user --regid=$user --clear-groups env LD_LIBRARY_PATH="$tmp/bin" \
+	LD_PRELOAD="$tmp/bin/$(basename "$shim")" "$tmp/bin/$(basename "$prog")" 4 &
+upid=$!
+wait $upid || fail "user $user's short process failed"
+wd "$top" -b -n 1 --json >"$tmp/top.json" 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
+c=$(jq "[.processes[] | select(.pid == $upid and .state == \"ended\") | .threads[].functions[] |
+	select(.name == \"tt_work\") | .calls] | add // 0" "$tmp/top.json")
+[ "$c" -eq 4 ] || fail "user $user's pid $upid: $c calls of tt_work shown by root's viewer, 4 made"
+echo "ok: user $user's short process, ended under root's marker, shown by root's viewer: 4 calls"
+
+# 3. 200 deaths, no collector: the viewer takes them, and only them.
+rm /dev/shm/apiprof-watching-0
+true &
+dead=$!
+wait
+garbage=apiprof-12345-$dead-1-$(stat -L -c %i /proc/self/ns/pid)-0123456789abcdef
+head -c 8192 /dev/urandom >"/dev/shm/$garbage"
+chown 12345 "/dev/shm/$garbage"
+out=$(wd env LD_PRELOAD="$pl" "$prog" 5 200 both) || fail "shortprog: status $?"
+[ "$out" = "exited 0 killed 200" ] || fail "shortprog: $out"
+# Root's 20 ended ones went at shortprog's start (no collector watches
+# now); user $user's one is not root's to remove there.
+[ "$(segs)" -eq 202 ] || fail "want the 200 dead, user $user's ended one and the garbage, got $(segs)"
+wd "$top" -b -n 1 >/dev/null 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
+[ "$(segs)" -eq 1 ] && [ -f "/dev/shm/$garbage" ] ||
+	fail "after the viewer: $(ls /dev/shm)"
+echo "ok: 200 crashed processes' segments and user $user's ended one taken by root's viewer; another user's garbage left"
+rm "/dev/shm/$garbage"
+
+# 4. No collector: the next start of a profiled process takes the dead.
+out=$(wd env LD_PRELOAD="$pl" "$prog" 5 50 both) || fail "shortprog: status $?"
+[ "$(segs)" -eq 50 ] || fail "want 50 dead segments, got $(segs)"
+wd env LD_PRELOAD="$pl" "$prog" 1 || fail "a short process failed"
+[ "$(segs)" -eq 0 ] || fail "$(segs) segments left after the next start: $(ls /dev/shm)"
+echo "ok: 50 dead segments removed by the next profiled process's start"

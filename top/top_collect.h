@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_collect.h - apiprof-top as a collector: its watching marker, and the
+ * segments of ended and dead processes that it reads, then removes.
+ */
+#ifndef TOP_COLLECT_H
+#define TOP_COLLECT_H
+
+#include <stdint.h>
+
+#include "top_watch.h"
+
+/* At the start of a refresh: our marker promises a look within
+ * w->promise_ns (none with --pid, on the last refresh, or promise 0). */
+void top_collect_mark(struct top_watch *w, uint64_t real_ns);
+/* e ends as st, its segment still mapped: whether and when to take it. */
+void top_collect_judge(struct top_watch *w, struct top_entry *e, enum top_state st);
+/* e's process died before its segment was ready. */
+void top_collect_unready(struct top_watch *w, struct top_entry *e);
+/* At the end of a refresh: removes what is due. */
+void top_collect_sweep(struct top_watch *w, uint64_t real_ns);
+
+#endif /* TOP_COLLECT_H */
