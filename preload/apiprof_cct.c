@@ -291,7 +291,12 @@ void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx, const uint64_t d
 	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
 	if (t == NULL)
 		return;
-	fig_add(t, (uint32_t)apiprof_read_once(&c->self), delta);
+	uint32_t self = (uint32_t)apiprof_read_once(&c->self);
+	/* a run with no node yet (sampled mode's calls before the row's
+	 * first timed one): "(context not known)", not lost from the tree */
+	if (self == APIPROF_PARENT_UNKNOWN && delta[0] != 0)
+		self = apiprof_cct_unknown(tab, idx);
+	fig_add(t, self, delta);
 	apiprof_write_once(&c->self, node_of_key(t, tab, idx, next));
 }
 
