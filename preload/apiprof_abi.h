@@ -112,9 +112,10 @@
 
 #include <stdint.h>
 
-#define APIPROF_SHM_MAGIC   0x464f525049504141ull /* "AAPIPROF" little-endian */
+#define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
 #define APIPROF_SHM_VERSION                                                                        \
-	8u /* 8: the sites' error bounds (struct apiprof_shm_srec calls_error), a larger slot;     \
+	9u /* 9: both of issue 35's: the sites' error bounds (struct apiprof_shm_srec              \
+	    * calls_error, a larger slot) and APIPROF_REC_NODES (the call tree's nodes);           \
 	    * 7: APIPROF_REC_SITEQ; 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
 #define APIPROF_SHM_PREFIX "apiprof-"
 
@@ -226,6 +227,9 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
 /* Not a struct apiprof_shm_rec but a struct apiprof_shm_qrec: the latency
  * quantiles of the call sites of the same snapshot of a function. */
 #define APIPROF_REC_SITEQ 0x80u
+/* Not a struct apiprof_shm_rec but a struct apiprof_shm_nrec: nodes of
+ * the thread's calling-context tree (issue 35.2); func is 0. */
+#define APIPROF_REC_NODES 0x100u
 
 /* Call sites (issue 23, issue 35).  A thread's calls of a function are
  * kept by site in a table of heavy hitters (space-saving by sets,
@@ -246,6 +250,8 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
  *
  * parent is 1 + the parent's index in the function table, or one of the
  * two values below (APIPROF_PARENT_UNKNOWN: the entry's calls had several).
+ * (In the runtime, a run key's parent is a node of the thread's call tree,
+ * preload/apiprof_cct.h; an entry's key has it as its function.)
  * A key is never 0, which marks an unused entry.
  * Return addresses are below 2^47 on x86-64 (below 2^48 the key keeps
  * them whole); 0 is a call whose site is not known (dynamic mode). */
@@ -436,5 +442,49 @@ struct apiprof_shm_qrec {
 
 _Static_assert(sizeof(struct apiprof_shm_qrec) <= sizeof(struct apiprof_shm_rec),
                "a qrec fits a ring slot");
+
+/* One node of a thread's calling-context tree (issue 35.2): a path of
+ * profiled calls, a root (parent 0) from call site ret (0: its context is
+ * not known) or the child of node parent, for function func.  A parent's
+ * id is always below its child's (made first), so a reader refuses a
+ * node whose parent is not below it (a cycle) or whose function is
+ * beyond the table.  Its figures are cumulative: calls, the ticks and
+ * count of the timed ones (all of them in full timing), the calls under
+ * it that the bounded table had no node for ("other paths", ovf_*), and
+ * the calls made inside those, at any depth, in no path (lost).  Node 0
+ * is the pseudo node above the roots: only its ovf_* and lost count. */
+struct apiprof_shm_node {
+	uint16_t id;
+	uint16_t parent;
+	uint32_t func;
+	uint64_t ret;
+	uint64_t calls, ticks, timed;
+	uint64_t ovf_calls, ovf_ticks, ovf_timed;
+	uint64_t lost;
+};
+
+#define APIPROF_NREC_NODES 7       /* nodes a record carries */
+#define APIPROF_NODE_MAX   0x3fffu /* the highest id a node can have */
+
+/* Nodes of one thread's tree (flags has APIPROF_REC_NODES), in a ring
+ * slot: the same header as a struct apiprof_shm_rec (func 0); each node
+ * as of the snapshot's tick.  The flusher writes the nodes that changed
+ * since its previous snapshot of the thread, and every node on a
+ * keyframe, so a reader that keeps the newest of each id has the tree. */
+struct apiprof_shm_nrec {
+	uint64_t seq;
+	uint32_t tid;
+	uint32_t func;  /* 0 */
+	uint32_t flags; /* APIPROF_REC_NODES | the record's flags */
+	uint32_t thread_seq;
+	char comm[APIPROF_COMM_MAX];
+	uint64_t tick;
+	uint32_t n;     /* nodes in this record */
+	uint32_t count; /* nodes in the thread's tree (ids 1..count) */
+	struct apiprof_shm_node node[APIPROF_NREC_NODES];
+};
+
+_Static_assert(sizeof(struct apiprof_shm_nrec) <= sizeof(struct apiprof_shm_rec),
+               "an nrec fits a ring slot");
 
 #endif /* APIPROF_ABI_H */

@@ -227,6 +227,7 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	cfg->keep_exited = env_u32("APIPROF_KEEP_EXITED", 256, 0, 1u << 20);
 	cfg->clock = env_clock();
 	cfg->sample = env_u32("APIPROF_SAMPLE", 0, 0, 1u << 30);
+	cfg->node_cap = env_u32("APIPROF_MAX_NODES", 2048, 4, 4096);
 	cfg->summary = env_bool("APIPROF_SUMMARY", false);
 	cfg->shm = !secure && env_bool("APIPROF_SHM", true);
 	cfg->keep_shm = env_bool("APIPROF_KEEP_SHM", false);

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 
 /* What the records of one snapshot share. */
@@ -276,6 +277,48 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		b->shown = busy;
 }
 
+/* The nodes of th's tree (NULL: the folded one) as APIPROF_REC_NODES
+ * records, filled in place: those that changed since the flusher's
+ * latest record of them, or all (all_mark[0]); the flusher's own passes
+ * note them (all_mark[1]).  A record the ring drops is sent again by the
+ * next keyframe; none is kept of an entry reset meanwhile (gen). */
+static void flush_nodes(struct apiprof_shm_header *h, const struct snap_head *sh,
+                        struct apiprof_thread *th, uint32_t gen, bool all_mark[2])
+{
+	struct apiprof_cct *t = th ? apiprof_load_acquire(&th->cct) : apiprof_cct_folded();
+	struct apiprof_tab *const *tabs = th ? th->tab : NULL;
+	uint32_t next = 0;
+
+	while (t != NULL && apiprof_load_acquire(&t->head) != NULL) {
+		struct apiprof_shm_node one;
+		uint32_t peek = next;
+		bool look[2] = {all_mark[0], false};
+		/* no slot taken (and none given back) when no node is left */
+		if (apiprof_cct_nodes(t, tabs, &peek, &one, 1, look) == 0)
+			return;
+		next = one.id;
+		uint64_t pos;
+		struct apiprof_shm_nrec *r =
+		        (struct apiprof_shm_nrec *)apiprof_ring_reserve(h, &pos);
+
+		if (r == NULL)
+			return;
+		r->tid = sh->tid;
+		r->func = 0;
+		r->flags = sh->flags | APIPROF_REC_NODES;
+		r->thread_seq = sh->thread_seq;
+		memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
+		r->tick = sh->tick;
+		r->count = apiprof_load_acquire(&t->count);
+		r->n = apiprof_cct_nodes(t, tabs, &next, r->node, APIPROF_NREC_NODES, all_mark);
+		if (r->n == 0 || (th != NULL && !entry_stable(th, gen))) {
+			apiprof_ring_abandon(h, (struct apiprof_shm_rec *)r, pos);
+			return;
+		}
+		apiprof_ring_commit((struct apiprof_shm_rec *)r, pos);
+	}
+}
+
 /* th's snapshot; `busy` (the flusher's passes of live threads) also
  * tells the calls in progress; `own` (the flusher's passes) writes
  * quantiles by the marks (flush_row). */
@@ -297,6 +340,7 @@ static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all
 		apiprof_busy_scan(th, gen, sh.tick);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		flush_api(h, th, id, &sh, all, gen, busy ? th->busy[id] : NULL, own);
+	flush_nodes(h, &sh, th, gen, (bool[2]){all, own});
 }
 
 void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
@@ -338,6 +382,8 @@ void apiprof_flush_folded(void)
 			}
 		}
 	}
+	sh.tick = apiprof_now();
+	flush_nodes(h, &sh, NULL, 0, (bool[2]){true, false});
 }
 
 static void flush_records(bool keyframe, bool busy)

@@ -24,6 +24,7 @@ struct apiprof_config {
 	uint32_t keep_exited; /* APIPROF_KEEP_EXITED: exited threads kept one by one */
 	int clock;            /* APIPROF_CLOCK: enum apiprof_clock, 0 = automatic */
 	uint32_t sample;      /* APIPROF_SAMPLE: time about one call in N (0, 1: all) */
+	uint32_t node_cap;    /* APIPROF_MAX_NODES: the call tree's nodes per thread */
 	bool summary;         /* APIPROF_SUMMARY=1 */
 	bool shm;             /* APIPROF_SHM=0 turns the live segment off */
 	bool keep_shm;        /* APIPROF_KEEP_SHM=1: do not unlink at exit */
@@ -140,8 +141,9 @@ APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, 
 APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab,
                                           uint32_t i, struct apiprof_shm_srec *sites,
                                           uint64_t *scratch);
-/* The key of the run in progress of the row whose call is parent (1 + its
- * index in the function table) on this thread, 0 if none. */
+/* The key of the run in progress of the row whose call is parent (a node
+ * of this thread's call tree, a run key's parent part: the row of the
+ * node's function, apiprof_cct.c), 0 if none. */
 APIPROF_HIDDEN uint64_t apiprof_parent_run_key(uint32_t parent);
 
 /* --- lookups beyond RTLD_NEXT (apiprof_lookup.c) ----------------------- */
@@ -247,6 +249,9 @@ struct apiprof_thread {
 	 * and the flusher's own view of each api's call in progress. */
 	struct apiprof_tls_block *blk;
 	struct apiprof_busy *busy[APIPROF_MAX_APIS];
+	/* The thread's calling-context tree (apiprof_cct.c), made at its
+	 * first switch of run; kept, emptied, when the entry is reused. */
+	struct apiprof_cct *cct;
 };
 
 APIPROF_HIDDEN struct apiprof_thread *apiprof_thread_first(void);

@@ -285,7 +285,9 @@ static void json_thread(struct out *o, uint32_t tid, const char *name, const cha
 	out_printf(o, ", \"state\": \"%s\", \"functions\": [", state);
 	apiprof_tree_load(tabs, tid == 0);
 	each_func(o, tabs, json_func);
-	out_printf(o, "]}");
+	out_printf(o, "]");
+	apiprof_tree_nodes_json(o);
+	out_printf(o, "}");
 }
 
 static void folded_tabs(struct apiprof_tab **tabs)

@@ -38,6 +38,9 @@ APIPROF_HIDDEN double apiprof_tree_self_ticks(const struct apiprof_api *api, uin
 /* ", \"self_ns\": ..., \"callers\": [...], \"children\": [...]" of row i. */
 APIPROF_HIDDEN void apiprof_tree_json(struct out *o, const struct apiprof_api *api, uint32_t i,
                                       uint64_t total);
+/* ", \"tree\": [...]": the loaded thread's calling-context tree, node by
+ * node (apiprof_cct.c). */
+APIPROF_HIDDEN void apiprof_tree_nodes_json(struct out *o);
 /* APIPROF_SUMMARY: the loaded thread's call tree; the top list by self
  * time of every thread printed (apiprof_tree_top_add each, then _print). */
 APIPROF_HIDDEN void apiprof_tree_print(struct out *o);

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_output_tree.c - the call sites and the call tree in the exit
- * outputs (issue 23): per function its self time, its callers (the
+ * outputs (issues 23, 35): per function its self time, its callers (the
  * entries of struct apiprof_shm_srec, apiprof_sites.c) and its children
- * (the entries of other functions whose parent it is), in the JSON; the
- * tree and the functions with the most self time in APIPROF_SUMMARY.
+ * (from the calling-context tree, apiprof_cct.c: the nodes made inside
+ * its nodes, on every path), and per thread the tree's nodes, in the
+ * JSON; the tree by paths of functions and the functions with the most
+ * self time in APIPROF_SUMMARY.  Every path printed happened: a node is
+ * one, and the summary only sums a path's nodes over its root call
+ * sites.
  *
  * A thread's entries are read once (apiprof_tree_load) into a static
  * table, as the rest of the output's buffers are: the image may end on a
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_output.h"
 #include "apiprof_stat.h"
 
@@ -42,13 +47,10 @@ struct entry {
 static struct {
 	struct entry e[TREE_ENTRIES];
 	uint32_t n;
-	bool incomplete;                                       /* some row's entries are missing */
-	struct apiprof_shm_srec rec;                           /* one row being read */
-	uint64_t hist[APIPROF_HIST_BUCKETS];                   /* an entry's, for its quantiles */
-	bool done[TREE_ENTRIES];                               /* roots printed, or not a root */
-	uint64_t root[TREE_ENTRIES], root_calls[TREE_ENTRIES]; /* a root's figures */
-	uint32_t lines;                                        /* of the tree printed */
-	uint32_t path[TREE_DEPTH]; /* the functions above the one being printed */
+	bool incomplete;                     /* some row's entries are missing */
+	struct apiprof_shm_srec rec;         /* one row being read */
+	uint64_t hist[APIPROF_HIST_BUCKETS]; /* an entry's, for its quantiles */
+	uint32_t lines;                      /* of the tree printed */
 	uint64_t top_ticks[TOP_FUNCS];
 	bool top_seen[TOP_FUNCS];
 	char name[APIPROF_API_NAME_MAX + APIPROF_NAME_MAX + 2];
@@ -87,19 +89,6 @@ static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool fo
 	}
 }
 
-void apiprof_tree_load(struct apiprof_tab *const *tabs, bool folded)
-{
-	tree.n = 0;
-	tree.incomplete = false;
-	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
-		struct apiprof_api *api = apiprof_api_get(id);
-
-		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++)
-			if (apiprof_load(&tabs[id]->calls[i]) != 0)
-				load_row(tabs[id], api->func_base + i, i, folded);
-	}
-}
-
 /* The api and row of function table index func, NULL if none. */
 static const struct apiprof_api *func_api(uint32_t func, uint32_t *row)
 {
@@ -112,38 +101,6 @@ static const struct apiprof_api *func_api(uint32_t func, uint32_t *row)
 		}
 	}
 	return NULL;
-}
-
-/* Whether key's parent is function func. */
-static bool parent_is(uint64_t key, uint32_t func)
-{
-	uint32_t p = APIPROF_SITE_PARENT(key);
-
-	return p != 0 && p <= APIPROF_PARENT_MAX && p - 1 == func;
-}
-
-/* The time of the calls made inside func (or the calls of child only). */
-static uint64_t inside_ticks(uint32_t func, uint32_t child, bool any, uint64_t *calls)
-{
-	uint64_t t = 0;
-
-	*calls = 0;
-	for (uint32_t k = 0; k < tree.n; k++)
-		if (parent_is(tree.e[k].key, func) && (any || tree.e[k].func == child)) {
-			t += tree.e[k].ticks;
-			*calls += tree.e[k].calls;
-		}
-	return t;
-}
-
-double apiprof_tree_self_ticks(const struct apiprof_api *api, uint32_t i, uint64_t total)
-{
-	uint64_t calls;
-
-	if (tree.incomplete)
-		return -1;
-	uint64_t in = inside_ticks(api->func_base + i, 0, true, &calls);
-	return in < total ? (double)(total - in) : 0; /* sampled: estimates may cross */
 }
 
 static uint64_t ns_of(uint64_t ticks)
@@ -192,6 +149,19 @@ static void json_bounds(struct out *o, const struct entry *e)
 		        (unsigned long long)apiprof_stat_sampled_stderr(apiprof_sample, e->timed));
 }
 
+static struct apiprof_cct_copy cc;
+
+/* The function the calls of a site entry were made in (its key's parent
+ * part: 1 + the function's index, the switch's translation of the run's
+ * tree node, apiprof_cct_parent_func), when all of them had the same. */
+static void caller_parent(struct out *o, uint32_t p)
+{
+	if (p == 0 || p > APIPROF_PARENT_MAX)
+		return;
+	out_printf(o, ", \"parent\": ");
+	json_func_name(o, p - 1);
+}
+
 /* Where the calls of one entry came from: the function, module and
  * offset of the return address (the line of the call before it), and
  * the profiled call of another api they were made in, if any. */
@@ -226,58 +196,281 @@ static void json_caller(struct out *o, const struct entry *e, int *n)
 			           (unsigned long long)ns_of(e->q[k]));
 		else
 			out_printf(o, ", \"p%d_ns\": null", k ? 99 : 50);
-	uint32_t p = APIPROF_SITE_PARENT(e->key);
-	if (p != 0 && p <= APIPROF_PARENT_MAX) {
-		out_printf(o, ", \"parent\": ");
-		json_func_name(o, p - 1);
-	}
+	caller_parent(o, APIPROF_SITE_PARENT(e->key));
 	out_printf(o, "}");
 }
 
-/* Whether entry k is the first of its function among those made inside
- * func (each child once). */
-static bool first_child(uint32_t k, uint32_t func)
+/* A time, '~' before it when estimated (sampled mode). */
+static void fmt_time(char *buf, size_t cap, uint64_t ticks)
 {
-	if (!parent_is(tree.e[k].key, func))
+	char t[16];
+
+	snprintf(buf, cap, "%s%s", apiprof_sample ? "~" : "",
+	         apiprof_stat_fmt_ns(t, sizeof(t), apiprof_ticks_to_ns(ticks), "us"));
+}
+
+/* --- the calling-context tree (apiprof_cct.c) ---------------------------- */
+
+/* The loaded thread's nodes (cc, above), and what the outputs print of
+ * them: each node's time (estimated in sampled mode, and then never more
+ * than its parent's), its children's and its other paths', and for the
+ * summary, which paths of functions are the same path from another call
+ * site (rep: the first node of the path, whose figures are the sums). */
+static struct {
+	uint64_t total[APIPROF_CCT_MAX + 1];
+	uint64_t kids[APIPROF_CCT_MAX + 1]; /* children's time, other paths' included */
+	uint64_t ovf[APIPROF_CCT_MAX + 1];  /* other paths' time */
+	uint32_t rep[APIPROF_CCT_MAX + 1];
+	uint64_t r_calls[APIPROF_CCT_MAX + 1], r_total[APIPROF_CCT_MAX + 1];
+	uint64_t r_kids[APIPROF_CCT_MAX + 1], r_ovf_calls[APIPROF_CCT_MAX + 1];
+	uint64_t r_ovf[APIPROF_CCT_MAX + 1], r_lost[APIPROF_CCT_MAX + 1];
+	bool done[APIPROF_CCT_MAX + 1];
+	bool lost; /* calls made inside other paths: self times are not known */
+} ct;
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Each node's time, its children's, and the summary's sums by path of
+ * functions; parents come before their children in id order. */
+static void cct_totals(void)
+{
+	ct.lost = false;
+	for (uint32_t n = 0; n <= cc.count; n++) {
+		const struct apiprof_cct_fig *f = &cc.n[n].fig;
+		uint64_t t = apiprof_stat_total_ticks(cc.sampled, f->ticks, f->calls, f->timed);
+		uint64_t o = apiprof_stat_total_ticks(cc.sampled, f->ovf_ticks, f->ovf_calls,
+		                                      f->ovf_timed);
+
+		ct.total[n] =
+		        n == 0 ? 0 : min_u64(t, cc.n[n].parent ? ct.total[cc.n[n].parent] : t);
+		ct.ovf[n] = n == 0 ? o : min_u64(o, ct.total[n]);
+		ct.kids[n] = ct.ovf[n];
+		if (n != 0)
+			ct.kids[cc.n[n].parent] += ct.total[n];
+		ct.lost |= f->lost != 0;
+	}
+}
+
+static bool same_path(uint32_t m, uint32_t n)
+{
+	return cc.n[m].func == cc.n[n].func && (cc.n[m].ret == 0) == (cc.n[n].ret == 0) &&
+	       ct.rep[cc.n[m].parent] == ct.rep[cc.n[n].parent];
+}
+
+static void cct_reps(void)
+{
+	for (uint32_t n = 0; n <= cc.count; n++) {
+		uint32_t r = n;
+
+		for (uint32_t m = 1; m < n && r == n; m++)
+			if (ct.rep[m] == m && same_path(m, n))
+				r = m;
+		ct.rep[n] = r;
+		ct.r_calls[n] = ct.r_total[n] = ct.r_kids[n] = 0;
+		ct.r_ovf_calls[n] = ct.r_ovf[n] = ct.r_lost[n] = 0;
+		ct.r_calls[r] += cc.n[n].fig.calls;
+		ct.r_total[r] += ct.total[n];
+		ct.r_kids[r] += ct.kids[n];
+		ct.r_ovf_calls[r] += cc.n[n].fig.ovf_calls;
+		ct.r_ovf[r] += ct.ovf[n];
+		ct.r_lost[r] += cc.n[n].fig.lost;
+	}
+}
+
+/* The tables' entry whose tab array tabs is (the outputs pass a thread's
+ * tables, or the folded ones). */
+static const struct apiprof_cct *cct_of(struct apiprof_tab *const *tabs, bool folded)
+{
+	for (struct apiprof_thread *th = apiprof_thread_first(); th && !folded; th = th->next)
+		if ((struct apiprof_tab *const *)th->tab == tabs)
+			return apiprof_load_acquire(&th->cct);
+	return folded ? apiprof_cct_folded() : NULL;
+}
+
+static void cct_load(struct apiprof_tab *const *tabs, bool folded)
+{
+	apiprof_cct_read(&cc, cct_of(tabs, folded), folded ? NULL : tabs);
+	cct_totals();
+	cct_reps();
+}
+
+double apiprof_tree_self_ticks(const struct apiprof_api *api, uint32_t i, uint64_t total)
+{
+	uint32_t func = api->func_base + i;
+	uint64_t in = 0;
+
+	if (ct.lost)
+		return -1;
+	for (uint32_t n = 1; n <= cc.count; n++)
+		if (cc.n[n].func == func)
+			in += ct.kids[n];
+	return in < total ? (double)(total - in) : 0; /* sampled: estimates may cross */
+}
+void apiprof_tree_load(struct apiprof_tab *const *tabs, bool folded)
+{
+	tree.n = 0;
+	tree.incomplete = false;
+	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
+		struct apiprof_api *api = apiprof_api_get(id);
+
+		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++)
+			if (apiprof_load(&tabs[id]->calls[i]) != 0)
+				load_row(tabs[id], api->func_base + i, i, folded);
+	}
+	cct_load(tabs, folded);
+}
+
+/* Whether node n is the first child of a node of func whose function is
+ * n's (each child function once). */
+static bool first_child(uint32_t n, uint32_t func)
+{
+	uint32_t p = cc.n[n].parent;
+
+	if (p == 0 || cc.n[p].func != func)
 		return false;
-	for (uint32_t j = 0; j < k; j++)
-		if (tree.e[j].func == tree.e[k].func && parent_is(tree.e[j].key, func))
+	for (uint32_t m = 1; m < n; m++)
+		if (cc.n[m].func == cc.n[n].func && cc.n[m].parent != 0 &&
+		    cc.n[cc.n[m].parent].func == func)
 			return false;
 	return true;
 }
 
-/* Whether any of child's calls inside func are an estimate. */
-static bool child_estimated(uint32_t func, uint32_t child)
+/* The calls and time of child's calls made inside func's, on every path. */
+static uint64_t child_of_func(uint32_t func, uint32_t child, uint64_t *calls, bool *est)
 {
-	for (uint32_t k = 0; k < tree.n; k++)
-		if (tree.e[k].estimated && tree.e[k].func == child &&
-		    parent_is(tree.e[k].key, func))
-			return true;
-	return false;
+	uint64_t t = 0;
+
+	*calls = 0;
+	for (uint32_t n = 1; n <= cc.count; n++) {
+		uint32_t p = cc.n[n].parent;
+
+		if (cc.n[n].func != child || p == 0 || cc.n[p].func != func)
+			continue;
+		t += ct.total[n];
+		*calls += cc.n[n].fig.calls;
+		*est |= apiprof_stat_estimated(cc.sampled, cc.n[n].fig.calls, cc.n[n].fig.timed);
+	}
+	return t;
 }
 
+static void json_child(struct out *o, uint32_t func, uint32_t child, int *k)
+{
+	uint64_t calls;
+	bool est = false;
+	uint64_t t = child_of_func(func, child, &calls, &est);
+	uint32_t row;
+	const struct apiprof_api *api = func_api(child, &row);
+
+	if (api == NULL)
+		return;
+	out_printf(o, "%s{\"api\": ", (*k)++ ? ", " : "");
+	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
+	out_printf(o, ", \"name\": ");
+	out_jstr(o, api->display[row], APIPROF_NAME_MAX);
+	out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s}",
+	           (unsigned long long)calls, (unsigned long long)ns_of(t), est ? "true" : "false");
+}
+
+/* Func's children, by function, summed over the paths it is on, and the
+ * calls under it that the tree had no room for ("(other paths)"). */
 static void json_children(struct out *o, uint32_t func)
 {
-	int n = 0;
+	uint64_t oc = 0, ot = 0, lost = 0;
+	int k = 0;
 
 	out_printf(o, ", \"children\": [");
-	for (uint32_t k = 0; k < tree.n; k++) {
-		if (!first_child(k, func))
-			continue;
-		uint64_t calls;
-		uint64_t t = inside_ticks(func, tree.e[k].func, false, &calls);
-		uint32_t row;
-		const struct apiprof_api *api = func_api(tree.e[k].func, &row);
-		if (api == NULL)
-			continue;
-		out_printf(o, "%s{\"api\": ", n++ ? ", " : "");
-		out_jstr(o, api->name, APIPROF_API_NAME_MAX);
-		out_printf(o, ", \"name\": ");
-		out_jstr(o, api->display[row], APIPROF_NAME_MAX);
-		out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s}",
-		           (unsigned long long)calls, (unsigned long long)ns_of(t),
-		           child_estimated(func, tree.e[k].func) ? "true" : "false");
+	for (uint32_t n = 1; n <= cc.count; n++) {
+		if (first_child(n, func))
+			json_child(o, func, cc.n[n].func, &k);
+		if (cc.n[n].func == func) {
+			oc += cc.n[n].fig.ovf_calls;
+			ot += ct.ovf[n];
+			lost += cc.n[n].fig.lost;
+		}
 	}
+	if (oc != 0)
+		out_printf(o,
+		           "%s{\"api\": null, \"name\": \"(other paths)\", \"calls\": %llu, "
+		           "\"total_ns\": %llu, \"estimated\": %s, \"not_recorded_calls\": %llu}",
+		           k ? ", " : "", (unsigned long long)oc, (unsigned long long)ns_of(ot),
+		           cc.sampled ? "true" : "false", (unsigned long long)lost);
+	out_printf(o, "]");
+}
+
+/* A root's call site: its function, module and offset, null when the
+ * context of the call is not known (ret 0). */
+static void json_site(struct out *o, uint64_t ret)
+{
+	struct apiprof_addr a;
+	bool known = ret != 0 && apiprof_addr_resolve(ret, &a);
+
+	if (ret == 0) {
+		out_printf(o, ", \"site\": null");
+		return;
+	}
+	out_printf(o, ", \"site\": {\"symbol\": ");
+	json_str_or_null(o, known ? a.symbol : NULL, 1024);
+	out_printf(o, ", \"module\": ");
+	json_str_or_null(o, known ? a.module : NULL, 1024);
+	if (known)
+		out_printf(o, ", \"offset\": %llu}", (unsigned long long)a.offset);
+	else
+		out_printf(o, ", \"offset\": null}");
+}
+
+static void json_other_paths(struct out *o, uint32_t n)
+{
+	const struct apiprof_cct_fig *f = &cc.n[n].fig;
+
+	if (f->ovf_calls == 0 && f->lost == 0)
+		return;
+	out_printf(o,
+	           ", \"other_paths\": {\"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s, "
+	           "\"not_recorded_calls\": %llu}",
+	           (unsigned long long)f->ovf_calls, (unsigned long long)ns_of(ct.ovf[n]),
+	           apiprof_stat_estimated(cc.sampled, f->ovf_calls, f->ovf_timed) ? "true"
+	                                                                          : "false",
+	           (unsigned long long)f->lost);
+}
+
+/* One node: its path is its parent's and its function. */
+static void json_node(struct out *o, uint32_t n, int *k)
+{
+	const struct apiprof_cct_node *e = &cc.n[n];
+	uint64_t self = ct.total[n] > ct.kids[n] ? ct.total[n] - ct.kids[n] : 0;
+
+	out_printf(o, "%s\n      {\"id\": %u, \"parent\": ", (*k)++ ? "," : "", n);
+	if (n == 0 || e->parent == 0)
+		out_printf(o, "null");
+	else
+		out_printf(o, "%u", e->parent);
+	out_printf(o, ", \"function\": ");
+	if (n == 0)
+		out_printf(o, "null, \"site\": null");
+	else
+		json_func_name(o, e->func);
+	if (n != 0 && e->parent == 0)
+		json_site(o, e->ret);
+	out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"self_ns\": %llu, \"estimated\": %s",
+	           (unsigned long long)e->fig.calls, (unsigned long long)ns_of(ct.total[n]),
+	           (unsigned long long)ns_of(self),
+	           apiprof_stat_estimated(cc.sampled, e->fig.calls, e->fig.timed) ? "true"
+	                                                                          : "false");
+	json_other_paths(o, n);
+	out_printf(o, "}");
+}
+
+void apiprof_tree_nodes_json(struct out *o)
+{
+	int k = 0;
+
+	out_printf(o, ", \"tree\": [");
+	for (uint32_t n = 0; n <= cc.count; n++)
+		if (n != 0 || cc.n[0].fig.ovf_calls != 0 || cc.n[0].fig.lost != 0)
+			json_node(o, n, &k);
 	out_printf(o, "]");
 }
 
@@ -301,122 +494,81 @@ void apiprof_tree_json(struct out *o, const struct apiprof_api *api, uint32_t i,
 
 /* --- APIPROF_SUMMARY ------------------------------------------------------ */
 
-/* The time of all of func's calls in the loaded entries. */
-static uint64_t func_ticks(uint32_t func)
-{
-	uint64_t t = 0;
-
-	for (uint32_t k = 0; k < tree.n; k++)
-		if (tree.e[k].func == func)
-			t += tree.e[k].ticks;
-	return t;
-}
-
-/* A time, '~' before it when estimated (sampled mode). */
-static void fmt_time(char *buf, size_t cap, uint64_t ticks)
-{
-	char t[16];
-
-	snprintf(buf, cap, "%s%s", apiprof_sample ? "~" : "",
-	         apiprof_stat_fmt_ns(t, sizeof(t), apiprof_ticks_to_ns(ticks), "us"));
-}
-
-/* One line of the tree: calls, total and self time of func's calls that
- * took ticks (its self time in the same share as its total), then the
+/* One line of the tree: calls, total and self time of a path of
+ * functions (its nodes summed over their root call sites), then its last
  * function below its parents, after floodyberry's tree:
  *          100     1.20ms      300us  sitea.a_work
  *          500      900us      900us    `- siteb.b_leaf */
-static void tree_line(struct out *o, uint32_t func, uint64_t calls, uint64_t ticks, int depth)
+static void tree_line(struct out *o, uint32_t r, int depth)
 {
-	uint64_t all = func_ticks(func), in_calls;
-	uint64_t in = inside_ticks(func, 0, true, &in_calls);
-	double share = all ? (double)ticks / (double)all : 0;
 	char t[16], s[16];
 	uint32_t row;
-	const struct apiprof_api *api = func_api(func, &row);
+	const struct apiprof_api *api = func_api(cc.n[r].func, &row);
+	uint64_t self = ct.r_total[r] > ct.r_kids[r] ? ct.r_total[r] - ct.r_kids[r] : 0;
 
 	if (api == NULL)
 		return;
-	fmt_time(t, sizeof(t), ticks);
-	fmt_time(s, sizeof(s), (uint64_t)((double)(in < all ? all - in : 0) * share));
-	out_printf(o, "  %12llu %10s %10s  %*s%s%s.%s\n", (unsigned long long)calls, t, s,
-	           2 * depth, "", depth ? "`- " : "", api->name, api->display[row]);
+	fmt_time(t, sizeof(t), ct.r_total[r]);
+	fmt_time(s, sizeof(s), self);
+	out_printf(o, "  %12llu %10s %10s  %*s%s%s%s.%s\n", (unsigned long long)ct.r_calls[r], t, s,
+	           2 * depth, "", depth ? "`- " : "",
+	           cc.n[r].ret == 0 && cc.n[r].parent == 0 ? "(context not known) " : "", api->name,
+	           api->display[row]);
 }
 
-static void tree_node(struct out *o, uint32_t func, uint64_t calls, uint64_t ticks, int depth)
+/* The calls under path r (0: the roots) that had no room in the tree. */
+static void tree_other(struct out *o, uint32_t r, int depth)
 {
+	char t[16];
+
+	if (ct.r_ovf_calls[r] == 0 && ct.r_lost[r] == 0)
+		return;
+	fmt_time(t, sizeof(t), ct.r_ovf[r]);
+	out_printf(o, "  %12llu %10s %10s  %*s%s(other paths, %llu calls inside not recorded)\n",
+	           (unsigned long long)ct.r_ovf_calls[r], t, "-", 2 * depth, "", depth ? "`- " : "",
+	           (unsigned long long)ct.r_lost[r]);
+}
+
+/* The path below r with the most time not printed yet, 0 when none. */
+static uint32_t next_child(uint32_t r)
+{
+	uint32_t best = 0;
+
+	for (uint32_t n = 1; n <= cc.count; n++)
+		if (ct.rep[n] == n && !ct.done[n] && ct.rep[cc.n[n].parent] == r &&
+		    (best == 0 || ct.r_total[n] > ct.r_total[best]))
+			best = n;
+	return best;
+}
+
+static void tree_node(struct out *o, uint32_t r, int depth)
+{
+	ct.done[r] = true;
 	if (tree.lines++ == TREE_LINES)
 		out_printf(o, "  (more not shown)\n");
 	if (tree.lines > TREE_LINES)
 		return;
-	tree_line(o, func, calls, ticks, depth);
-	tree.path[depth] = func;
-	if (depth + 1 >= TREE_DEPTH)
-		return;
-	for (uint32_t k = 0; k < tree.n; k++) {
-		uint32_t child = tree.e[k].func;
-		bool on_path = false;
-
-		for (int d = 0; d <= depth; d++)
-			on_path |= tree.path[d] == child;
-		if (on_path || !first_child(k, func))
-			continue;
-		uint64_t c;
-		uint64_t t = inside_ticks(func, child, false, &c);
-		tree_node(o, child, c, t, depth + 1);
-	}
+	tree_line(o, r, depth);
+	for (uint32_t c; depth + 1 < TREE_DEPTH && (c = next_child(r)) != 0;)
+		tree_node(o, c, depth + 1);
+	tree_other(o, r, depth + 1);
 }
 
-/* Whether entry k is the first root entry of its function. */
-static bool first_root(uint32_t k)
-{
-	if (APIPROF_SITE_PARENT(tree.e[k].key) != APIPROF_PARENT_NONE)
-		return false;
-	for (uint32_t j = 0; j < k; j++)
-		if (tree.e[j].func == tree.e[k].func &&
-		    APIPROF_SITE_PARENT(tree.e[j].key) == APIPROF_PARENT_NONE)
-			return false;
-	return true;
-}
-
-/* The calls and time of func outside any other api's call. */
-static uint64_t root_ticks(uint32_t func, uint64_t *calls)
-{
-	uint64_t t = 0;
-
-	*calls = 0;
-	for (uint32_t j = 0; j < tree.n; j++)
-		if (tree.e[j].func == func &&
-		    APIPROF_SITE_PARENT(tree.e[j].key) == APIPROF_PARENT_NONE) {
-			*calls += tree.e[j].calls;
-			t += tree.e[j].ticks;
-		}
-	return t;
-}
-
-/* Each function called outside any other api's call, the most time
- * first, with its calls there, and below it what it called, as far as
- * TREE_DEPTH. */
+/* Each path of functions, the most time first, with its calls (from
+ * every root call site of its first), and below it what it called, as
+ * far as TREE_DEPTH. */
 void apiprof_tree_print(struct out *o)
 {
-	if (tree.n == 0)
+	if (cc.count == 0 && cc.n[0].fig.ovf_calls == 0)
 		return;
-	out_printf(o, "  call tree:\n  %12s %10s %10s  function\n", "calls", "total", "self");
+	out_printf(o, "  call tree%s:\n  %12s %10s %10s  function\n",
+	           cc.sampled ? " (estimated: sampled)" : "", "calls", "total", "self");
 	tree.lines = 0;
-	for (uint32_t k = 0; k < tree.n; k++) {
-		tree.done[k] = !first_root(k);
-		tree.root[k] = tree.done[k] ? 0 : root_ticks(tree.e[k].func, &tree.root_calls[k]);
-	}
-	for (;;) {
-		uint32_t best = tree.n;
-		for (uint32_t k = 0; k < tree.n; k++)
-			if (!tree.done[k] && (best == tree.n || tree.root[k] > tree.root[best]))
-				best = k;
-		if (best == tree.n)
-			return;
-		tree.done[best] = true;
-		tree_node(o, tree.e[best].func, tree.root_calls[best], tree.root[best], 0);
-	}
+	for (uint32_t n = 0; n <= cc.count; n++)
+		ct.done[n] = false;
+	for (uint32_t r; (r = next_child(0)) != 0;)
+		tree_node(o, r, 0);
+	tree_other(o, 0, 0);
 }
 
 void apiprof_tree_top_reset(void)

@@ -213,7 +213,7 @@ struct apiprof_cold {
 	int64_t hist_off;
 	uint64_t last;             /* the site key of the run in progress, 0: none yet */
 	struct apiprof_acct *acct; /* set when the table is made, kept by resets */
-	uint64_t self;             /* what `cur` says while this row's call runs: 1 + func */
+	uint64_t self;             /* what `cur` says while its call runs: its run's tree node */
 	/* The first timestamp of the row's latest timed call, stored as it
 	 * starts (apiprof_start) and read back by its way out: a nested
 	 * call never stores it (it goes out of line), and only this thread

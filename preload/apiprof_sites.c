@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 #include "apiprof_stat.h"
 
@@ -326,22 +327,12 @@ static int site_claim(struct apiprof_tab *tab, uint32_t idx, struct apiprof_site
 
 uint64_t apiprof_parent_run_key(uint32_t parent)
 {
-	struct apiprof_tls *t = apiprof_tls_self();
+	uint32_t api, row;
 
-	if (parent == 0 || parent > APIPROF_PARENT_MAX)
+	if (!apiprof_cct_node_row(parent, &api, &row))
 		return 0;
-	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
-		const struct apiprof_api *api = apiprof_api_get(id);
-		uint32_t row = parent - 1 - (api ? api->func_base : 0);
-
-		if (api != NULL && parent - 1 >= api->func_base && row < api->nfuncs)
-			return t->api[id].tab
-			               ? apiprof_read_once(
-			                         &apiprof_tab_cold(t->api[id].tab, row)->last) &
-			                         ~RUN_AGAIN
-			               : 0;
-	}
-	return 0;
+	struct apiprof_tab *tab = apiprof_tls_self()->api[api].tab;
+	return tab ? apiprof_read_once(&apiprof_tab_cold(tab, row)->last) & ~RUN_AGAIN : 0;
 }
 
 /* Whether addr lies in apiprof's own code, and if so, the site of the
@@ -390,13 +381,19 @@ APIPROF_INLINE struct row row_of(struct apiprof_tab *tab, uint32_t idx)
 /* Ends the run in progress of row r at the row's figures calls, ticks
  * and timed: what the row has had since the marks goes to the run's
  * entry (a run with no entry yet, which sampled mode has before its
- * first timed call, to "(other callers)").  The one place where a run's
- * figures are computed.  gen is odd. */
-APIPROF_INLINE void run_end(const struct row *r, uint64_t calls, uint64_t ticks, uint64_t timed)
+ * first timed call, to "(other callers)") and to its node of the call
+ * tree, whose hook also sets the row's self to the node of next, the key
+ * of the run that begins (0: none, the run is only closed).  The one
+ * place where a run's figures are computed.  gen is odd. */
+APIPROF_INLINE void run_end(const struct row *r, uint64_t calls, uint64_t ticks, uint64_t timed,
+                            uint64_t next)
 {
 	struct apiprof_sites *s = r->s;
 	uint64_t run_calls = calls - s->mark_calls; /* the owner's own: plain loads */
 	uint64_t run_ticks = ticks - s->mark_ticks, run_timed = timed - s->mark_timed;
+	const uint64_t delta[3] = {run_calls, run_ticks, run_timed};
+
+	apiprof_cct_run_end(r->tab, r->idx, delta, next);
 
 	if (run_calls != 0 && r->t != NULL) {
 		struct site_ent *e = s->run_ent ? s->run_ent : &r->t->e[SITE_OTHER];
@@ -446,7 +443,7 @@ APIPROF_INLINE int run_switch(const struct row *r, int k, uint64_t key, uint64_t
 
 	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
 	apiprof_fence_release();
-	run_end(r, calls, ticks, timed);
+	run_end(r, calls, ticks, timed, key);
 	if (k < 0)
 		k = site_claim(r->tab, r->idx, r->t, ekey);
 	run_begin(r, k, key, sampled);
@@ -458,10 +455,13 @@ APIPROF_INLINE int run_switch(const struct row *r, int k, uint64_t key, uint64_t
  * begins, unless k is the run's own entry (the same address with another
  * parent, or an address replaced by the same enclosing site), where key
  * only becomes the run's key: a reader adds the run to the same entry
- * whichever of the two it finds. */
+ * whichever of the two it finds.  Only while key's node of the call tree
+ * is the run's too (apiprof_cct_keeps): else the run ends, so that the
+ * tree has each node's calls. */
 APIPROF_INLINE void switch_to(const struct row *r, int k, uint64_t key)
 {
-	if (r->s->run == (uint64_t)k + 1 && r->c->last != 0)
+	if (r->s->run == (uint64_t)k + 1 && r->c->last != 0 &&
+	    apiprof_cct_keeps(r->tab, r->idx, key))
 		apiprof_write_once(&r->c->last, key);
 	else
 		run_switch(r, k, key, 0);
@@ -489,7 +489,8 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
 {
 	const struct row rr = row_of(tab, idx), *r = &rr;
 	struct apiprof_site_tbl *t = r->t;
-	uint64_t ekey = site_addr(key) << 16 | APIPROF_SITE_PARENT(key);
+	/* the entry's parent is the run key's node's function */
+	uint64_t ekey = site_addr(key) << 16 | apiprof_cct_parent_func(APIPROF_SITE_PARENT(key));
 	int k = site_probe(t, APIPROF_SITE_ADDR(ekey));
 
 	if (k < 0) {
@@ -683,7 +684,7 @@ static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
 	apiprof_write_once(&r.s->gen, gen + 1);
 	apiprof_fence_release();
 	run_end(&r, apiprof_load(&tab->calls[i]), apiprof_load(&r.c->ticks),
-	        row_timed(tab, i, sampled));
+	        row_timed(tab, i, sampled), 0);
 	apiprof_store_release(&r.s->gen, gen + 2);
 }
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <signal.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 
 /* A timestamp in this thread's clock. */
@@ -242,7 +243,10 @@ static __attribute__((noinline)) uint64_t parent_of_frames(struct apiprof_tls *t
 	const struct apiprof_api *api = apiprof_api_get(in);
 	if (api == NULL || row >= api->nfuncs || t->api[in].tab == NULL)
 		return APIPROF_PARENT_UNKNOWN;
-	return apiprof_load(&apiprof_tab_cold(t->api[in].tab, row)->self);
+	uint64_t self = apiprof_load(&apiprof_tab_cold(t->api[in].tab, row)->self);
+	/* a row with no timed call yet: its call's own context is not known,
+	 * but it is a call of its function (apiprof_cct.c) */
+	return self != APIPROF_PARENT_UNKNOWN ? self : apiprof_cct_unknown(t->api[in].tab, row);
 }
 
 /* Makes the call of row s the thread's innermost, as apiprof_push does
@@ -289,9 +293,10 @@ static unsigned mono_how(struct apiprof_tls *t, struct apiprof_call *c, uint32_t
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
 	uint64_t parent = t->cur;
 
-	push(t, tab, s);
-	if (timed) /* as apiprof_start does inline */
+	if (timed) /* as apiprof_start does inline; before the push, which
+	            * pushes the node the switch sets (apiprof_cct.c) */
 		site_check(tab, idx, ret, parent);
+	push(t, tab, s);
 	c->t0 = timed ? tick(t) : 0; /* 0: counted, not timed */
 	if (timed)
 		apiprof_store(&s->t0, c->t0);

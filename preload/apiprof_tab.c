@@ -18,9 +18,11 @@
  * flusher may be reading it (and will discard what it read, seeing the
  * generation change).  A row's start (t0) and the table's parent are kept: a fork
  * child resets its thread's tables while a call of that thread may be in
- * progress (fork itself, profiled), whose way out reads them.  So are its
- * acct pointer and self, never written again (the flusher may be reading
- * them): the area stays where the table was made with it.  hist_off is
+ * progress (fork itself, profiled), whose way out reads them.  So is its
+ * acct pointer, never written again (the flusher may be reading it): the
+ * area stays where the table was made with it.  A row's self (the node of
+ * its run, apiprof_cct.c) goes back to "not known" until its next run
+ * begins, which a timed call's switch does before it pushes.  hist_off is
  * set again by apiprof_sites_init, never zeroed: a call's way out may add
  * through it at any moment. */
 static bool cold_kept(size_t word)
@@ -28,7 +30,6 @@ static bool cold_kept(size_t word)
 	size_t k = word * sizeof(uint64_t);
 
 	return k == offsetof(struct apiprof_cold, t0) || k == offsetof(struct apiprof_cold, acct) ||
-	       k == offsetof(struct apiprof_cold, self) ||
 	       k == offsetof(struct apiprof_cold, hist_off);
 }
 
@@ -46,6 +47,7 @@ void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 			if (!cold_kept(k))
 				apiprof_store(&w[k], 0);
 		apiprof_store(&c->min_ticks, UINT64_MAX);
+		apiprof_store(&c->self, APIPROF_PARENT_UNKNOWN);
 		for (size_t k = 0; a != NULL && k < sizeof *a / sizeof(uint64_t); k++)
 			apiprof_store((uint64_t *)a + k, 0);
 		apiprof_sites_init(tab, i);
@@ -59,15 +61,6 @@ static uint32_t acct_rows(const struct apiprof_api *api)
 	for (uint32_t i = 0; i < api->nfuncs; i++)
 		k += (api->flags[i] & APIPROF_FUNC_ACCT) != 0;
 	return k;
-}
-
-/* What the thread's innermost call says while a call of row i of api
- * runs: 1 + its index in the function table (APIPROF_SITES). */
-static uint64_t row_self(const struct apiprof_api *api, uint32_t i)
-{
-	uint64_t func = (uint64_t)api->func_base + i;
-
-	return func < APIPROF_PARENT_MAX ? func + 1 : APIPROF_PARENT_UNKNOWN;
 }
 
 /* The cold rows, then the head and the counts, then the rows' call sites,
@@ -94,7 +87,6 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
 
 		c->acct = api->flags[i] & APIPROF_FUNC_ACCT ? a++ : NULL;
-		c->self = row_self(api, i);
 	}
 	tab->parent = APIPROF_PARENT_NONE;
 	tab->hist_xor = apiprof_cpu_hist_xor();

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "apiprof_cct.h"
 #include "apiprof_internal.h"
 
 /* A thread's entry is in its block, apiprof_tls_block()->self: NULL until
@@ -189,6 +190,7 @@ static void entry_zero_tables(struct apiprof_thread *th)
 		for (uint32_t i = 0; i < api->nfuncs; i++)
 			apiprof_store(&th->shadow[id][i], 0);
 	}
+	apiprof_cct_reset(th);
 }
 
 /* Zeroes an entry's statistics and gives it its new thread's identity.
@@ -215,6 +217,7 @@ static void entry_reset(struct apiprof_thread *th, uint32_t tid, const char *com
 
 static void entry_fold(struct apiprof_thread *th)
 {
+	apiprof_cct_fold(th); /* with its runs in progress, which the tables' fold ends */
 	for (uint32_t id = 1; id < APIPROF_MAX_APIS; id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 		struct apiprof_tab *dst = apiprof_api_folded(id);
@@ -331,6 +334,7 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 		th->busy[id] = apiprof_arena_alloc(sizeof(struct apiprof_busy));
 		if (tab == NULL || th->shadow[id] == NULL || th->busy[id] == NULL)
 			return NULL;
+		apiprof_cct_attach(th); /* signals held: see apiprof_thread_attach */
 		apiprof_store_release(&th->tab[id], tab);
 	}
 	return tab;

@@ -18,6 +18,7 @@
 #include "apiprof_stat.h"
 #include "top_batch.h"
 #include "top_calls.h"
+#include "top_tree.h"
 #include "top_cols.h"
 #include "top_folded.h"
 #include "top_ptree.h"
@@ -322,6 +323,11 @@ static json_t *threads_json(const struct top_proc *p, const struct top_row *rows
 			                   "name", rows[i].thread, "functions", funcs,
 			                   "in_progress");
 			json_array_append_new(threads, thread);
+		}
+		if (thread != NULL && !json_object_get(thread, "tree")) {
+			json_t *tree = top_tree_json(p, rows[i].tid);
+			if (tree != NULL)
+				json_object_set_new(thread, "tree", tree);
 		}
 		if (rows[i].busy_ns >= 0)
 			json_object_set_new(f, "in_progress", busy_json(&rows[i]));

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top_callview.c - the viewer's callers and call tree as lines of text
- * (top_callview.h).  A node of the tree is an edge the runtime recorded
- * (a function's calls made inside one parent function); the runtime
- * keeps one level of parent, so a node's self time is its function's
- * self time apportioned by the node's share of the function's time, and
- * a function's children are shown under every place it appears.
+ * (top_callview.h).  A line of the tree is a path of profiled calls that
+ * happened (issue 35.2): the nodes of the threads' calling-context trees
+ * with that path of functions, summed over their root call sites
+ * (top_tree.c top_tree_paths), with their own self time.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "top_callview.h"
 #include "top_fmt.h"
 #include "top_sitesym.h"
+#include "top_tree.h"
 
 void top_lines_free(struct top_lines *l)
 {
@@ -155,73 +155,79 @@ struct tree {
 	struct top_lines *l;
 	const struct top_proc *p;
 	struct top_calls_of w;
-	uint32_t path[TOP_CALLVIEW_DEPTH]; /* the functions above */
+	struct top_path *v; /* the paths of the threads asked (top_tree.h) */
+	long n;
 };
 
-/* A function's time (its sites) and self share, for the threads asked. */
-static double self_share(const struct tree *t, uint32_t f)
+/* The paths continuing path parent (-1: the roots), the most time first. */
+static long kids_of(const struct tree *t, long parent, long *kids)
 {
-	struct top_caller *c;
-	struct top_child *ch;
-	long n = top_callers(t->p, t->w, f, &c), k = top_children(t->p, t->w, f + 1, &ch);
-	double total = 0, child = 0;
+	long k = 0;
 
-	for (long i = 0; i < n; i++)
-		total += c[i].ns;
-	for (long i = 0; i < k; i++)
-		child += ch[i].ns;
-	if (n > 0)
-		free(c);
-	if (k > 0)
-		free(ch);
-	return total > child ? (total - child) / total : 0;
+	if (parent >= 0) /* its children's chain (top_tree.c) */
+		for (long i = t->v[parent].first; i >= 0 && k < t->n; i = t->v[i].next)
+			kids[k++] = i;
+	for (long i = 0; parent < 0 && i < t->n; i++)
+		if (t->v[i].parent < 0)
+			kids[k++] = i;
+	for (long i = 1; i < k; i++) /* insertion sort: few children */
+		for (long j = i; j > 0 && t->v[kids[j]].ns > t->v[kids[j - 1]].ns; j--) {
+			long x = kids[j];
+			kids[j] = kids[j - 1];
+			kids[j - 1] = x;
+		}
+	return k;
 }
 
-static bool on_path(const struct tree *t, int depth, uint32_t f)
-{
-	for (int i = 0; i < depth; i++)
-		if (strcmp(t->p->funcs[t->path[i]].api, t->p->funcs[f].api) == 0)
-			return true;
-	return false;
-}
-
-static int node(struct tree *t, const struct top_child *c, int depth)
+/* One path: calls, total and self time, then what it called below it:
+ * each line a path of profiled calls that happened (issue 35.2). */
+static int node(struct tree *t, long e, int depth)
 {
 	char calls[TOP_FMT_LEN], total[TOP_FMT_LEN], self[TOP_FMT_LEN];
+	const struct top_path *c = &t->v[e];
 	const struct top_func *f = &t->p->funcs[c->func];
 	const char *est = c->estimated ? "~" : "";
 
 	top_fmt_count(calls, sizeof(calls), c->calls);
 	top_fmt_ns(total, sizeof(total), c->ns);
-	top_fmt_ns(self, sizeof(self), c->ns * self_share(t, c->func));
+	top_fmt_ns(self, sizeof(self), c->self_ns);
 	if (lines_add(t->l, "%10s %s%-10s %s%-10s %*s%s.%s", calls, est, total, est, self,
 	              2 * depth, "", f->api, f->name))
 		return -1;
+	if (c->ovf_calls) {
+		top_fmt_count(calls, sizeof(calls), c->ovf_calls);
+		top_fmt_ns(total, sizeof(total), c->ovf_ns);
+		if (lines_add(t->l, "%10s %s%-10s %-10s %*s(other paths)", calls, est, total, "-",
+		              2 * depth + 2, ""))
+			return -1;
+	}
 	if (depth + 1 >= TOP_CALLVIEW_DEPTH)
 		return 0;
-	t->path[depth] = c->func;
-	struct top_child *ch;
-	long n = top_children(t->p, t->w, c->func + 1, &ch);
-	int rc = n < 0 ? -1 : 0;
-	for (long i = 0; rc == 0 && i < n; i++)
-		if (!on_path(t, depth + 1, ch[i].func))
-			rc = node(t, &ch[i], depth + 1);
-	if (n > 0)
-		free(ch);
+	long *kids = malloc((size_t)(t->n ? t->n : 1) * sizeof(*kids));
+	if (kids == NULL)
+		return -1;
+	long k = kids_of(t, e, kids);
+	int rc = 0;
+	for (long i = 0; rc == 0 && i < k; i++)
+		rc = node(t, kids[i], depth + 1);
+	free(kids);
 	return rc;
 }
 
-/* The outermost calls of the threads t->w says. */
+/* The outermost calls of the threads t->w says, from their trees. */
 static int roots(struct tree *t)
 {
-	struct top_child *ch;
-	long n = top_children(t->p, t->w, APIPROF_PARENT_NONE, &ch);
-	int rc = n < 0 ? -1 : 0;
-
-	for (long i = 0; rc == 0 && i < n; i++)
-		rc = node(t, &ch[i], 0);
-	if (n > 0)
-		free(ch);
+	t->n = top_tree_paths(t->p, t->w.all, t->w.tid, &t->v);
+	if (t->n < 0)
+		return -1;
+	long *kids = malloc((size_t)(t->n ? t->n : 1) * sizeof(*kids));
+	int rc = kids ? 0 : -1;
+	long k = kids ? kids_of(t, -1, kids) : 0;
+	for (long i = 0; rc == 0 && i < k; i++)
+		rc = node(t, kids[i], 0);
+	free(kids);
+	free(t->v);
+	t->v = NULL;
 	return rc;
 }
 
@@ -245,7 +251,7 @@ static const char *tid_name(const struct top_proc *p, uint32_t tid)
 
 int top_callview_tree(struct top_lines *l, const struct top_proc *p, bool all)
 {
-	struct tree t = {l, p, {all, 0}, {0}};
+	struct tree t = {l, p, {all, 0}, NULL, 0};
 
 	if (lines_add(l, "%10s %-10s %-10s %s", "CALLS", "TOTAL", "SELF", "FUNCTION"))
 		return -1;

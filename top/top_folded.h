@@ -5,15 +5,13 @@
  *
  *	caller;api.function;api.child COUNT
  *
- * summed over a process's threads.  caller is the resolved call site of
- * the outermost call (function, module+0xoff, [anon], [unknown], or
- * "(other callers)").  A call made inside another api's call continues
- * each of its parent's stacks; when the parent has several, the calls
- * are shared out among them in proportion to their counts (the runtime
- * keeps one level of parent, not the whole path), in whole calls.  So
- * the lines that end in a function add up to its calls exactly.  With
- * ns, a line's figure is the time of its calls apportioned by the
- * function's self time: a frame's width is its inclusive time.
+ * summed over a process's threads.  Each stack is a node of a thread's
+ * calling-context tree (issue 35.2, top_tree.c): caller is the resolved
+ * call site of its root (function, module+0xoff, [anon], [unknown], or
+ * "(context not known)"), then the functions of its path.  COUNT is the
+ * node's own calls (not its children's); with ns, its self time (its
+ * time less its children's), so that a frame's width is its inclusive
+ * time.  Calls the bounded tree had no node for end in "(other paths)".
  */
 #ifndef TOP_FOLDED_H
 #define TOP_FOLDED_H

@@ -5,6 +5,7 @@
 
 #include "top_calls.h"
 #include "top_group.h"
+#include "top_tree.h"
 
 static uint64_t scale(uint64_t v, double ratio)
 {
@@ -158,7 +159,7 @@ static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *ma
 			gc->sites_tick = 1;
 		add_sites(g, m, map, gc, c, &r);
 	}
-	return 0;
+	return top_tree_add_member(g, m, map, r.ratio);
 }
 
 static void header_from(struct top_proc *g, const struct top_proc *m)

@@ -16,6 +16,7 @@
 
 #include "apiprof_stat.h"
 #include "top_model.h"
+#include "top_tree.h"
 
 void top_proc_init(struct top_proc *p, int pid, uint64_t starttime)
 {
@@ -26,6 +27,7 @@ void top_proc_init(struct top_proc *p, int pid, uint64_t starttime)
 
 void top_proc_free(struct top_proc *p)
 {
+	top_tree_free(p);
 	free(p->funcs);
 	free(p->cells);
 	free(p->index);
@@ -277,6 +279,8 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
  * tick 0 (which no clock of the runtime gives) makes no cell. */
 int top_proc_offer(struct top_proc *p, const struct top_snap *s)
 {
+	if (s->flags & APIPROF_REC_NODES)
+		return top_tree_offer(p, s);
 	if (held_tick(cell_find(p, s->tid, s->func), s) >= s->tick)
 		return 0;
 	return top_proc_snap(p, s) == 0 ? 1 : -1;

@@ -87,6 +87,8 @@ struct top_proc {
 
 	struct top_func *funcs;
 	uint32_t nfuncs;
+	struct top_tree *trees; /* per thread (top_tree.c) */
+	size_t ntrees;
 	struct top_cell *cells; /* in order of appearance */
 	size_t ncells;
 	size_t capcells;

@@ -432,6 +432,33 @@ static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, ui
 	}
 }
 
+/* An APIPROF_REC_NODES record: the same header, then nodes, each
+ * refused unless its parent is below it (a parent is made before its
+ * children: no cycle) and its function is in the table (func_end, as a
+ * record's own); the record is lost when one is refused. */
+static bool nrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
+{
+	struct apiprof_shm_nrec x;
+
+	memcpy(&x, r, sizeof(x));
+	head_to_snap(d, r);
+	d->func = 0;
+	d->st.calls = 0;
+	if (x.n > APIPROF_NREC_NODES)
+		return false;
+	for (uint32_t i = 0; i < x.n; i++) {
+		const struct apiprof_shm_node *e = &x.node[i];
+
+		if (e->id > APIPROF_NODE_MAX || (e->id == 0 && e->parent != 0) ||
+		    (e->id != 0 && e->parent >= e->id))
+			return false;
+		if (e->id != 0 && e->func + 1ull > *func_end)
+			*func_end = e->func + 1ull;
+		d->nodes[d->nnodes++] = *e;
+	}
+	return true;
+}
+
 /* An APIPROF_REC_SITEQ record: the same header, then each entry's
  * quantiles; a pair out of order (p50 above p99) is not known. */
 static void qrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
@@ -493,9 +520,12 @@ static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, 
 		return -1;
 	if (r.func + 1ull > *func_end)
 		*func_end = r.func + 1ull;
-	if (r.flags & APIPROF_REC_SITES)
+	if (r.flags & APIPROF_REC_NODES) {
+		if (!nrec_to_snap(&snap, &r, func_end))
+			return 0;
+	} else if (r.flags & APIPROF_REC_SITES) {
 		srec_to_snap(&snap, &r, func_end);
-	else if (r.flags & APIPROF_REC_SITEQ)
+	} else if (r.flags & APIPROF_REC_SITEQ)
 		qrec_to_snap(&snap, &r);
 	else if (r.flags & APIPROF_REC_ACCT)
 		xrec_to_snap(&snap, &r);

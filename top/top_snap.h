@@ -87,6 +87,9 @@ struct top_snap {
 	struct top_stat st;
 	struct top_sites sites;
 	struct top_siteq siteq;
+	/* APIPROF_REC_NODES: nodes of the thread's tree (top_tree.h) */
+	uint32_t nnodes;
+	struct apiprof_shm_node nodes[APIPROF_NREC_NODES];
 };
 
 struct top_func {

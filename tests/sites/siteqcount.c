@@ -63,7 +63,7 @@ static void count(const struct top_seg *s, struct count *c)
 		uint32_t t;
 
 		if (!apiprof_ring_read(&v, pos, &r) || r.tid == 0 || r.thread_seq >= MAX_SEQ ||
-		    (t = tid_slot(c, r.tid)) == MAX_TIDS)
+		    (r.flags & APIPROF_REC_NODES) || (t = tid_slot(c, r.tid)) == MAX_TIDS)
 			continue;
 		c->low[t] = r.thread_seq < c->low[t] ? r.thread_seq : c->low[t];
 		c->high[t] = r.thread_seq > c->high[t] ? r.thread_seq : c->high[t];

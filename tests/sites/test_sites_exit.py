@@ -38,11 +38,11 @@ CASE is one of:
   calls before them had a_work for parent.  A timed call with no call in
   progress on its thread is timed inline (apiprof_enter_due), with no
   parent whatever the thread's innermost call was left at;
-- edgemix, edgeprog under APIPROF_SAMPLE=8 in 10 rounds of 1000 a_mix
-  calls (5000 of b_leaf inside, through a_leaf) and 5000 of a_leaf by
-  main: the same site of b_leaf (in a_leaf) is inside a_mix or a root by
-  turns, and its calls are each where they were made, within a few draws
-  a round.  A timed call inline tells whether it has a parent from the
+- edgemix, edgeprog in 10 rounds of 1000 a_mix calls (5000 of b_leaf
+  inside, through a_leaf) and 5000 of a_leaf by main: the same site of
+  b_leaf (in a_leaf) is inside a_mix or a root by turns; the call tree's
+  paths (issue 35.2) have exactly 50000 on each, and under
+  APIPROF_SAMPLE=8 all 100000 on the two, within a few draws a round.  A timed call inline tells whether it has a parent from the
   frame words (apiprof_any_in_call), not from its site, which the roots
   share;
 - edgever, edgever under APIPROF_SAMPLE=8: edgesampled through versioned
@@ -234,21 +234,49 @@ def test_edgeroots(tmp):
     print("ok: sampled: %d of b_leaf's calls inside a_work, %d of main's own" % (n_in, n_root))
 
 
+def leaf_paths(doc, b):
+    """b_leaf's calls by path of functions in its thread's tree: inside
+    a_mix (whatever a_mix's root), or b_leaf a root (its call site a_leaf
+    by main, or "(context not known)")."""
+    th = [t for t in doc["threads"] if any(f is b for f in t["functions"])][0]
+    nodes = {n["id"]: n for n in th.get("tree", [])}
+    inside = root = other = 0
+    for n in nodes.values():
+        if n["function"] != "siteb.b_leaf":
+            continue
+        if n["parent"] is None:
+            root += n["calls"]
+        elif nodes[n["parent"]]["function"] == "sitea.a_mix":
+            inside += n["calls"]
+        else:
+            other += n["calls"]
+    return inside, root, other
+
+
 def test_edgemix(tmp):
+    # The site of b_leaf in a_leaf is the same inside a_mix and by main:
+    # its callers entry has no one parent, the tree's paths split it.
+    # Every call timed: exactly 10 x 5000 on each path.
+    doc, _ = run([SHIM_A, SHIM_B], [EDGE, "1000", "5000", "10"], tmp)
+    b = func(doc, "siteb", "b_leaf")
+    n_in, n_root, n_other = leaf_paths(doc, b)
+    if b["calls"] != 100000 or (n_in, n_root, n_other) != (50000, 50000, 0):
+        fail("b_leaf's paths, inside a_mix and not by turns: %d inside, %d roots, %d other" %
+             (n_in, n_root, n_other))
+    # Sampled: the calls between two timed ones count at the first's path
+    # (20 changes of path, each may move up to 15 calls, and those before
+    # b_leaf's first timed call are "(context not known)" roots), but every
+    # call is on one path.
     doc, _ = run([SHIM_A, SHIM_B], [EDGE, "1000", "5000", "10"], tmp, APIPROF_SAMPLE="8")
     b = func(doc, "siteb", "b_leaf")
-    n_in = sum(c["calls"] for c in b["callers"] if c.get("parent") == "sitea.a_mix")
-    n_root = sum(c["calls"] for c in b["callers"] if "parent" not in c)
-    # 20 changes between inside and outside, each of which may put the
-    # calls up to the first timed one after it (at most 15 apart) on the
-    # other side, and those before b_leaf's first timed call
-    if b["calls"] != 100000 or n_in + n_root != b["calls"] or \
-            not 50000 - 400 <= n_in <= 50000 + 400 or \
+    s_in, s_root, s_other = leaf_paths(doc, b)
+    if b["calls"] != 100000 or s_in + s_root != b["calls"] or s_other != 0 or \
+            not 50000 - 400 <= s_in <= 50000 + 400 or \
             any(c["symbol"] not in ("a_leaf", "(other callers)") for c in b["callers"]):
-        fail("b_leaf's callers, inside a_mix and not by turns: %d inside, %d roots: %r" %
-             (n_in, n_root, b))
-    print("ok: sampled: %d of b_leaf's calls inside a_mix, %d roots, from one site" %
-          (n_in, n_root))
+        fail("b_leaf's paths, sampled: %d inside a_mix, %d roots, %d other: %r" %
+             (s_in, s_root, s_other, b))
+    print("ok: b_leaf's calls from one site: %d inside a_mix, %d roots; sampled %d and %d" %
+          (n_in, n_root, s_in, s_root))
 
 
 def test_edgever(tmp):

@@ -177,6 +177,28 @@ static uint64_t write_entries(struct tseg *t, uint32_t tid, uint32_t func, uint6
 	return pos;
 }
 
+/* An APIPROF_REC_NODES record of n nodes (at most APIPROF_NREC_NODES). */
+uint64_t tseg_write_nodes(struct tseg *t, uint32_t tid, uint64_t tick,
+                          const struct apiprof_shm_node *node, uint32_t n)
+{
+	uint64_t pos = t->h->head++;
+	struct apiprof_shm_rec *r = tseg_slot(t, pos);
+	struct apiprof_shm_nrec x;
+
+	memset(r, 0, sizeof(*r));
+	memset(&x, 0, sizeof(x));
+	x.tid = tid;
+	x.flags = APIPROF_REC_NODES;
+	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
+	x.tick = tick;
+	x.n = n;
+	x.count = n;
+	memcpy(x.node, node, n * sizeof(*node));
+	memcpy((char *)r + sizeof(r->seq), (char *)&x + sizeof(x.seq), sizeof(x) - sizeof(x.seq));
+	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
+	return pos;
+}
+
 /* An APIPROF_REC_SITES record: the 1 + APIPROF_SITES entries of site
  * (key 0: unused). */
 uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,

@@ -39,6 +39,8 @@ void tseg_func(struct tseg *t, uint32_t idx, const char *api, const char *name);
 struct apiprof_shm_rec *tseg_slot(struct tseg *t, uint64_t pos);
 uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, uint64_t calls,
                     uint64_t ticks_each);
+uint64_t tseg_write_nodes(struct tseg *t, uint32_t tid, uint64_t tick,
+                          const struct apiprof_shm_node *node, uint32_t n);
 uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_site *site);
 uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The calling-context tree in the exit outputs (issue 35.2).
+
+usage: test_tree.py CASE TREE_INVARIANTS LIBAPIPROF SHIM_MALLOC SHIM_TREER
+                    SHIM_TREEA SHIM_TREEB TREEPROG APIPROF_TOP
+
+treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
+
+- paths: N = 3.  The exit JSON's tree under tr_root and tr_close is
+  exactly tr_root 3 > ta_one 3 > (malloc 3000, free 3000, tb_call 3 >
+  (malloc 15, free 15)), ta_two 3 > (malloc 30, free 30); tr_close 1 >
+  (malloc 1, free 1): no other node holds those functions, and no other
+  node is below them.  The summary's tree has the same lines.  ta_one's
+  1000 mallocs a call come from 20 sites, more than the 16 a row keeps:
+  a tree made of the sites' parents gave them to whichever function's
+  call the "(other callers)" run ended in;
+- once: the same as functions' children: ta_one's are malloc, free and
+  tb_call, tr_close's malloc 1 and free 1 only (the sqlite3_close case),
+  tr_root's ta_one and ta_two only;
+- overflow: APIPROF_MAX_NODES=6, N = 3: every node printed is one of the
+  paths above with its exact count; the calls of the functions add up to
+  the nodes', their other paths' and their calls not recorded;
+- sampled: APIPROF_SAMPLE=8, N = 20: the invariants hold, every path
+  printed is one of the above (or a root whose context is not known), and
+  the figures are marked estimated;
+- invariants: N = 50 in a thread that ends first (APIPROF_KEEP_EXITED=0:
+  its tree is folded into "(exited)"): the folded tree has the exact
+  paths, and tree_invariants.py passes on the JSON and the summary;
+- top: N = 3, the process waiting: apiprof-top --folded has one line per
+  path above, its node's own calls, the root call site first, and no
+  other line through those functions (no stack spread over another's
+  call sites); apiprof-top --json's thread tree has exactly the paths
+  above; tree_invariants.py passes on both.  In a mount namespace of
+  its own with a tmpfs on /dev/shm (exit 77: none to be had).
+"""
+import atexit
+import json
+import os
+import re
+import subprocess
+import sys
+import shutil
+import tempfile
+
+CASE, CHECKER, LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B, PROG, TOP = sys.argv[1:10]
+MOUNT = "mount -t tmpfs tmpfs /dev/shm"
+INNER = "APIPROF_TEST_TREE_INNER"
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def expected(n):
+    """path (tuple of functions from the root) -> calls"""
+    one, b = ("treer.tr_root", "treea.ta_one"), ("treer.tr_root", "treea.ta_one", "treeb.tb_call")
+    two, close = ("treer.tr_root", "treea.ta_two"), ("treer.tr_close",)
+    return {
+        ("treer.tr_root",): n, one: n, one + ("malloc.malloc",): 1000 * n,
+        one + ("malloc.free",): 1000 * n, b: n, b + ("malloc.malloc",): 5 * n,
+        b + ("malloc.free",): 5 * n, two: n, two + ("malloc.malloc",): 10 * n,
+        two + ("malloc.free",): 10 * n, close: 1, close + ("malloc.malloc",): 1,
+        close + ("malloc.free",): 1,
+    }
+
+
+def run(n, env_extra, thread=False):
+    tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
+    atexit.register(shutil.rmtree, tmp, True)
+    out = os.path.join(tmp, "out.json")
+    env = dict(os.environ)
+    env.update({
+        "LD_PRELOAD": " ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+        "LD_LIBRARY_PATH": os.path.dirname(os.path.abspath(PROG)),
+        "APIPROF_OUTPUT": out, "APIPROF_SUMMARY": "1", "APIPROF_SHM": "0",
+    })
+    env.update(env_extra)
+    args = [PROG, str(n)] + (["thread"] if thread else [])
+    p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        fail("treeprog exited %d: %s" % (p.returncode, p.stderr))
+    with open(out) as f:
+        doc = json.load(f)
+    with open(os.path.join(tmp, "summary.txt"), "w") as f:
+        f.write(p.stderr)
+    return doc, p.stderr, tmp
+
+
+def paths(th):
+    """path -> (calls, node) of a thread's tree"""
+    if "tree" not in th:
+        fail("no tree in the exit JSON")
+    nodes = {n["id"]: n for n in th["tree"]}
+    res = {}
+    for n in th["tree"]:
+        if n["id"] == 0:
+            continue
+        path, m = [], n
+        while m is not None:
+            path.append(m["function"])
+            m = nodes.get(m["parent"]) if m["parent"] is not None else None
+        res[tuple(reversed(path))] = (n["calls"], n)
+    return res
+
+
+def ours(path):
+    return any(f.split(".")[0] in ("treer", "treea", "treeb") for f in path)
+
+
+def thread_of(doc, folded=False):
+    for th in doc["threads"]:
+        if (th["state"] == "folded") == folded and th["functions"]:
+            return th
+    fail("no %s thread in %s" % ("folded" if folded else "running", [t["tid"] for t in doc["threads"]]))
+
+
+def check_exact(th, n):
+    want = expected(n)
+    have = {p: c for p, (c, _) in paths(th).items() if ours(p)}
+    if have != want:
+        extra = {p: c for p, c in have.items() if want.get(p) != c}
+        missing = {p: c for p, c in want.items() if have.get(p) != c}
+        fail("paths differ: printed %s, expected %s" % (extra, missing))
+
+
+def checker(*files):
+    p = subprocess.run([sys.executable, CHECKER] + list(files), capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("tree_invariants.py: %s%s" % (p.stdout, p.stderr))
+
+
+def summary_tree(text):
+    """the lines of the summary's tree below tr_root and tr_close: (depth, calls, name)"""
+    rows, on = [], False
+    for line in text.splitlines():
+        if line.startswith("  call tree"):
+            on = True
+            continue
+        m = re.match(r"^  +(\d+) +\S+ +\S+  ( *)(`- )?(.*)$", line) if on else None
+        if on and "function" in line:
+            continue
+        if m is None:
+            on = False
+            continue
+        rows.append((len(m.group(2)) // 2, int(m.group(1)), m.group(4)))
+    out, keep = [], -1
+    for depth, calls, name in rows:
+        if depth == 0:
+            keep = name.startswith("treer.")
+        if keep:
+            out.append((depth, calls, name))
+    return sorted(out)
+
+
+def case_paths():
+    doc, err, tmp = run(3, {})
+    th = thread_of(doc)
+    check_exact(th, 3)
+    want = sorted((len(p) - 1, c, p[-1]) for p, c in expected(3).items())
+    have = summary_tree(err)
+    if have != want:
+        fail("summary tree %s, expected %s" % (have, want))
+    checker(os.path.join(tmp, "out.json"), os.path.join(tmp, "summary.txt"))
+
+
+def children(th, name):
+    for f in th["functions"]:
+        if "%s.%s" % (f["api"], f["name"]) == name:
+            return {"%s.%s" % (c["api"], c["name"]): c["calls"] for c in f["children"]}
+    fail("no function %s" % name)
+
+
+def case_once():
+    doc, _, _ = run(3, {})
+    th = thread_of(doc)
+    for name, want in (("treea.ta_one", {"malloc.malloc": 3000, "malloc.free": 3000,
+                                         "treeb.tb_call": 3}),
+                       ("treer.tr_close", {"malloc.malloc": 1, "malloc.free": 1}),
+                       ("treer.tr_root", {"treea.ta_one": 3, "treea.ta_two": 3}),
+                       ("treea.ta_two", {"malloc.malloc": 30, "malloc.free": 30})):
+        have = children(th, name)
+        if have != want:
+            fail("%s's children %s, expected %s" % (name, have, want))
+
+
+def case_overflow():
+    doc, _, tmp = run(3, {"APIPROF_MAX_NODES": "6"})
+    th = thread_of(doc)
+    want = expected(3)
+    got = paths(th)
+    for p, (c, _) in got.items():
+        if ours(p) and want.get(p) != c:
+            fail("node %s with %d calls: not a path that happened with those calls" % (p, c))
+    if len(got) > 6:
+        fail("%d nodes, more than the bound 6" % len(got))
+    nodes = sum(n["calls"] for n in th["tree"])
+    other = sum((n.get("other_paths") or {}).get("calls", 0) for n in th["tree"])
+    lost = sum((n.get("other_paths") or {}).get("not_recorded_calls", 0) for n in th["tree"])
+    calls = sum(f["calls"] for f in th["functions"])
+    if nodes + other + lost != calls or other == 0 or lost == 0:
+        fail("nodes %d + other paths %d + not recorded %d != %d calls"
+             % (nodes, other, lost, calls))
+    checker(os.path.join(tmp, "out.json"), os.path.join(tmp, "summary.txt"))
+
+
+def case_sampled():
+    doc, _, tmp = run(20, {"APIPROF_SAMPLE": "8"})
+    th = thread_of(doc)
+    want = expected(20)
+    for p, (c, n) in paths(th).items():
+        unknown = n["parent"] is None and "site" in n and n["site"] is None
+        if ours(p) and p not in want and not (unknown or p[0] not in ("treer.tr_root",
+                                                                        "treer.tr_close")):
+            fail("path %s printed: it never happened" % (p,))
+    if not any(n["estimated"] for n in th["tree"]):
+        fail("no node marked estimated in sampled mode")
+    if "(estimated: sampled)" not in open(os.path.join(tmp, "summary.txt")).read():
+        fail("the summary's tree does not say it is estimated")
+    checker(os.path.join(tmp, "out.json"), os.path.join(tmp, "summary.txt"))
+
+
+def case_invariants():
+    doc, _, tmp = run(50, {"APIPROF_KEEP_EXITED": "0"}, thread=True)
+    check_exact(thread_of(doc, folded=True), 50)
+    checker(os.path.join(tmp, "out.json"), os.path.join(tmp, "summary.txt"))
+
+
+def folded_paths(text):
+    """path (without the root's call site) -> calls, of ours"""
+    res = {}
+    for line in text.splitlines():
+        stack, _, n = line.rpartition(" ")
+        frames = tuple(stack.split(";")[1:])
+        if ours(frames):
+            if frames in res:
+                fail("--folded: %s twice" % (frames,))
+            res[frames] = int(n)
+    return res
+
+
+def case_top():
+    if not os.environ.get(INNER):
+        if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT],
+                          stderr=subprocess.DEVNULL).returncode:
+            print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace")
+            sys.exit(77)
+        env = dict(os.environ, **{INNER: "1"})
+        argv = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
+        sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", MOUNT + ' && exec "$@"', "sh"] +
+                                argv, env=env).returncode)
+    env = dict(os.environ, LD_PRELOAD=" ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+               LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)), APIPROF_INTERVAL_MS="20")
+    env.pop("APIPROF_SHM", None)
+    p = subprocess.Popen([PROG, "3", "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=env, text=True)
+    want, got, text = expected(3), None, ""
+    try:
+        if p.stdout.readline() != "ready\n":
+            fail("treeprog did not get ready")
+        for _ in range(400):  # until a read has every node (the flusher's pace)
+            text = subprocess.run([TOP, "--folded", "-p", str(p.pid)], capture_output=True,
+                                  text=True).stdout
+            got = folded_paths(text)
+            if got == want:
+                break
+        for _ in range(400):
+            js = subprocess.run([TOP, "-b", "--json", "-n", "1", "-p", str(p.pid)],
+                                capture_output=True, text=True).stdout
+            procs = [q for line in js.splitlines() for q in json.loads(line)["processes"]]
+            trees = [t for q in procs for t in q["threads"] if "tree" in t]
+            have = {k: c for k, (c, _) in paths(trees[0]).items() if ours(k)} if trees else {}
+            if have == want:
+                break
+    finally:
+        p.stdin.close()
+        p.wait()
+    if got != want:
+        fail("--folded: %s, expected %s:\n%s" % (got, want, text))
+    if have != want:
+        fail("--json: the tree's paths %s, expected %s" % (have, want))
+    tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
+    atexit.register(shutil.rmtree, tmp, True)
+    with open(os.path.join(tmp, "folded.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(tmp, "top.json"), "w") as f:
+        f.write(js.splitlines()[-1])
+    checker("--format", "folded", os.path.join(tmp, "folded.txt"))
+    checker(os.path.join(tmp, "top.json"))
+
+
+{"paths": case_paths, "top": case_top, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
+ "invariants": case_invariants}[CASE]()
+print("ok")
