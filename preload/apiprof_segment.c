@@ -263,35 +263,50 @@ static bool is_earlier_image(int dfd, const char *name)
 	       S_ISREG(st.st_mode) && st.st_uid == seg.id.uid;
 }
 
+/* The flags and state words of a segment's header, read with pread (a
+ * file too short for them: false). */
+static bool header_words(int dfd, const char *name, uint32_t *flags, uint32_t *state)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	ssize_t a = pread(fd, flags, sizeof(*flags), offsetof(struct apiprof_shm_header, flags));
+	ssize_t b = pread(fd, state, sizeof(*state), offsetof(struct apiprof_shm_header, state));
+	close(fd);
+	return a == (ssize_t)sizeof(*flags) && b == (ssize_t)sizeof(*state);
+}
+
 /* A segment of our euid and pid namespace whose process is gone (no
- * process has its pid now): one that died (SIGSEGV, SIGABRT, SIGKILL) or
- * ended while a collector watched.  While one watches, that collector
- * takes it (top/top_collect.c); else nobody will read it, and the next
- * start of a process of the same user removes it, as --clean would.  A
- * pid that lives may be reused: that is the viewer's to judge. */
+ * process has its pid now): one that died (SIGSEGV, SIGABRT, SIGKILL:
+ * its state never became EXITED) or ended while a collector watched
+ * (APIPROF_SHM_LEFT).  While one watches, that collector takes it
+ * (top/top_collect.c); else nobody will read it, and the next start of a
+ * process of the same user removes it, as --clean would.  A segment that
+ * ended without the mark was kept by APIPROF_KEEP_SHM: the user's to
+ * remove.  A pid that lives may be reused: that is the viewer's to
+ * judge. */
 static bool is_dead_peer(int dfd, const char *name)
 {
 	struct apiprof_segid id;
 	struct stat st;
+	uint32_t flags = 0, state = 0;
 
 	return apiprof_segname_parse(name, &id) == 0 && !id.legacy && id.uid == seg.id.uid &&
 	       id.pidns == seg.id.pidns && id.pid != seg.id.pid && kill(id.pid, 0) != 0 &&
 	       errno == ESRCH && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISREG(st.st_mode) && st.st_uid == seg.id.uid;
+	       S_ISREG(st.st_mode) && st.st_uid == seg.id.uid &&
+	       header_words(dfd, name, &flags, &state) &&
+	       (state != APIPROF_PROC_EXITED || (flags & APIPROF_SHM_LEFT));
 }
 
 /* An earlier image's segment left for a collector (it exec'ed while one
  * watched): the collector takes it. */
 static bool left_for_collector(int dfd, const char *name)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	uint32_t flags = 0;
+	uint32_t flags = 0, state = 0;
 
-	if (fd < 0)
-		return false;
-	ssize_t n = pread(fd, &flags, sizeof(flags), offsetof(struct apiprof_shm_header, flags));
-	close(fd);
-	return n == (ssize_t)sizeof(flags) && (flags & APIPROF_SHM_LEFT);
+	return header_words(dfd, name, &flags, &state) && (flags & APIPROF_SHM_LEFT);
 }
 
 static bool sweep_one(int dfd, const char *name, bool watched)
