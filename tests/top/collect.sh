@@ -103,7 +103,7 @@ for f in "$prog" "$shim" $(ldd "$shim" "$prog" | awk '/lib(apiprof|toplib)/ { pr
 	cp "$f" "$tmp/bin/"
 done
 setpriv --reuid=$user --regid=$user --clear-groups env LD_LIBRARY_PATH="$tmp/bin" \
-	LD_PRELOAD="$tmp/bin/$(basename "$shim")" "$tmp/bin/$(basename "$prog")" 4 &
+	LD_PRELOAD="${pl%"$shim"}$tmp/bin/$(basename "$shim")" "$tmp/bin/$(basename "$prog")" 4 &
 upid=$!
 wait $upid || fail "user $user's short process failed"
 wd "$top" -b -n 1 --json >"$tmp/top.json" 2>"$tmp/top.err" || fail "viewer: status $?: $(cat "$tmp/top.err")"
