@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Debian's nginx (nginx-light) under ab, profiled by apiprof-run -s net,
+"""Debian's nginx (package nginx) under ab, profiled by apiprof-run -s net,
 with workers that drop privileges to a throwaway user (issue 35.9).
 
   test_nginx.py APIPROF_RUN RUNTIME
@@ -85,7 +85,7 @@ def main():
     apiprof_run, runtime = os.path.abspath(sys.argv[1]), sys.argv[2]
     if sanitized(runtime):
         skip("sanitizer build: the real programs are not instrumented")
-    need("nginx", "nginx-light")
+    need("nginx", "nginx")
     need("ab", "apache2-utils")
     sb = sandbox(users=1, netns=True)
     os.environ.pop("APIPROF_OUTPUT", None)

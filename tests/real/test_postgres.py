@@ -94,7 +94,7 @@ def main():
     apiprof_run, top, runtime, shim = [os.path.abspath(a) for a in sys.argv[1:]]
     if sanitized(runtime):
         skip("sanitizer build: the real programs are not instrumented")
-    need("pgbench", "postgresql")
+    need("pgbench", "postgresql-client-common")
     need("strace", "strace")
     need("setpriv", "util-linux")
     pgbin = pg_bin()
