@@ -21,6 +21,7 @@ Waits poll an outcome with a bounded number of tries, never a fixed sleep.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -174,6 +175,7 @@ class Sandbox:
             need("ip", "iproute2")
             run(["ip", "link", "set", "lo", "up"])
         self.procs = []
+        self.logs = {}
 
     def path(self, *parts):
         return os.path.join(self.scratch, *parts)
@@ -191,17 +193,38 @@ class Sandbox:
         out = open(self.path(log), "w")
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, **kw)
         self.procs.append(p)
+        self.logs[p.pid] = self.path(log)
         return p
+
+    def log(self, p):
+        """What the server p started by start() has written so far."""
+        with open(self.logs[p.pid]) as f:
+            return f.read()
+
+    def ready(self, p, what, test):
+        """Polls test() until it is true (the server p answers); fails,
+        with the server's log, when p exits first."""
+        def once():
+            if test():
+                return True
+            if p.poll() is not None:
+                fail("%s exited %d: %s" % (what, p.returncode, self.log(p)))
+            return False
+        poll(what + " to answer", once)
+
+    def wait_end(self, p, what, after):
+        """Waits (a minute at most) for p to end after a request to."""
+        try:
+            return p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail("%s did not end within a minute of %s" % (what, after))
 
     def stop(self, p, sig=signal.SIGTERM, what="the server"):
         """Sends sig and waits (bounded) for the process to end."""
         if p.poll() is None:
             p.send_signal(sig)
-        try:
-            return p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            fail("%s did not end within a minute of signal %d" % (what, sig))
+        return self.wait_end(p, what, "signal %d" % sig)
 
     def finish(self, checks):
         """Ends the test: every check passed, or the list of those that did
@@ -229,6 +252,29 @@ def sanitized(lib):
     return any(s in out for s in ("libasan.so", "libubsan.so", "libtsan.so"))
 
 
+def begin(usage, tools, users=0, netns=False):
+    """What every test of the suite does first. Its arguments against
+    usage ("test_x.py APIPROF_RUN RUNTIME a|b": a word an argument, and a
+    word with '|' one of its cases); a skip in a sanitizer build (the
+    real programs are not instrumented); each (tool, Debian package) of
+    tools there; the sandbox (its users and netns); no APIPROF_OUTPUT
+    from the caller. Returns the sandbox and the arguments, each path
+    made absolute."""
+    words = usage.split()[1:]
+    given = sys.argv[1:]
+    if len(given) != len(words) or any("|" in w and a not in w.split("|")
+                                       for w, a in zip(words, given)):
+        fail("usage: " + usage)
+    args = [a if "|" in w else os.path.abspath(a) for w, a in zip(words, given)]
+    if sanitized(args[words.index("RUNTIME")]):
+        skip("sanitizer build: the real programs are not instrumented")
+    for tool, package in tools:
+        need(tool, package)
+    sb = sandbox(users, netns)
+    os.environ.pop("APIPROF_OUTPUT", None)
+    return sb, args
+
+
 # ---------------------------------------------------------------------------
 # The answers.
 
@@ -249,6 +295,18 @@ def rows(doc, function):
 def total(docs, function, field="calls"):
     """Sum of field of function over the documents' threads."""
     return sum(f.get(field) or 0 for d in docs for f in rows(d, function))
+
+
+def count_table(path):
+    """{name: calls} from the table of strace -c (a system call a row) or
+    ltrace -c (a function a row; it has no errors column)."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", line)
+            if m:
+                counts[m.group(2)] = int(m.group(1))
+    return counts
 
 
 class Checks:
@@ -273,6 +331,16 @@ class Checks:
         else:
             say("MISMATCH: %s: %s" % (what, detail))
             self.bad.append("%s: %s" % (what, detail))
+
+    def same_run(self, prof, bare, witness_name):
+        """The run under apiprof (a CompletedProcess) exited and printed
+        as the witness's run did, and printed something."""
+        self.equal("exit status", prof.returncode, witness_name, bare.returncode)
+        same = prof.stdout == bare.stdout
+        self.true("output", same and len(bare.stdout) > 0,
+                  "%d bytes under apiprof, %d %s, %s"
+                  % (len(prof.stdout), len(bare.stdout), witness_name, "equal" if same else
+                     "different: %.200r against %.200r" % (prof.stdout, bare.stdout)))
 
     def report(self):
         if self.bad:

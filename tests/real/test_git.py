@@ -14,14 +14,12 @@ calls = ltrace's counts.
 Takes about 3 s (2 cores).
 """
 import os
-import re
 import signal
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reallib import (Checks, fail, load, need, run,  # noqa: E402
-                     sandbox, sanitized, say, skip, total)
+from reallib import Checks, begin, count_table, load, run, say, total  # noqa: E402
 
 COMMITS = 300
 FUNCS = ("inflate", "inflateInit_", "inflateEnd")
@@ -44,26 +42,9 @@ def history():
     return b"".join(out)
 
 
-def ltrace_counts(text):
-    """{function: calls} from ltrace -c's table."""
-    counts = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(\w+)\s*$", line)
-        if m:
-            counts[m.group(2)] = int(m.group(1))
-    return counts
-
-
 def main():
-    if len(sys.argv) != 3:
-        fail("usage: test_git.py APIPROF_RUN RUNTIME")
-    apiprof_run, runtime = os.path.abspath(sys.argv[1]), sys.argv[2]
-    if sanitized(runtime):
-        skip("sanitizer build: the real programs are not instrumented")
-    need("git", "git")
-    need("ltrace", "ltrace")
-    sb = sandbox()
-    os.environ.pop("APIPROF_OUTPUT", None)
+    sb, (apiprof_run, _) = begin("test_git.py APIPROF_RUN RUNTIME",
+                                 [("git", "git"), ("ltrace", "ltrace")])
     # No configuration but the test's: no pager, no user or system config.
     os.environ.update(HOME=sb.path(), GIT_CONFIG_NOSYSTEM="1", GIT_PAGER="cat", LC_ALL="C")
     repo = sb.path("repo")
@@ -77,13 +58,8 @@ def main():
     prof = subprocess.run([apiprof_run, "-s", "zlib", "-o", out, "--"] + cmd, capture_output=True)
     checks = Checks("git log -p")
     say("git log -p: %d bytes of output" % len(bare.stdout))
-    checks.equal("exit status", prof.returncode, "under ltrace", bare.returncode)
-    checks.true("output", prof.stdout == bare.stdout and len(bare.stdout) > 0,
-                "%d bytes under apiprof, %d under ltrace, %s" % (
-                    len(prof.stdout), len(bare.stdout),
-                    "equal" if prof.stdout == bare.stdout else "different"))
-    with open(lt) as f:
-        lc = ltrace_counts(f.read())
+    checks.same_run(prof, bare, "under ltrace")
+    lc = count_table(lt)
     doc = load(out)
     for fn in FUNCS:
         checks.equal("%s calls" % fn, total([doc], fn), "ltrace's", lc.get(fn, 0))

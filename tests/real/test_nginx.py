@@ -26,8 +26,7 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reallib import (Checks, fail, load, need, poll, run,  # noqa: E402
-                     sandbox, sanitized, say, skip, total)
+from reallib import Checks, begin, fail, load, run, say, total  # noqa: E402
 
 PORT = 8080  # in the test's own network namespace
 WORKERS = 2
@@ -80,15 +79,9 @@ def access_log(path):
 
 
 def main():
-    if len(sys.argv) != 3:
-        fail("usage: test_nginx.py APIPROF_RUN RUNTIME")
-    apiprof_run, runtime = os.path.abspath(sys.argv[1]), sys.argv[2]
-    if sanitized(runtime):
-        skip("sanitizer build: the real programs are not instrumented")
-    need("nginx", "nginx")
-    need("ab", "apache2-utils")
-    sb = sandbox(users=1, netns=True)
-    os.environ.pop("APIPROF_OUTPUT", None)
+    sb, (apiprof_run, _) = begin("test_nginx.py APIPROF_RUN RUNTIME",
+                                 [("nginx", "nginx"), ("ab", "apache2-utils")], users=1,
+                                 netns=True)
     user = sb.users[0]
     uid = pwd.getpwnam(user).pw_uid
     d = sb.path("nginx")
@@ -107,9 +100,7 @@ def main():
     server = sb.start([apiprof_run, "-s", "net", "-o", os.path.join(outdir, "%p.json"), "--",
                        "nginx", "-p", d, "-c", d + "/nginx.conf"], "nginx.out")
     base = "http://127.0.0.1:%d/" % PORT
-    poll("nginx to serve " + base + "a.bin",
-         lambda: get(base + "a.bin") or (server.poll() is not None and fail(
-             "nginx exited %d: %s" % (server.returncode, open(sb.path("nginx.out")).read()))))
+    sb.ready(server, "nginx (GET %sa.bin)" % base, lambda: get(base + "a.bin"))
     served = 0
     for name, n, c in LOAD:
         p = run(["ab", "-q", "-n", str(n), "-c", str(c), base + name])

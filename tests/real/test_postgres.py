@@ -32,8 +32,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reallib import (Checks, build_tree_copy, fail, load, need, poll, run, sandbox,  # noqa: E402
-                     sanitized, say, skip, total)
+from reallib import (Checks, begin, build_tree_copy, count_table, fail, load, poll,  # noqa: E402
+                     run, say, total)
 
 TRANSACTIONS = 60  # pgbench -C -c 2 -t 30
 SERIES = re.compile(r'^apiprof_calls_total\{comm="postgres",api="net",function="send"\} (\d+)$',
@@ -45,21 +45,6 @@ def pg_bin():
     dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"),
                   key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
     return os.path.dirname(dirs[-1]) if dirs else None
-
-
-def strace_counts(path):
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", line)
-            if m:
-                counts[m.group(2)] = int(m.group(1))
-    return counts
-
-
-def log(sb):
-    with open(sb.path("postgres.log")) as f:
-        return f.read()
 
 
 class Textfile:
@@ -89,20 +74,14 @@ class Textfile:
 
 
 def main():
-    if len(sys.argv) != 5:
-        fail("usage: test_postgres.py APIPROF_RUN APIPROF_TOP RUNTIME NET_SHIM")
-    apiprof_run, top, runtime, shim = [os.path.abspath(a) for a in sys.argv[1:]]
-    if sanitized(runtime):
-        skip("sanitizer build: the real programs are not instrumented")
-    need("pgbench", "postgresql-client-common")
-    need("strace", "strace")
-    need("setpriv", "util-linux")
+    sb, (apiprof_run, top, runtime, shim) = begin(
+        "test_postgres.py APIPROF_RUN APIPROF_TOP RUNTIME NET_SHIM",
+        [("pgbench", "postgresql-client-common"), ("strace", "strace"), ("setpriv", "util-linux")],
+        users=1)
     pgbin = pg_bin()
     if not pgbin:
         fail("no /usr/lib/postgresql/*/bin/postgres (Debian package postgresql, which "
              "./quickstart installs)")
-    sb = sandbox(users=1)
-    os.environ.pop("APIPROF_OUTPUT", None)
     user = sb.users[0]
     asuser = ["setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "--"]
     lib = build_tree_copy(sb, [runtime, shim])
@@ -127,9 +106,8 @@ def main():
                                   "-c", "listen_addresses=", "-c", "fsync=off",
                                   "-c", "max_connections=10"],
                       "postgres.log", cwd=sb.path())
-    poll("the server to accept connections",
-         lambda: subprocess.run([pgbin + "/pg_isready", "-q"]).returncode == 0 or (
-             server.poll() is not None and fail("postgres exited: " + log(sb))))
+    sb.ready(server, "postgres (pg_isready)",
+             lambda: subprocess.run([pgbin + "/pg_isready", "-q"]).returncode == 0)
     run(["pgbench", "-i", "-q", "-I", "dtg"])
     p = run(["pgbench", "-C", "-n", "-c", "2", "-t", str(TRANSACTIONS // 2)])
     done = re.search(r"number of transactions actually processed: (\d+)/", p.stdout)
@@ -138,15 +116,11 @@ def main():
     with open(os.path.join(data, "postmaster.pid")) as f:
         postmaster = int(f.readline())
     os.kill(postmaster, signal.SIGINT)  # fast shutdown
-    try:
-        server.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        fail("the server did not end within a minute of SIGINT")
+    sb.wait_end(server, "the server", "SIGINT")
     checks = Checks("postgres pgbench -C")
     checks.equal("exit status (strace, apiprof-run, postgres)", server.returncode, "bare", 0)
-    with open(sb.path("postgres.log")) as f:
-        said = [line.strip() for line in f
-                if line.startswith("apiprof: ") or "ld.so" in line or "preloaded" in line]
+    said = [line.strip() for line in sb.log(server).splitlines()
+            if line.startswith("apiprof: ") or "ld.so" in line or "preloaded" in line]
     checks.equal("the loader's and the runtime's warnings", said, "bare", [])
     # Two rewrites after the end: the exporter has read since every process ended.
     for i in range(2):
@@ -154,7 +128,7 @@ def main():
     text = tf.text()
     sb.stop(exporter, what="apiprof-top --textfile")
 
-    sends = strace_counts(st).get("sendto", 0)
+    sends = count_table(st).get("sendto", 0)
     docs = [load(f) for f in glob.glob(os.path.join(outdir, "*.json"))]
     say("%d transactions, %d processes wrote a profile; strace: %d sendto" % (
         TRANSACTIONS, len(docs), sends))

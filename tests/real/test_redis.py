@@ -28,8 +28,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reallib import (Checks, fail, load, need, poll, rows, run,  # noqa: E402
-                     sandbox, sanitized, say, skip, total)
+from reallib import Checks, begin, fail, load, rows, run, say, total  # noqa: E402
 
 REQUESTS = {"writes": 20000, "malloc": 10000}  # per redis-benchmark test
 TESTS = {"writes": "ping,set,get", "malloc": "set,get,lpush,lpop,sadd,hset,mset"}
@@ -84,11 +83,7 @@ def shutdown(sb, server, sock):
     replies.)"""
     r = Resp(sock)
     r.s.sendall(b"*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n")
-    try:
-        server.wait(timeout=60)
-    except Exception:
-        fail("redis-server did not end within a minute of SHUTDOWN NOSAVE")
-    return server.returncode
+    return sb.wait_end(server, "redis-server", "SHUTDOWN NOSAVE")
 
 
 def ping(sock):
@@ -103,15 +98,8 @@ def serve(sb, apiprof_run, spec, out):
     server = sb.start([apiprof_run, "-s", spec, "-o", out, "--", "redis-server", "--port", "0",
                        "--unixsocket", sock, "--save", "", "--appendonly", "no",
                        "--dir", sb.path(), "--daemonize", "no"], "redis.log")
-    poll("redis-server to answer PING on " + sock,
-         lambda: ping(sock) or (server.poll() is not None
-                                and fail("redis-server exited: " + log(sb))))
+    sb.ready(server, "redis-server (PING on %s)" % sock, lambda: ping(sock))
     return server, sock
-
-
-def log(sb):
-    with open(sb.path("redis.log")) as f:
-        return f.read()
 
 
 def bench(sock, what):
@@ -171,15 +159,9 @@ def check_malloc(sb, apiprof_run, checks):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
-        fail("usage: test_redis.py APIPROF_RUN RUNTIME writes|malloc")
-    apiprof_run, runtime, what = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-    if sanitized(runtime):
-        skip("sanitizer build: the real programs are not instrumented")
-    need("redis-server", "redis-server")
-    need("redis-benchmark", "redis-tools")
-    sb = sandbox()
-    os.environ.pop("APIPROF_OUTPUT", None)
+    sb, (apiprof_run, _, what) = begin(
+        "test_redis.py APIPROF_RUN RUNTIME " + "|".join(TESTS),
+        [("redis-server", "redis-server"), ("redis-benchmark", "redis-tools")])
     checks = Checks("redis " + what)
     {"writes": check_writes, "malloc": check_malloc}[what](sb, apiprof_run, checks)
     sb.finish(checks)

@@ -25,15 +25,13 @@ sqlite3_column_text, 1 call of about 1 us, "made" 32,660 malloc calls of
 Takes about 1 s (2 cores).
 """
 import os
-import re
 import signal
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from reallib import (Checks, fail, load, need, rows,  # noqa: E402
-                     sandbox, sanitized, say, skip, total)
+from reallib import Checks, begin, count_table, load, rows, say, total  # noqa: E402
 
 TREE_TOOL = os.path.join(HERE, "..", "tools", "tree_invariants.py")
 SPECS = {"counts": "posix_io,sqlite3", "tree": "posix_io,sqlite3,malloc"}
@@ -59,17 +57,6 @@ def sqlite3(sb, prefix, db, tag):
     return p
 
 
-def strace_counts(path):
-    """{syscall: calls} from strace -c's table."""
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", line)
-            if m:
-                counts[m.group(2)] = int(m.group(1))
-    return counts
-
-
 def children_of(doc, parent, child):
     """Calls of child made inside parent, over the threads (exit JSON)."""
     return sum(c["calls"] for f in rows(doc, parent) for c in f.get("children") or []
@@ -77,15 +64,9 @@ def children_of(doc, parent, child):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in SPECS:
-        fail("usage: test_sqlite3.py APIPROF_RUN RUNTIME counts|tree")
-    apiprof_run, runtime, what = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-    if sanitized(runtime):
-        skip("sanitizer build: the real programs are not instrumented")
-    need("sqlite3", "sqlite3")
-    need("strace", "strace")
-    sb = sandbox()
-    os.environ.pop("APIPROF_OUTPUT", None)
+    sb, (apiprof_run, _, what) = begin(
+        "test_sqlite3.py APIPROF_RUN RUNTIME " + "|".join(SPECS),
+        [("sqlite3", "sqlite3"), ("strace", "strace")])
     with open(sb.path("work.sql"), "w") as f:
         f.write(script())
     checks = Checks("sqlite3 " + what)
@@ -96,11 +77,10 @@ def main():
     summary = ["--summary"] if what == "tree" else []
     prof = sqlite3(sb, [apiprof_run, "-s", SPECS[what], "-o", out] + summary + ["--"], "b.db",
                    "under apiprof")
-    checks.equal("exit status", prof.returncode, "under strace", bare.returncode)
-    checks.equal("output", repr(prof.stdout), "under strace", repr(bare.stdout))
+    checks.same_run(prof, bare, "under strace")
     doc = load(out)
     if what == "counts":
-        sc = strace_counts(st)
+        sc = count_table(st)
         for fn, sys_name in SYSCALLS.items():
             checks.equal("%s calls" % fn, total([doc], fn), "strace's %s" % sys_name,
                          sc.get(sys_name, 0))
