@@ -17,17 +17,14 @@ No caller lies in a module of apiprof's.
   its own with a tmpfs on /dev/shm; exit 77 = skipped, no private mount
   namespace).
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
-from test_batch_real import fail, preload, rerun_with_private_shm  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from siteslib import (exit_json, fail, first_refresh, private_shm, rows_of,  # noqa: E402
+                      start_live)
 
 N, M = 1000, 7
-MOUNT = "mount -t tmpfs tmpfs /dev/shm"
 INNER = "APIPROF_TEST_TAIL_INNER"
 
 
@@ -56,47 +53,24 @@ def check(rows, where):
 
 
 def case_exit(shims, prog):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "out.json")
-        env = dict(os.environ, LD_PRELOAD=preload(*shims), APIPROF_OUTPUT=out, APIPROF_SHM="0")
-        p = subprocess.run([prog, str(N), str(M)], env=env, capture_output=True, text=True)
-        if p.returncode != 0 or not os.path.exists(out):
-            fail("tailprog: status %d: %s" % (p.returncode, p.stderr))
-        doc = json.load(open(out))
-    check([r for t in doc["threads"] for r in t["functions"]], "exit JSON")
+    doc, _ = exit_json([prog, str(N), str(M)], shims)
+    check(rows_of(doc), "exit JSON")
 
 
-def top_rows(top, pid):
-    v = subprocess.Popen([top, "-b", "--json", "-d", "0.05", "-n", "400", "-p", str(pid)],
-                         stdout=subprocess.PIPE, text=True)
-    try:
-        for line in v.stdout:
-            for proc in json.loads(line)["processes"]:
-                rows = [r for t in proc["threads"] for r in t["functions"]]
-                if proc["pid"] == pid and any(r["name"] == "b_leaf" and r["calls"] == N + M
-                                              for r in rows):
-                    return rows
-    finally:
-        v.kill()
-        v.wait()
-    fail("apiprof-top --json never had b_leaf's %d calls" % (N + M))
+def complete(proc):
+    """Its rows once b_leaf has all its calls, else None."""
+    rows = rows_of(proc)
+    return rows if any(r["name"] == "b_leaf" and r["calls"] == N + M for r in rows) else None
 
 
 def case_top(top, shims, prog):
-    if not os.environ.get(INNER):
-        if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT],
-                          stderr=subprocess.DEVNULL).returncode:
-            print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace")
-            sys.exit(77)
-        rerun_with_private_shm(__file__, INNER, MOUNT)
-    env = dict(os.environ, LD_PRELOAD=preload(*shims), APIPROF_INTERVAL_MS="20")
-    env.pop("APIPROF_SHM", None)
-    p = subprocess.Popen([prog, str(N), str(M), "wait"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, env=env, text=True)
+    private_shm(__file__, INNER)
+    p = start_live([prog, str(N), str(M), "wait"], shims)
     try:
         if p.stdout.readline() != "ready\n":
             fail("tailprog did not get ready")
-        check(top_rows(top, p.pid), "apiprof-top --json")
+        check(first_refresh(top, p.pid, complete, "b_leaf's %d calls" % (N + M)),
+              "apiprof-top --json")
     finally:
         p.stdin.close()
         p.wait()

@@ -24,15 +24,14 @@ hot sites with a Zipf-like skew, and prints each hot site's true count.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
-from test_batch_real import fail, preload, rerun_with_private_shm  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from siteslib import (exit_json, fail, first_refresh, private_shm, rows_of,  # noqa: E402
+                      start_live)
 
 COLD = 200
-MOUNT = "mount -t tmpfs tmpfs /dev/shm"
 INNER = "APIPROF_TEST_ZIPF_INNER"
 
 
@@ -99,49 +98,25 @@ def check_sampled(f, truth, n, where):
 
 
 def run_exit(prog, shim, n, **env):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "out.json")
-        e = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_OUTPUT=out, APIPROF_SHM="0", **env)
-        p = subprocess.run([prog, str(n)], env=e, capture_output=True, text=True)
-        if p.returncode != 0 or not os.path.exists(out):
-            fail("zipfprog: status %d: %s" % (p.returncode, p.stderr))
-        doc = json.load(open(out))
-    rows = [r for t in doc["threads"] for r in t["functions"]]
-    return sl_work(rows), truth_of(p.stdout.splitlines())
+    doc, p = exit_json([prog, str(n)], [shim], **env)
+    return sl_work(rows_of(doc)), truth_of(p.stdout.splitlines())
 
 
-def top_rows(top, pid, n):
-    """sl_work's row in the first --json refresh that has all its calls."""
-    v = subprocess.Popen([top, "-b", "--json", "-d", "0.05", "-n", "400", "-p", str(pid)],
-                         stdout=subprocess.PIPE, text=True)
-    try:
-        for line in v.stdout:
-            for proc in json.loads(line)["processes"]:
-                rows = [r for t in proc["threads"] for r in t["functions"]]
-                if proc["pid"] == pid and any(r["name"] == "sl_work" and
-                                              r["calls"] == n + COLD for r in rows):
-                    return sl_work(rows)
-    finally:
-        v.kill()
-        v.wait()
-    fail("apiprof-top --json never had sl_work's %d calls" % (n + COLD))
+def complete(n):
+    """A pick for first_refresh: sl_work's row once it has all its calls."""
+    def pick(proc):
+        rows = rows_of(proc)
+        return sl_work(rows) if any(r["name"] == "sl_work" and r["calls"] == n + COLD
+                                    for r in rows) else None
+    return pick
 
 
 def case_top(top, prog, shim):
-    if not os.environ.get(INNER):
-        if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT],
-                          stderr=subprocess.DEVNULL).returncode:
-            print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace")
-            sys.exit(77)
-        rerun_with_private_shm(__file__, INNER, MOUNT)
+    private_shm(__file__, INNER)
     n = 300000
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
-        env = dict(os.environ, LD_PRELOAD=preload(shim), APIPROF_INTERVAL_MS="20",
-                   APIPROF_OUTPUT=out)
-        env.pop("APIPROF_SHM", None)
-        p = subprocess.Popen([prog, str(n), "wait"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, env=env, text=True)
+        p = start_live([prog, str(n), "wait"], [shim], APIPROF_OUTPUT=out)
         lines = []
         while not lines or lines[-1] != "ready":
             line = p.stdout.readline()
@@ -149,13 +124,13 @@ def case_top(top, prog, shim):
                 fail("zipfprog did not get ready: %r" % lines)
             lines.append(line.strip())
         try:
-            f = top_rows(top, p.pid, n)
+            f = first_refresh(top, p.pid, complete(n), "sl_work's %d calls" % (n + COLD))
         finally:
             p.stdin.close()
             p.wait()
         check_full(f, truth_of(lines), n, "apiprof-top --json")
         doc = json.load(open(out))
-    x = named(sl_work([r for t in doc["threads"] for r in t["functions"]]))
+    x = named(sl_work(rows_of(doc)))
     same = [k for k in named(f) if k in x]
     diff = {k: (named(f)[k]["offset"], x[k]["offset"]) for k in same
             if named(f)[k]["offset"] != x[k]["offset"]}

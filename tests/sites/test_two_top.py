@@ -13,28 +13,17 @@ theirs; --folded: main;sitea.a_two;siteb.b_leaf 200 and ...b_twig 300.
 Runs in a mount namespace of its own with a tmpfs on /dev/shm.
 Exit 77 = skipped (no private mount namespace).
 """
-import json
 import os
 import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
-from test_batch_real import fail, preload, rerun_with_private_shm  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from siteslib import fail, first_refresh, private_shm, start_live  # noqa: E402
 
 N, LEAF, TWIG = 100, 2, 3  # as twoprog and sitelib.h
-MOUNT = "mount -t tmpfs tmpfs /dev/shm"
 INNER = "APIPROF_TEST_TWO_INNER"
 WANT = {"b_leaf": LEAF * N, "b_twig": TWIG * N}
-
-
-def private_shm():
-    if os.environ.get(INNER):
-        return
-    if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT], stderr=subprocess.DEVNULL).returncode:
-        print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
-        sys.exit(77)
-    rerun_with_private_shm(__file__, INNER, MOUNT)
 
 
 def complete(proc):
@@ -45,22 +34,6 @@ def complete(proc):
                                            for k, n in WANT.items()):
         return None
     return rows
-
-
-def json_rows(top, pid):
-    """The rows of the first --json refresh that has all the calls."""
-    v = subprocess.Popen([top, "-b", "--json", "-d", "0.05", "-n", "400", "-p", str(pid)],
-                         stdout=subprocess.PIPE, text=True)
-    try:
-        for line in v.stdout:
-            for proc in json.loads(line)["processes"]:
-                rows = complete(proc) if proc["pid"] == pid else None
-                if rows:
-                    return rows
-    finally:
-        v.kill()
-        v.wait()
-    fail("apiprof-top --json never had a_two's %d calls" % N)
 
 
 def check_json(rows):
@@ -95,16 +68,13 @@ def check_folded(top, pid):
 
 
 def main():
-    private_shm()
+    private_shm(__file__, INNER)
     top, shim_a, shim_b, prog = sys.argv[1:5]
-    env = dict(os.environ, LD_PRELOAD=preload(shim_a, shim_b), APIPROF_INTERVAL_MS="20")
-    env.pop("APIPROF_SHM", None)
-    p = subprocess.Popen([prog, str(N), "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         env=env, text=True)
+    p = start_live([prog, str(N), "wait"], [shim_a, shim_b])
     try:
         if p.stdout.readline() != "ready\n":
             fail("twoprog did not get ready")
-        check_json(json_rows(top, p.pid))
+        check_json(first_refresh(top, p.pid, complete, "a_two's %d calls" % N))
         check_folded(top, p.pid)
     finally:
         p.stdin.close()

@@ -52,6 +52,23 @@ def rerun_with_private_shm(script, inner, mount):
                             env=env).returncode)
 
 
+SHM_MOUNT = "mount -t tmpfs tmpfs /dev/shm"
+
+
+def private_shm(script, inner, mount=SHM_MOUNT):
+    """Returns in the inner run (inner set in the environment).  In the
+    outer one, runs script again in a private /dev/shm by
+    rerun_with_private_shm and exits with its status, or with 77
+    (skipped, saying why) where the machine gives no mount namespace in
+    which mount can be done."""
+    if os.environ.get(inner):
+        return
+    if subprocess.run(["unshare", "-m", "sh", "-c", mount], stderr=subprocess.DEVNULL).returncode:
+        print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
+        sys.exit(77)
+    rerun_with_private_shm(script, inner, mount)
+
+
 def counts(proc):
     """{(thread name, function): calls} and {(tid, function): row}."""
     by_name, rows = {}, {}
