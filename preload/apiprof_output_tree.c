@@ -151,6 +151,20 @@ static void json_bounds(struct out *o, const struct entry *e)
 
 static struct apiprof_cct_copy cc;
 
+/* An address's "symbol", "module" and "offset" (a: NULL when it is not
+ * known, each null then), or the symbol given instead of a's. */
+static void json_addr(struct out *o, const struct apiprof_addr *a, const char *symbol)
+{
+	out_printf(o, "\"symbol\": ");
+	json_str_or_null(o, symbol != NULL ? symbol : a != NULL ? a->symbol : NULL, 1024);
+	out_printf(o, ", \"module\": ");
+	json_str_or_null(o, a != NULL ? a->module : NULL, 1024);
+	if (a != NULL)
+		out_printf(o, ", \"offset\": %llu", (unsigned long long)a->offset);
+	else
+		out_printf(o, ", \"offset\": null");
+}
+
 /* The function the calls of a site entry were made in (its key's parent
  * part: 1 + the function's index, the switch's translation of the run's
  * tree node, apiprof_cct_parent_func), when all of them had the same. */
@@ -170,17 +184,8 @@ static void json_caller(struct out *o, const struct entry *e, int *n)
 	struct apiprof_addr a;
 	bool known = !e->other && apiprof_addr_resolve(APIPROF_SITE_ADDR(e->key), &a);
 
-	out_printf(o, "%s{\"symbol\": ", (*n)++ ? ", " : "");
-	if (e->other)
-		out_printf(o, "\"(other callers)\"");
-	else
-		json_str_or_null(o, known ? a.symbol : NULL, 1024);
-	out_printf(o, ", \"module\": ");
-	json_str_or_null(o, known ? a.module : NULL, 1024);
-	if (known)
-		out_printf(o, ", \"offset\": %llu", (unsigned long long)a.offset);
-	else
-		out_printf(o, ", \"offset\": null");
+	out_printf(o, "%s{", (*n)++ ? ", " : "");
+	json_addr(o, known ? &a : NULL, e->other ? "(other callers)" : NULL);
 	if (known && a.file != NULL) {
 		out_printf(o, ", \"file\": ");
 		out_jstr(o, a.file, 4096);
@@ -411,14 +416,9 @@ static void json_site(struct out *o, uint64_t ret)
 		out_printf(o, ", \"site\": null");
 		return;
 	}
-	out_printf(o, ", \"site\": {\"symbol\": ");
-	json_str_or_null(o, known ? a.symbol : NULL, 1024);
-	out_printf(o, ", \"module\": ");
-	json_str_or_null(o, known ? a.module : NULL, 1024);
-	if (known)
-		out_printf(o, ", \"offset\": %llu}", (unsigned long long)a.offset);
-	else
-		out_printf(o, ", \"offset\": null}");
+	out_printf(o, ", \"site\": {");
+	json_addr(o, known ? &a : NULL, NULL);
+	out_printf(o, "}");
 }
 
 static void json_other_paths(struct out *o, uint32_t n)
