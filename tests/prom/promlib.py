@@ -3,7 +3,7 @@
 scrapes and their parsing, topprog runs.
 
 Every test runs itself again in a mount namespace of its own with a tmpfs
-on /dev/shm (test_batch_real.rerun_with_private_shm), so that the exporter
+on /dev/shm (test_batch_real.private_shm), so that the exporter
 sees only the test's programs and wakes nobody else's.  Waits poll an
 outcome with a bounded number of tries, never a fixed sleep.
 """
@@ -20,9 +20,9 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "top"))
-from test_batch_real import fail, preload, rerun_with_private_shm  # noqa: E402,F401
+import test_batch_real  # noqa: E402
+from test_batch_real import fail, preload  # noqa: E402,F401
 
-MOUNT = "mount -t tmpfs tmpfs /dev/shm"
 INNER = "APIPROF_TEST_PROM_INNER"
 TRIES = 600  # polls of 0.05 s: half a minute at most per wait
 
@@ -30,13 +30,7 @@ TRIES = 600  # polls of 0.05 s: half a minute at most per wait
 def private_shm(script):
     """Returns in the private namespace; in the outer run, reruns script
     there (exit 77 when no mount namespace can be had)."""
-    if os.environ.get(INNER):
-        return
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", MOUNT], stderr=subprocess.DEVNULL)
-    if probe.returncode != 0:
-        print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
-        sys.exit(77)
-    rerun_with_private_shm(script, INNER, MOUNT)
+    test_batch_real.private_shm(script, INNER)
 
 
 def poll(what, fn):

@@ -25,10 +25,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import fail, preload, rerun_with_private_shm  # noqa: E402
+from test_batch_real import fail, preload, private_shm  # noqa: E402
 
 INNER = "APIPROF_TEST_PRIVDROP_INNER"
-MOUNT = "mount -t tmpfs tmpfs /dev/shm"
 USER = 12345
 PARENT_CALLS, CHILD_CALLS = 3000, 7000
 
@@ -37,11 +36,7 @@ def outer():
     if os.geteuid() != 0:
         print("skip: needs root, to drop privileges")
         sys.exit(77)
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", MOUNT], stderr=subprocess.DEVNULL)
-    if probe.returncode != 0:
-        print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
-        sys.exit(77)
-    rerun_with_private_shm(__file__, INNER, MOUNT)
+    private_shm(__file__, INNER)
 
 
 def work_calls(proc):

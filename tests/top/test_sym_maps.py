@@ -22,10 +22,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_real import preload, rerun_with_private_shm  # noqa: E402
+from test_batch_real import preload, private_shm  # noqa: E402
 
 INNER = "APIPROF_TEST_SYM_MAPS_INNER"
-MOUNT = "mount -t tmpfs tmpfs /dev/shm"
 NMAPS, NTHREADS, SITES = 20000, 12, 16
 REFRESHES = 2
 
@@ -39,11 +38,7 @@ def outer():
     if os.geteuid() != 0:
         print("skip: needs root, for a private mount namespace")
         sys.exit(77)
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", MOUNT], stderr=subprocess.DEVNULL)
-    if probe.returncode != 0:
-        print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace (unshare -m)")
-        sys.exit(77)
-    rerun_with_private_shm(__file__, INNER, MOUNT)
+    private_shm(__file__, INNER)
 
 
 def anon_callers(out, pid):
