@@ -440,23 +440,32 @@ def test_latsampled(tmp):
     print("ok: sampled: per-caller p50/p99 estimated, site_slow above site_fast")
 
 
+def a_work_named(doc, where):
+    """edgeprog 100 with the bomb for libsitea.so: b_leaf's 500 calls
+    inside a_work are a_work's, in libsitea.so, with no file (its
+    .debug_info was not read), and the host's peak memory stayed below
+    200 MB.  Returns the peak in kB."""
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    b = func(doc, "siteb", "b_leaf")
+    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
+    if sum(c["calls"] for c in inside) != 500 or \
+            any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" or "file" in c
+                for c in inside):
+        fail("b_leaf's callers in %s: %r" % (where, b["callers"]))
+    if peak_kb >= 200 * 1024:
+        fail("the host's peak memory %d kB, want less than 204800" % peak_kb)
+    return peak_kb
+
+
 def test_bomb(tmp):
     libdir = os.path.join(tmp, "lib")
     os.mkdir(libdir)
     lib = os.path.join(libdir, "libsitea.so")
     shutil.copy(BOMB, lib)
     doc, err = run([SHIM_A, SHIM_B], [EDGE, "100"], tmp, LD_LIBRARY_PATH=libdir)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     want = ("apiprof: call-site names: %s: section .debug_info inflates to 419430400 bytes, "
             "more than the 268435456 allowed, skipped" % lib)
-    b = func(doc, "siteb", "b_leaf")
-    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
-    if sum(c["calls"] for c in inside) != 500 or \
-            any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" or "file" in c
-                for c in inside):
-        fail("b_leaf's callers in the bomb: %r" % b["callers"])
-    if peak_kb >= 200 * 1024:
-        fail("the host's peak memory %d kB, want less than 204800" % peak_kb)
+    peak_kb = a_work_named(doc, "the bomb")
     if err.splitlines() != [want]:
         fail("stderr %r, want the one line %r" % (err, want))
     print("ok: a 400 MB .debug_info skipped with one line, a_work named, peak %d kB" % peak_kb)
@@ -471,17 +480,9 @@ def test_deleted(tmp):
     shutil.copy(BOMB, lib)
     doc, err = run([SHIM_A, SHIM_B, PLANTDEL], [EDGE, "100"], tmp, LD_LIBRARY_PATH=libdir,
                    PLANT_LIB=lib, PLANT_TO=bomb)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     if os.path.exists(lib) or not os.path.islink(lib + " (deleted)"):
         fail("the link was not planted")
-    b = func(doc, "siteb", "b_leaf")
-    inside = [c for c in b["callers"] if c.get("parent") == "sitea.a_work"]
-    if sum(c["calls"] for c in inside) != 500 or \
-            any(c["symbol"] != "a_work" or c["module"] != "libsitea.so" or "file" in c
-                for c in inside):
-        fail("b_leaf's callers in the deleted library: %r" % b["callers"])
-    if peak_kb >= 200 * 1024:
-        fail("the host's peak memory %d kB, want less than 204800" % peak_kb)
+    peak_kb = a_work_named(doc, "the deleted library")
     if err != "":
         fail("stderr %r, want nothing" % err)
     print("ok: a planted 'NAME (deleted)' link not followed, a_work named, peak %d kB" %
