@@ -110,6 +110,17 @@ LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
 
 
+def sockets_of(pid):
+    """How many sockets process pid holds (its /proc fd links)."""
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
+        except FileNotFoundError:
+            pass
+    return n
+
+
 def parse(text):
     """[(name, {label: value}, value)] of an exposition text; fails on a
     line that is neither a comment nor a sample."""

@@ -23,7 +23,8 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from promlib import Exporter, Prog, fail, parse, poll, private_shm, value  # noqa: E402
+from promlib import (Exporter, Prog, fail, parse, poll, private_shm, sockets_of,  # noqa: E402
+                     value)
 
 THREADS, CALLS = 40, 100
 MAX_CONN = 128  # top/top_http.h
@@ -114,16 +115,6 @@ def resets(ex, n=20):
         s.close()  # RST with most of the answer unread
     check_serving(ex, "%d resets mid-response" % n)
     print("ok: %d clients reset in the middle of a response" % n)
-
-
-def sockets_of(pid):
-    n = 0
-    for fd in os.listdir("/proc/%d/fd" % pid):
-        try:
-            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
-        except FileNotFoundError:
-            pass
-    return n
 
 
 def idle_flood(ex, n=300):

@@ -24,7 +24,8 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from promlib import Exporter, fail, parse, poll, private_shm, value  # noqa: E402
+from promlib import (Exporter, fail, parse, poll, private_shm, sockets_of,  # noqa: E402
+                     value)
 
 PER_ADDR = 16  # top/top_http.h TOP_HTTP_PER_ADDR
 ATTACKERS = 140
@@ -33,16 +34,6 @@ TRICKLE_S, TRICKLE_MAX = 0.1, 1200  # 120 s at most: then the deadline failed
 
 def up(text):
     return value(parse(text), "apiprof_up") == 1
-
-
-def sockets_of(pid):
-    n = 0
-    for fd in os.listdir("/proc/%d/fd" % pid):
-        try:
-            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
-        except FileNotFoundError:
-            pass
-    return n
 
 
 def half_request(ex):
