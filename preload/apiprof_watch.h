@@ -16,7 +16,7 @@
  * Only a writer can hold a write lock: the marker is trusted only as a
  * regular file of the uid its name gives that no group or other user may
  * write (mode 0644 at most), so that no other user (root aside) can make
- * a promise for it, however any user may read it and ask.  The marker
+ * a promise for it, though any user may read it to ask.  The marker
  * stays when its collectors end: a marker no lock is held on promises
  * nothing, and removing one that another collector may hold would end
  * its promise unseen.
