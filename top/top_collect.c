@@ -215,7 +215,9 @@ struct held_cache {
 	unsigned n;
 };
 
-/* The slots of uid's marker that another collector than this one holds. */
+/* The slots of uid's marker that another collector than this one holds:
+ * none when there is no marker to trust, every one when it cannot be
+ * asked now (no descriptor left): a segment is kept for the next sweep. */
 static uint32_t held_of(const struct top_watch *w, struct held_cache *c, uint32_t uid)
 {
 	for (unsigned i = 0; i < c->n; i++)
@@ -223,7 +225,9 @@ static uint32_t held_of(const struct top_watch *w, struct held_cache *c, uint32_
 			return c->mask[i];
 	int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int fd = dfd < 0 ? -1 : apiprof_watch_open(dfd, uid, false);
-	uint32_t m = fd < 0 ? 0 : apiprof_watch_held_mask(fd);
+	uint32_t m = fd >= 0                                           ? apiprof_watch_held_mask(fd)
+	             : dfd >= 0 && (errno == ENOENT || errno == EPERM) ? 0
+	                                                               : UINT32_MAX;
 
 	if (fd >= 0)
 		close(fd);
@@ -256,12 +260,12 @@ static bool owed(const struct top_watch *w, struct held_cache *c, const struct t
 	uint8_t acks[2 * APIPROF_WATCH_SLOTS];
 	int fd = open_judged(w, e, O_RDONLY);
 
-	if (fd < 0)
-		return false; /* gone, or another file: take() leaves it */
+	if (fd < 0) /* gone, or another file (take() leaves it); else, next sweep */
+		return errno != ENOENT;
 	ssize_t got = pread(fd, acks, sizeof(acks), offsetof(struct apiprof_shm_header, collected));
 	close(fd);
 	if (got != (ssize_t)sizeof(acks))
-		return false;
+		return true;
 	uint32_t owner = e->take_owner;
 	return unread_by(w, c, owner, acks) || (owner != 0 && unread_by(w, c, 0, acks));
 }
