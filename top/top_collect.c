@@ -65,13 +65,15 @@ static void say_no_slot(struct top_watch *w, uint32_t uid, int err)
 	w->marker_said = true;
 }
 
-/* Our marker opened, made if absent, and a slot of it held. */
+/* Our marker opened, made if absent, readable by all (the processes of
+ * other users ask root's; a umask of 077 would hide it), and a slot of it
+ * held. */
 static void hold(struct top_watch *w)
 {
 	uint32_t uid = (uint32_t)geteuid();
 	int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int fd = dfd < 0 ? -1 : apiprof_watch_open(dfd, uid, true);
-	int slot = fd < 0 ? -1 : apiprof_watch_take(fd);
+	int slot = fd < 0 || fchmod(fd, 0644) != 0 ? -1 : apiprof_watch_take(fd);
 	int err = errno;
 
 	if (dfd >= 0)

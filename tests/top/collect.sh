@@ -58,8 +58,9 @@ inner() {
 }
 # A collector of `-b` (a live view's promise), stopped once it has made
 # its first refresh (and so holds its slot): $col its timeout, $col_top it.
+# Under umask 077: the marker must still be readable by other users.
 stopped_collector() {
-	timeout -k 5 300 "$top" -b -d 0.1 --json >"$tmp/s.out" 2>"$tmp/s.err" &
+	(umask 077 && exec timeout -k 5 300 "$top" -b -d 0.1 --json >"$tmp/s.out" 2>"$tmp/s.err") &
 	col=$!
 	until_ok 60 test -s "$tmp/s.out" || fail "the collector printed nothing: $(cat "$tmp/s.err")"
 	col_top=$(inner $col) || fail "no apiprof-top under timeout"
@@ -157,7 +158,9 @@ got=$(calls_in "$tmp/text/apiprof.prom")
 [ ! -s "$tmp/exp.err" ] || fail "the exporter said: $(cat "$tmp/exp.err")"
 echo "ok: no segment left, the counter still $got, the exporter said nothing"
 
-# 2. 20 short processes while a stopped collector promises a look.
+# 2. 20 short processes while a stopped collector promises a look.  The
+# marker made anew by it, under umask 077 (no collector runs now).
+rm "$marker"
 stopped_collector
 trap 'kill -KILL "$col_top" 2>/dev/null; rm -rf "$tmp"' EXIT
 : >"$tmp/pids"
