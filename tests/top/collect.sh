@@ -22,7 +22,10 @@
 #  S2. killed (SIGKILL), it promises nothing: ending processes remove
 #     their own segments, though the marker file stays;
 #  S3. a collector killed while stopped leaves its unread segments to the
-#     next viewer, which takes them.
+#     next viewer, which takes them;
+#  S4. another user's lock on root's marker promises nothing: a read lock
+#     (anyone may open the marker to ask), nor a write lock on a marker
+#     others may write.
 set -u
 if [ "${COLLECT_INNER:-}" != 1 ]; then
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root: a private mount namespace with its own /dev/shm"; exit 77; }
@@ -125,6 +128,37 @@ if [ "$mode" = stopped ]; then
 	shows_ended 20 3 "$tmp/top.json" || fail "the viewer after the collector's death: not all 20 shown ended, 3 calls"
 	[ "$(segs)" -eq 0 ] || fail "$(segs) of the killed collector's 21 unread segments left after the next viewer"
 	echo "ok: a collector killed while stopped: the next viewer shows and takes its 21 unread segments"
+	# S4.
+	command -v setpriv >/dev/null || fail "no setpriv (util-linux)"
+	# Debian's, which any user can run (another in PATH may lie under /root).
+	py=/usr/bin/python3
+	[ -x $py ] || fail "no $py (python3)"
+	for how in read write; do
+		[ $how = read ] || chmod 666 "$marker"
+		: >"$tmp/lock.out"
+		(cd / && exec setpriv --reuid=12346 --regid=12346 --clear-groups $py -c '
+import fcntl, os, signal, struct, sys
+how = sys.argv[2]
+fd = os.open(sys.argv[1], os.O_RDONLY if how == "read" else os.O_RDWR)
+kind = fcntl.F_RDLCK if how == "read" else fcntl.F_WRLCK
+fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", kind, os.SEEK_SET, 0, 0, 0))
+try:
+    os.open(sys.argv[1], os.O_RDWR)
+    print("locked, and could open it to write", flush=True)
+except PermissionError:
+    print("locked", flush=True)
+signal.pause()' "$marker" $how >"$tmp/lock.out" 2>&1) &
+		locker=$!
+		said() { [ -s "$tmp/lock.out" ]; }
+		until_ok 60 said && grep -q '^locked' "$tmp/lock.out" ||
+			fail "user 12346 could not lock the marker ($how): $(cat "$tmp/lock.out")"
+		out=$(wd env LD_PRELOAD="$pl" "$prog" 3 20) || fail "shortprog: status $?"
+		kill $locker
+		wait $locker 2>/dev/null
+		[ "$(segs)" -eq 0 ] ||
+			fail "user 12346's $how lock on root's marker ($(cat "$tmp/lock.out")) kept $(segs) of 21 ended processes' segments"
+		echo "ok: user 12346's $how lock on root's marker ($(cat "$tmp/lock.out")) promises nothing"
+	done
 	exit 0
 fi
 
