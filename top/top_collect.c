@@ -108,7 +108,7 @@ void top_collect_mark(struct top_watch *w)
 		hold(w);
 }
 
-/* e's file, opened read-write if its name still leads to the file that
+/* e's file, opened with flags if its name still leads to the file that
  * was judged; -1 otherwise. */
 static int open_judged(const struct top_watch *w, const struct top_entry *e, int flags)
 {
