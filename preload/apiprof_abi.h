@@ -142,12 +142,18 @@ enum apiprof_proc_mode {
 	APIPROF_PROC_MODE_DYNAMIC = 1, /* libffi dynamic mode (libapiprof-dyn.so) */
 };
 
+/* Collectors of one uid at a time that can promise a look: each holds an
+ * OFD write lock on its own byte [k, k + 1) of the uid's watching marker
+ * (apiprof_watch.h). */
+#define APIPROF_WATCH_SLOTS 16
+
 /* The header's `flags`. */
 #define APIPROF_SHM_NO_RING 0x1u /* the ring could not get its pages: no record will come */
-/* Left at the end of the image, with its final totals, for a collector
- * (apiprof_segname.h's watching marker) to read and then remove: set before
- * state becomes EXITED.  A segment without it that outlives its process
- * (APIPROF_KEEP_SHM) is the user's to remove. */
+/* Left at the end of the image, with its final totals, for the collectors
+ * (apiprof_watch.h: a lock held on a watching marker) to read and then
+ * remove, once each collector still holding its lock has said so in
+ * `collected`: set before state becomes EXITED.  A segment without it
+ * that outlives its process (APIPROF_KEEP_SHM) is the user's to remove. */
 #define APIPROF_SHM_LEFT 0x2u
 /* The runtime answers a reader's request (reader_gen) with a full snapshot
  * and then flushed_gen: a first look can wait for everything done before. */
@@ -315,7 +321,13 @@ struct apiprof_shm_header {
 	/* The runtime's (APIPROF_SHM_FLUSH_ACK): the latest reader_gen whose
 	 * flush is in the ring, release-stored and FUTEX_WAKEd after it. */
 	uint32_t flushed_gen;
-	uint8_t pad3[44];
+	/* Written by collectors (apiprof_watch.h), a byte each: 1 once the
+	 * collector holding slot k of the segment owner's watching marker
+	 * ([k]) or of root's ([APIPROF_WATCH_SLOTS + k]) has read the final
+	 * totals of a segment left for collectors (APIPROF_SHM_LEFT).  Was
+	 * padding (0): the runtime never reads it. */
+	uint8_t collected[2 * APIPROF_WATCH_SLOTS];
+	uint8_t pad3[12];
 };
 
 struct apiprof_shm_func {

@@ -4,53 +4,50 @@
  *
  * A process that lives less than a viewer's refresh period is never seen
  * running.  While a collector (an apiprof-top of our effective uid, or
- * root's) says that it watches, by the mtime of its watching marker
- * (apiprof_segname.h), the end of the image writes its final snapshot into
- * the segment, whose ring a viewer may never have asked for, and leaves the
- * segment, marked APIPROF_SHM_LEFT, for the collector to read and remove
- * (top/top_collect.c).  With no such marker it is removed as before.
+ * root's) holds its lock on its watching marker (apiprof_watch.h), the
+ * end of the image writes its final snapshot into the segment, whose ring
+ * a viewer may never have asked for, and leaves the segment, marked
+ * APIPROF_SHM_LEFT, for the collectors to read and remove
+ * (top/top_collect.c).  With no lock held it is removed as before.
  *
- * The marker is trusted only as a regular file of the uid its name gives:
- * in /dev/shm (sticky) no other user can make one that passes, so another
- * user can neither keep our segments nor take them.  Two fstatat calls at
- * the end of the image, nothing while the program runs.
+ * The marker is trusted only as a regular file of the uid its name gives
+ * that no other user may write: only its uid (or root) can then hold a
+ * write lock on it, so another user can neither keep our segments nor
+ * take them.  At the end of the image (and at the first start's sweep),
+ * per marker: an open, an fstat and one F_OFD_GETLK, which never waits;
+ * nothing while the program runs.
  */
+#include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "apiprof_internal.h"
-#include "apiprof_segname.h"
+#include "apiprof_watch.h"
 
 #define SHM_DIR "/dev/shm"
 
-/* uid's marker promises a look after now (CLOCK_REALTIME). */
-static bool marker_live(int dfd, uint32_t uid, const struct timespec *now)
+/* A collector holds a slot of uid's marker. */
+static bool marker_held(int dfd, uint32_t uid)
 {
-	char name[sizeof(APIPROF_WATCH_PREFIX) + 16];
-	struct stat st;
+	int fd = apiprof_watch_open(dfd, uid, false);
 
-	if (apiprof_watchname_format(name, sizeof(name), uid) != 0 ||
-	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (fd < 0)
 		return false;
-	if (!S_ISREG(st.st_mode) || st.st_uid != uid)
-		return false;
-	return st.st_mtim.tv_sec > now->tv_sec ||
-	       (st.st_mtim.tv_sec == now->tv_sec && st.st_mtim.tv_nsec > now->tv_nsec);
+	bool held = apiprof_watch_held(fd, -1);
+	close(fd);
+	return held;
 }
 
 bool apiprof_collector_watching(void)
 {
-	struct timespec now;
+	int saved = errno;
 	uint32_t uid = geteuid();
 	int dfd = open(SHM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool yes = dfd >= 0 && (marker_held(dfd, uid) || (uid != 0 && marker_held(dfd, 0)));
 
-	if (dfd < 0)
-		return false;
-	clock_gettime(CLOCK_REALTIME, &now);
-	bool yes = marker_live(dfd, uid, &now) || (uid != 0 && marker_live(dfd, 0, &now));
-	close(dfd);
+	if (dfd >= 0)
+		close(dfd);
+	errno = saved;
 	return yes;
 }
 

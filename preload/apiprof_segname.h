@@ -40,12 +40,12 @@ struct apiprof_segid {
 };
 
 /* The watching marker of uid's collectors (apiprof-top, any mode):
- * apiprof-watching-<uid>, in the same directory, owned by uid, its mtime
- * (CLOCK_REALTIME) the latest time until which one of them has promised to
- * look again.  While it is in the future, a process of uid (or of anyone,
- * for root's) that ends leaves its segment with its final totals
- * (APIPROF_SHM_LEFT) for a collector to take and remove.  Not a segment
- * name: apiprof_segname_parse refuses it.  0, or -1 when it does not fit. */
+ * apiprof-watching-<uid>, in the same directory, owned by uid.  While a
+ * collector holds a lock on it (apiprof_watch.h), a process of uid (or of
+ * anyone, for root's) that ends leaves its segment with its final totals
+ * (APIPROF_SHM_LEFT) for the collectors to take and remove.  Not a
+ * segment name: apiprof_segname_parse refuses it.  0, or -1 when it does
+ * not fit. */
 #define APIPROF_WATCH_PREFIX "apiprof-watching-"
 int apiprof_watchname_format(char *buf, size_t len, uint32_t uid);
 

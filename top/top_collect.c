@@ -2,14 +2,21 @@
 /*
  * top_collect.c - apiprof-top as a collector (top_collect.h).
  *
- * Every apiprof-top that watches all processes (no --pid) keeps its user's
- * watching marker (apiprof_segname.h) at least as far in the future as it
- * promises to look again.  While it does, a profiled process of that user
- * (or any, for root's) that ends leaves its segment with its final totals,
- * marked APIPROF_SHM_LEFT, instead of removing it (preload/apiprof_final.c),
- * so that a process of 1 ms is counted too.  The collector reads it, then
- * removes it once every collector that had promised a look by then has
- * had it: when the latest promise it could see at that read has passed.
+ * Every apiprof-top that watches all processes (no --pid) holds a slot of
+ * its user's watching marker (preload/apiprof_watch.h: an OFD write lock
+ * on one byte) from its first refresh to its last.  While any slot is
+ * held, a profiled process of that user (or any, for root's) that ends
+ * leaves its segment with its final totals, marked APIPROF_SHM_LEFT,
+ * instead of removing it (preload/apiprof_final.c), so that a process of
+ * 1 ms is counted too.  Each collector that reads such a segment says so
+ * in its header (`collected`, the byte of its slot), and the segment is
+ * removed once every collector still holding a slot of the markers that
+ * kept it (its owner's and root's) has said so: a collector stopped or
+ * starved for minutes still finds what it was promised, and one that dies
+ * releases its lock, so that nobody waits for it.  A slot held now by a
+ * collector that started after the segment was left (the slot of one
+ * that died) may show the dead one's byte: that collector was promised
+ * nothing of it.
  *
  * It also takes the segment of a process that died without ending its
  * image (SIGSEGV, SIGABRT, SIGKILL): read once, with what was last flushed
@@ -17,42 +24,20 @@
  *
  * Only what the viewer has validated as a genuine segment (its header
  * names the process its name names, of this version) and owns by the rules
- * of top_names.c is removed, and only while the name still leads to the
- * very file it mapped (same device and inode, a regular file, not
- * followed if a link).  A marker is trusted only as a regular file owned
- * by the uid of its name; ours is made with O_NOFOLLOW, mode 0644 (the
- * runtimes of other users only stat it).
+ * of top_names.c is removed or written, and only while the name still
+ * leads to the very file it mapped (same device and inode, a regular
+ * file, not followed if a link).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "apiprof_watch.h"
 #include "top_collect.h"
-
-#define NS 1000000000ull
-
-static uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * NS + (uint64_t)ts->tv_nsec;
-}
-
-/* The promise of uid's marker in directory dfd (CLOCK_REALTIME ns), 0
- * when there is none that can be trusted. */
-static uint64_t marker_until(int dfd, uint32_t uid)
-{
-	char name[sizeof(APIPROF_WATCH_PREFIX) + 16];
-	struct stat st;
-
-	if (apiprof_watchname_format(name, sizeof(name), uid) != 0 ||
-	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != uid)
-		return 0;
-	return ts_ns(&st.st_mtim);
-}
 
 static void say(struct top_watch *w, const char *msg)
 {
@@ -60,64 +45,114 @@ static void say(struct top_watch *w, const char *msg)
 		w->warn(w->warn_ctx, msg);
 }
 
-/* Our marker, opened for futimens: a regular file of ours, else -1 (said
- * once: another user's file under our marker's name keeps the processes
- * from leaving their segments, which is no worse than no collector). */
-static int marker_open(struct top_watch *w, int dfd, uint32_t uid)
+/* Why no slot could be held, said once: another user's file under our
+ * marker's name, or every slot held, keeps the processes that end between
+ * two refreshes from being counted, which is no worse than no collector. */
+static void say_no_slot(struct top_watch *w, uint32_t uid, int err)
 {
-	char name[sizeof(APIPROF_WATCH_PREFIX) + 16], msg[256];
-	struct stat st;
-	int fd = -1;
+	char msg[256];
 
-	if (apiprof_watchname_format(name, sizeof(name), uid) == 0)
-		fd = openat(dfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		            0644);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid)
-		return fd;
-	if (!w->marker_said) {
-		snprintf(msg, sizeof(msg),
-		         "%s/%s: %s: processes that end between two refreshes are not counted",
-		         w->dir, name, fd < 0 ? strerror(errno) : "not a regular file of ours");
-		say(w, msg);
-		w->marker_said = true;
-	}
-	if (fd >= 0)
-		close(fd);
-	return -1;
+	if (w->marker_said)
+		return;
+	snprintf(msg, sizeof(msg),
+	         "%s/" APIPROF_WATCH_PREFIX "%u: %s: processes that end between two refreshes "
+	         "are not counted",
+	         w->dir, (unsigned)uid,
+	         err == EPERM    ? "not a regular file of ours that only we may write"
+	         : err == EAGAIN ? "every slot held by other collectors"
+	                         : strerror(err));
+	say(w, msg);
+	w->marker_said = true;
 }
 
-/* Raises our marker's promise to now + promise_ns, never lowers another
- * collector's.  Not on the viewer's last refresh: it will not look again. */
-void top_collect_mark(struct top_watch *w, uint64_t real_ns)
+/* Our marker opened, made if absent, readable by all (the processes of
+ * other users ask root's; a umask of 077 would hide it), and a slot of it
+ * held. */
+static void hold(struct top_watch *w)
 {
 	uint32_t uid = (uint32_t)geteuid();
-	int dfd;
+	int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd < 0 ? -1 : apiprof_watch_open(dfd, uid, true);
+	int slot = fd < 0 || fchmod(fd, 0644) != 0 ? -1 : apiprof_watch_take(fd);
+	int err = errno;
 
-	if (!w->promise_ns || w->last || w->npids ||
-	    (dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (dfd >= 0)
+		close(dfd);
+	if (slot < 0) {
+		if (fd >= 0)
+			close(fd);
+		say_no_slot(w, uid, err);
 		return;
-	uint64_t until = real_ns + w->promise_ns;
-	int fd = marker_open(w, dfd, uid);
-	if (fd >= 0 && marker_until(dfd, uid) < until) {
-		struct timespec t[2] = {{0, UTIME_NOW}, {(time_t)(until / NS), (long)(until % NS)}};
-		futimens(fd, t);
 	}
-	if (fd >= 0)
-		close(fd);
-	close(dfd);
+	w->marker_fd = fd;
+	w->slot = slot;
 }
 
-/* The latest promise of a collector that may read a segment of owner:
- * its own user's and root's. */
-static uint64_t promises(const struct top_watch *w, uint32_t owner)
+void top_collect_release(struct top_watch *w)
+{
+	if (w->marker_fd >= 0)
+		close(w->marker_fd); /* the lock goes with the description */
+	w->marker_fd = -1;
+	w->slot = -1;
+}
+
+/* Held from the first refresh on (tried again at each while it fails),
+ * released for the last: the viewer will not look again. */
+void top_collect_mark(struct top_watch *w)
+{
+	if (!w->promise || w->npids)
+		return;
+	if (w->last)
+		top_collect_release(w);
+	else if (w->slot < 0)
+		hold(w);
+}
+
+/* e's file, opened with flags if its name still leads to the file that
+ * was judged; -1 otherwise. */
+static int open_judged(const struct top_watch *w, const struct top_entry *e, int flags)
 {
 	int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
 
 	if (dfd < 0)
-		return 0;
-	uint64_t a = marker_until(dfd, owner), b = owner ? marker_until(dfd, 0) : 0;
+		return -1;
+	int fd = openat(dfd, e->name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	close(dfd);
-	return a > b ? a : b;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	                (uint64_t)st.st_dev != e->take_dev || (uint64_t)st.st_ino != e->take_ino)) {
+		close(fd);
+		fd = -1;
+		errno = ENOENT; /* not the file judged: gone for us */
+	}
+	return fd;
+}
+
+/* Says in e's header that the collector of our slot has read its final
+ * totals.  One that cannot (said once) leaves the byte 0: the others then
+ * keep the segment until this collector ends, as for one that has not
+ * read it. */
+static void ack(struct top_watch *w, const struct top_entry *e)
+{
+	char msg[APIPROF_SEGNAME_MAX + 160];
+	uint8_t one = 1;
+	off_t at = (off_t)(offsetof(struct apiprof_shm_header, collected) +
+	                   apiprof_watch_ack_index((uint32_t)geteuid(), w->slot));
+
+	if (w->slot < 0)
+		return;
+	int fd = open_judged(w, e, O_RDWR);
+	ssize_t put = fd < 0 ? -1 : pwrite(fd, &one, 1, at);
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (put == 1 || w->ack_said || (fd < 0 && err == ENOENT))
+		return;
+	snprintf(msg, sizeof(msg),
+	         "%s: cannot mark it read (%s): other collectors keep it until this one ends",
+	         e->name, strerror(err));
+	say(w, msg);
+	w->ack_said = true;
 }
 
 /* The header of the last read says it is a segment of this version made
@@ -129,8 +164,8 @@ static bool genuine(const struct top_entry *e)
 }
 
 /* Whether e, ending now as st (its segment still mapped and read), is to
- * be taken, and when: a segment left for collectors once the promises
- * seen now have passed; a dead process's at once. */
+ * be taken: a segment left for collectors once every collector holding a
+ * slot has read it (ours now says so), a dead process's at once. */
 void top_collect_judge(struct top_watch *w, struct top_entry *e, enum top_state st)
 {
 	bool left =
@@ -139,9 +174,12 @@ void top_collect_judge(struct top_watch *w, struct top_entry *e, enum top_state 
 	if (!w->collect || !e->present || !genuine(e) || !(left || st == TOP_STALE))
 		return;
 	e->take = true;
+	e->take_left = left;
+	e->take_owner = e->seg.owner;
 	e->take_dev = e->seg.dev;
 	e->take_ino = e->seg.ino;
-	e->take_after_ns = left ? promises(w, e->seg.owner) : 0;
+	if (left)
+		ack(w, e);
 }
 
 /* A process that died before its segment was ready (no flush ever: no
@@ -150,9 +188,9 @@ void top_collect_unready(struct top_watch *w, struct top_entry *e)
 {
 	if (w->collect && e->present && e->seg.map && genuine(e)) {
 		e->take = true;
+		e->take_left = false;
 		e->take_dev = e->seg.dev;
 		e->take_ino = e->seg.ino;
-		e->take_after_ns = 0;
 	}
 }
 
@@ -172,9 +210,76 @@ static void take(struct top_watch *w, struct top_entry *e)
 	close(dfd);
 }
 
-void top_collect_sweep(struct top_watch *w, uint64_t real_ns)
+/* The slots held on the markers a sweep asks about, each asked once. */
+struct held_cache {
+	uint32_t uid[8];
+	uint32_t mask[8];
+	unsigned n;
+};
+
+/* The slots of uid's marker that another collector than this one holds:
+ * none when there is no marker to trust, every one when it cannot be
+ * asked now (no descriptor left): a segment is kept for the next sweep. */
+static uint32_t held_of(const struct top_watch *w, struct held_cache *c, uint32_t uid)
 {
-	for (size_t i = 0; i < w->n; i++)
-		if (w->v[i]->take && w->v[i]->present && real_ns >= w->v[i]->take_after_ns)
-			take(w, w->v[i]);
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->uid[i] == uid)
+			return c->mask[i];
+	int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd < 0 ? -1 : apiprof_watch_open(dfd, uid, false);
+	uint32_t m = fd >= 0                                           ? apiprof_watch_held_mask(fd)
+	             : dfd >= 0 && (errno == ENOENT || errno == EPERM) ? 0
+	                                                               : UINT32_MAX;
+
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	if (uid == (uint32_t)geteuid() && w->slot >= 0)
+		m &= ~(1u << w->slot);
+	if (c->n < 8) {
+		c->uid[c->n] = uid;
+		c->mask[c->n++] = m;
+	}
+	return m;
+}
+
+/* A collector holding a slot of uid's marker has not said it read e. */
+static bool unread_by(const struct top_watch *w, struct held_cache *c, uint32_t uid,
+                      const uint8_t *acks)
+{
+	uint32_t m = held_of(w, c, uid);
+
+	for (int k = 0; k < APIPROF_WATCH_SLOTS; k++)
+		if ((m & (1u << k)) && !acks[apiprof_watch_ack_index(uid, k)])
+			return true;
+	return false;
+}
+
+/* Left e still owed to a collector: its owner's or root's. */
+static bool owed(const struct top_watch *w, struct held_cache *c, const struct top_entry *e)
+{
+	uint8_t acks[2 * APIPROF_WATCH_SLOTS];
+	int fd = open_judged(w, e, O_RDONLY);
+
+	if (fd < 0) /* gone, or another file (take() leaves it); else, next sweep */
+		return errno != ENOENT;
+	ssize_t got = pread(fd, acks, sizeof(acks), offsetof(struct apiprof_shm_header, collected));
+	close(fd);
+	if (got != (ssize_t)sizeof(acks))
+		return true;
+	uint32_t owner = e->take_owner;
+	return unread_by(w, c, owner, acks) || (owner != 0 && unread_by(w, c, 0, acks));
+}
+
+void top_collect_sweep(struct top_watch *w)
+{
+	struct held_cache c = {.n = 0};
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct top_entry *e = w->v[i];
+
+		if (e->take && e->present && !(e->take_left && owed(w, &c, e)))
+			take(w, e);
+	}
 }

@@ -69,13 +69,11 @@ static void watch_setup(struct top_watch *w, const struct top_opts *o)
 	w->warn = warn_stderr;
 	top_sitesym_warn(warn_stderr, NULL);
 	top_shm_watch_delay(o->delay_s);
-	/* A collector (top_collect.h) promises a look as a reader does: within
-	 * three refresh periods, and 5 s at least.  Not a batch run of a
-	 * given count (a script's look), which still takes what it reads. */
+	/* A collector (top_collect.h) promises a look for as long as it runs.
+	 * Not a batch run of a given count (a script's look), which still
+	 * takes what it reads. */
 	w->collect = true;
-	if (!o->batch || !o->count || o->listen || o->textfile)
-		w->promise_ns =
-		        3e9 * o->delay_s > 5e9 ? (uint64_t)(3e9 * o->delay_s) : 5000000000ull;
+	w->promise = !o->batch || !o->count || o->listen || o->textfile;
 }
 
 int main(int argc, char **argv)

@@ -30,6 +30,8 @@ void top_watch_init(struct top_watch *w)
 	w->procdir = TOP_PROC_DIR;
 	w->uid = (uint32_t)getuid();
 	w->linger_ns = 10ull * 1000000000u;
+	w->marker_fd = -1;
+	w->slot = -1;
 }
 
 static void entry_free(struct top_entry *e)
@@ -46,6 +48,7 @@ void top_watch_free(struct top_watch *w)
 	free(w->v);
 	w->v = NULL;
 	w->n = w->cap = 0;
+	top_collect_release(w);
 }
 
 static bool wanted(const struct top_watch *w, int pid)
@@ -105,17 +108,17 @@ static void warn(struct top_watch *w, struct top_entry *e, const char *why)
  * shown as stale.  Judged until it first holds: a process that changes
  * uid hands its segment over to the new one just before (apiprof_creds.c),
  * so a mismatch is tried again at the next refresh, and said once.  A
- * process that ends between the two looks (its status unreadable: reaped)
- * is gone, and owned as one: it is never taken for a segment not ready. */
+ * process reaped between the two looks (its status unreadable) is judged
+ * at the next refresh, gone: a segment left for collectors stays until
+ * this one, while it holds its slot, has read it (top_collect.c), and
+ * read_entry forgets only a segment that could not be read. */
 static bool owned(struct top_watch *w, struct top_entry *e)
 {
 	char msg[APIPROF_SEGNAME_MAX + 128];
 	uint32_t euid;
 	bool ok = top_shm_gone(w->procdir, e->name, e->proc.pid);
 
-	if (!ok && top_shm_proc_euid(w->procdir, e->proc.pid, &euid) != 0)
-		ok = top_shm_gone(w->procdir, e->name, e->proc.pid);
-	else if (!ok) {
+	if (!ok && top_shm_proc_euid(w->procdir, e->proc.pid, &euid) == 0) {
 		ok = euid == e->seg.owner || top_shm_gone(w->procdir, e->name, e->proc.pid);
 		if (!ok && !e->foreign_said && w->warn) {
 			snprintf(msg, sizeof(msg),
@@ -353,7 +356,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 	w->nodir = false;
 	if (w->refreshes == 0)
 		w->start_real_ns = real_ns;
-	top_collect_mark(w, real_ns);
+	top_collect_mark(w);
 	discover(w);
 	/* An ended process keeps its totals until it expires; its intervals
 	 * go to zero, since nothing happens in it any more. */
@@ -372,7 +375,7 @@ void top_watch_refresh(struct top_watch *w, uint64_t mono_ns, uint64_t real_ns)
 			e->st = TOP_E_EXPIRED;
 	}
 	say_nofd(w);
-	top_collect_sweep(w, real_ns);
+	top_collect_sweep(w);
 	prune(w);
 	w->refreshes++;
 }

@@ -33,11 +33,13 @@ struct top_entry {
 	bool foreign_said;     /* its process runs as another uid: said once */
 	bool owned;            /* its process ran as the segment's owner, uid */
 	uint32_t uid;
-	/* To be removed by this collector (top_collect.c): the file mapped,
-	 * and not before this CLOCK_REALTIME time. */
+	/* To be removed by this collector (top_collect.c): the file mapped;
+	 * when left for collectors, once every one still holding its slot
+	 * has read it. */
 	bool take;
+	bool take_left;
+	uint32_t take_owner; /* the file's uid when judged */
 	uint64_t take_dev, take_ino;
-	uint64_t take_after_ns;
 	bool seen_running; /* a read showed its process running */
 	bool before;       /* had ended before this viewer's first refresh began */
 };
@@ -59,11 +61,15 @@ struct top_watch {
 	bool nodir;  /* ... nor list: what was listed before stays */
 
 	/* As a collector (top_collect.h): takes the segments of ended and
-	 * dead processes; with promise_ns, keeps the watching marker. */
+	 * dead processes; with promise, holds a slot of the watching marker
+	 * (preload/apiprof_watch.h) from its first refresh to its last. */
 	bool collect;
-	uint64_t promise_ns;
+	bool promise;
 	bool last;        /* the viewer's last refresh: it promises nothing */
-	bool marker_said; /* the marker could not be kept: said once */
+	bool marker_said; /* no slot could be held: said once */
+	bool ack_said;    /* a left segment could not be marked read: said once */
+	int marker_fd;    /* the marker, our slot's lock on it; -1 */
+	int slot;         /* the slot held, -1 */
 	size_t taken;     /* segments removed so far */
 	uint64_t refreshes;
 	uint64_t start_real_ns; /* CLOCK_REALTIME at the first refresh */
