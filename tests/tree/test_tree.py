@@ -32,7 +32,13 @@ treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
   other line through those functions (no stack spread over another's
   call sites); apiprof-top --json's thread tree has exactly the paths
   above; tree_invariants.py passes on both.  In a mount namespace of
-  its own with a tmpfs on /dev/shm (exit 77: none to be had).
+  its own with a tmpfs on /dev/shm (exit 77: none to be had);
+- top-children: N = 3, the process waiting, as top: apiprof-top --json's
+  children and self_ns of each function are its nodes' (ta_one: malloc
+  3000, free 3000, tb_call 3; tr_close: malloc 1, free 1), and so are the
+  live view's Enter panel (through tmux) and its SELF column; joined by
+  the sites' parent function, ta_one had 2400 mallocs (4 of its 20 sites
+  in "(other callers)", whose parent is not known) and tr_close nothing.
 """
 import atexit
 import json
@@ -42,6 +48,7 @@ import subprocess
 import sys
 import shutil
 import tempfile
+import time
 
 CASE, CHECKER, LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B, PROG, TOP = sys.argv[1:10]
 MOUNT = "mount -t tmpfs tmpfs /dev/shm"
@@ -240,6 +247,17 @@ def folded_paths(text):
     return res
 
 
+def in_private_shm():
+    """this test again, in a mount namespace of its own with a tmpfs on /dev/shm"""
+    if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT], stderr=subprocess.DEVNULL).returncode:
+        print("skip: cannot mount a tmpfs on /dev/shm in a private mount namespace")
+        sys.exit(77)
+    env = dict(os.environ, **{INNER: "1"})
+    argv = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:]
+    sys.exit(subprocess.run(["unshare", "-m", "sh", "-c", MOUNT + ' && exec "$@"', "sh"] + argv,
+                            env=env).returncode)
+
+
 def case_top():
     if not os.environ.get(INNER):
         if subprocess.run(["unshare", "-m", "sh", "-c", MOUNT],
@@ -290,6 +308,139 @@ def case_top():
     checker(os.path.join(tmp, "top.json"))
 
 
-{"paths": case_paths, "top": case_top, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
+def want_children(n):
+    """function -> {child function: calls}, from the paths that happened"""
+    res = {}
+    for path, calls in expected(n).items():
+        if len(path) > 1:
+            kids = res.setdefault(path[-2], {})
+            kids[path[-1]] = kids.get(path[-1], 0) + calls
+    return res
+
+
+def node_children(th):
+    """function -> ({child function: calls}, time of its nodes' children and other paths)"""
+    nodes = {n["id"]: n for n in th["tree"]}
+    res = {}
+    for n in th["tree"]:
+        if n["id"] == 0:
+            continue
+        mine = res.setdefault(n["function"], ({}, [0]))
+        mine[1][0] += (n.get("other_paths") or {}).get("total_ns", 0)
+        p = nodes.get(n["parent"]) if n["parent"] is not None else None
+        if p is not None:
+            kids, t = res.setdefault(p["function"], ({}, [0]))
+            kids[n["function"]] = kids.get(n["function"], 0) + n["calls"]
+            t[0] += n["total_ns"]
+    return res
+
+
+def top_json_thread(pid):
+    """the thread of treeprog with our tree in apiprof-top --json, once every path is there"""
+    want, th = expected(3), None
+    for _ in range(400):  # until a read has every node (the flusher's pace)
+        js = subprocess.run([TOP, "-b", "--json", "-n", "1", "-p", str(pid)],
+                            capture_output=True, text=True).stdout
+        procs = [q for line in js.splitlines() for q in json.loads(line)["processes"]]
+        trees = [t for q in procs for t in q["threads"] if "tree" in t]
+        th = trees[0] if trees else None
+        have = {k: c for k, (c, _) in paths(th).items() if ours(k)} if th else {}
+        if have == want:
+            return th, js.splitlines()[-1]
+    fail("--json: the tree's paths %s, expected %s" % (have, want))
+
+
+def check_top_funcs(th):
+    """each function's --json children and self_ns are the tree's"""
+    want, tree = want_children(3), node_children(th)
+    for f in th["functions"]:
+        name = "%s.%s" % (f["api"], f["name"])
+        if not ours((name,)) and name not in want:
+            continue
+        kids = {"%s.%s" % (c["api"], c["name"]): c["calls"] for c in f["children"]
+                if c["api"] is not None}
+        if kids != want.get(name, {}) or kids != tree.get(name, ({}, 0))[0]:
+            fail("--json: %s's children %s; the paths that happened %s, its nodes %s"
+                 % (name, kids, want.get(name, {}), tree.get(name, ({}, 0))[0]))
+        inside = tree.get(name, ({}, [0]))[1][0]
+        self_ns = max(0, f["total_ns"] - inside)
+        if f["self_ns"] is None or abs(f["self_ns"] - self_ns) > len(f["children"]) + 2:
+            fail("--json: %s's self_ns %s, total %d - its nodes' children %d = %d"
+                 % (name, f["self_ns"], f["total_ns"], inside, self_ns))
+
+
+def panel(pid, func):
+    """the live view's Enter panel of the row of func: (children lines, self line, row line)"""
+    base = ["tmux", "-L", "apiprof-tree-%d-%s" % (os.getpid(), func), "-f", "/dev/null"]
+    env = dict(os.environ, TERM="xterm-256color")
+    env.pop("TMUX", None)
+    subprocess.run(base + ["new-session", "-d", "-x", "200", "-y", "60",
+                           "%s -d 0.1 -p %d -f %s" % (os.path.abspath(TOP), pid, func)], env=env, check=True)
+    screen = ""
+    try:
+        for i in range(400):
+            screen = subprocess.run(base + ["capture-pane", "-p", "-t", "0"],
+                                    stdout=subprocess.PIPE, text=True).stdout
+            if "(self" in screen:
+                break
+            if i % 20 == 0 and " " + func in screen:  # the row is there: open it
+                subprocess.run(base + ["send-keys", "-t", "0", "Enter"], check=True)
+            time.sleep(0.05)  # poll spacing, bounded by the tries
+    finally:
+        subprocess.run(base + ["kill-server"], stderr=subprocess.DEVNULL)
+    lines = screen.splitlines()
+    kids = {}
+    for line in lines:
+        m = re.match(r"^   -> +(\d+) .* (\S+)$", line)
+        if m:
+            kids[m.group(2)] = int(m.group(1))
+    selfs = [re.match(r"^   = +\S+ +(\S+) +\(self\)$", l) for l in lines]
+    selfs = [m.group(1) for m in selfs if m]
+    rows = [l for l in lines if re.search(r"\s%s(\s|$)" % func, l) and "filter:" not in l
+            and not re.match(r"^   (->|<-|=) ", l)]
+    if not selfs or not rows:
+        fail("the panel of %s: no self line or no row:\n%s" % (func, screen))
+    return kids, selfs[0], rows[0], screen
+
+
+def case_top_children():
+    """apiprof-top's --json children and self_ns, and the live view's Enter
+    panel and SELF column, from the tree's nodes: ta_one's 1000 mallocs a
+    call come from 20 sites, 4 of them in "(other callers)" of the sites
+    record, whose parent is not known, and tr_close's two calls from sites
+    in it too: joined by function, ta_one had 2400 mallocs and tr_close no
+    child at all"""
+    if not os.environ.get(INNER):
+        in_private_shm()
+    env = dict(os.environ, LD_PRELOAD=" ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+               LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)), APIPROF_INTERVAL_MS="20")
+    env.pop("APIPROF_SHM", None)
+    p = subprocess.Popen([PROG, "3", "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=env, text=True)
+    try:
+        if p.stdout.readline() != "ready\n":
+            fail("treeprog did not get ready")
+        th, line = top_json_thread(p.pid)
+        check_top_funcs(th)
+        tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
+        atexit.register(shutil.rmtree, tmp, True)
+        with open(os.path.join(tmp, "top.json"), "w") as f:
+            f.write(line)
+        checker(os.path.join(tmp, "top.json"))
+        want = want_children(3)
+        for func, name in (("ta_one", "treea.ta_one"), ("tr_close", "treer.tr_close")):
+            kids, self_, row, screen = panel(p.pid, func)
+            if kids != want[name]:
+                fail("the panel of %s: children %s, the paths that happened %s:\n%s"
+                     % (func, kids, want[name], screen))
+            if " %s " % self_ not in row + " ":
+                fail("the panel of %s says self %s, its row's SELF does not: %s"
+                     % (func, self_, row))
+    finally:
+        p.stdin.close()
+        p.wait()
+
+
+{"paths": case_paths, "top": case_top, "top-children": case_top_children, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
  "invariants": case_invariants}[CASE]()
 print("ok")
