@@ -38,7 +38,15 @@ treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
   3000, free 3000, tb_call 3; tr_close: malloc 1, free 1), and so are the
   live view's Enter panel (through tmux) and its SELF column; joined by
   the sites' parent function, ta_one had 2400 mallocs (4 of its 20 sites
-  in "(other callers)", whose parent is not known) and tr_close nothing.
+  in "(other callers)", whose parent is not known) and tr_close nothing;
+- arena-full: arenaprog (extra arguments ARENAPROG FAILMMAP) under
+  failmmap.c, which fails the runtime arena's chunks after the first:
+  a row the full arena gave no table has all its calls in its "(other
+  callers)" (max_site_calls: all of them), every thread's callers add up
+  to its calls, and its tree has every call, the paths exact; so do the
+  folded tables and tree once the threads end, and a row whose table
+  comes once memory comes back keeps the calls it had before in its
+  "(other callers)".
 """
 import atexit
 import json
@@ -60,31 +68,31 @@ def fail(msg):
     sys.exit(1)
 
 
-def expected(n):
-    """path (tuple of functions from the root) -> calls"""
+def expected(n, closes=1):
+    """path (tuple of functions from the root) -> calls (tr_close called closes times)"""
     one, b = ("treer.tr_root", "treea.ta_one"), ("treer.tr_root", "treea.ta_one", "treeb.tb_call")
     two, close = ("treer.tr_root", "treea.ta_two"), ("treer.tr_close",)
     return {
         ("treer.tr_root",): n, one: n, one + ("malloc.malloc",): 1000 * n,
         one + ("malloc.free",): 1000 * n, b: n, b + ("malloc.malloc",): 5 * n,
         b + ("malloc.free",): 5 * n, two: n, two + ("malloc.malloc",): 10 * n,
-        two + ("malloc.free",): 10 * n, close: 1, close + ("malloc.malloc",): 1,
-        close + ("malloc.free",): 1,
+        two + ("malloc.free",): 10 * n, close: closes, close + ("malloc.malloc",): closes,
+        close + ("malloc.free",): closes,
     }
 
 
-def run(n, env_extra, thread=False):
+def run(n, env_extra, thread=False, argv=None, preload=()):
     tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
     atexit.register(shutil.rmtree, tmp, True)
     out = os.path.join(tmp, "out.json")
     env = dict(os.environ)
     env.update({
-        "LD_PRELOAD": " ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+        "LD_PRELOAD": " ".join(list(preload) + [LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
         "LD_LIBRARY_PATH": os.path.dirname(os.path.abspath(PROG)),
         "APIPROF_OUTPUT": out, "APIPROF_SUMMARY": "1", "APIPROF_SHM": "0",
     })
     env.update(env_extra)
-    args = [PROG, str(n)] + (["thread"] if thread else [])
+    args = argv or [PROG, str(n)] + (["thread"] if thread else [])
     p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         fail("treeprog exited %d: %s" % (p.returncode, p.stderr))
@@ -96,7 +104,7 @@ def run(n, env_extra, thread=False):
 
 
 def paths(th):
-    """path -> (calls, node) of a thread's tree"""
+    """path -> (calls, node) of a thread's tree, summed over its root call sites"""
     if "tree" not in th:
         fail("no tree in the exit JSON")
     nodes = {n["id"]: n for n in th["tree"]}
@@ -108,7 +116,8 @@ def paths(th):
         while m is not None:
             path.append(m["function"])
             m = nodes.get(m["parent"]) if m["parent"] is not None else None
-        res[tuple(reversed(path))] = (n["calls"], n)
+        key = tuple(reversed(path))
+        res[key] = (n["calls"] + res.get(key, (0, None))[0], n)
     return res
 
 
@@ -123,8 +132,8 @@ def thread_of(doc, folded=False):
     fail("no %s thread in %s" % ("folded" if folded else "running", [t["tid"] for t in doc["threads"]]))
 
 
-def check_exact(th, n):
-    want = expected(n)
+def check_exact(th, n, closes=1):
+    want = expected(n, closes)
     have = {p: c for p, (c, _) in paths(th).items() if ours(p)}
     if have != want:
         extra = {p: c for p, c in have.items() if want.get(p) != c}
@@ -441,6 +450,104 @@ def case_top_children():
         p.wait()
 
 
-{"paths": case_paths, "top": case_top, "top-children": case_top_children, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
+def bare_rows(th):
+    """our functions whose calls are all in "(other callers)": each is called from one
+    site, which has an entry of its own in a table; so their row had none"""
+    res = []
+    for f in th["functions"]:
+        name = "%s.%s" % (f["api"], f["name"])
+        if ours((name,)) and f["calls"] and all(c["symbol"] == "(other callers)"
+                                                 for c in f["callers"]):
+            res.append(name)
+    return res
+
+
+def check_sums(th, tid):
+    """every call in the sites; with a tree, every call in a node, its parent's other
+    paths or the calls not recorded"""
+    for f in th["functions"]:
+        sites = sum(c["calls"] for c in f["callers"])
+        if sites != f["calls"]:
+            fail("thread %s: %s.%s's callers have %d calls of its %d"
+                 % (tid, f["api"], f["name"], sites, f["calls"]))
+        other = [c for c in f["callers"] if c["symbol"] == "(other callers)"]
+        if other and other[0]["exact"] is not True:
+            fail("thread %s: %s.%s's (other callers) %s" % (tid, f["api"], f["name"], other))
+    nodes = sum(n["calls"] for n in th.get("tree", []))
+    other = sum((n.get("other_paths") or {}).get("calls", 0) for n in th.get("tree", []))
+    lost = sum((n.get("other_paths") or {}).get("not_recorded_calls", 0)
+               for n in th.get("tree", []))
+    calls = sum(f["calls"] for f in th["functions"])
+    if th.get("tree") and nodes + other + lost != calls:
+        fail("thread %s: nodes %d + other paths %d + not recorded %d != %d calls (rows with "
+             "no table: %s)" % (tid, nodes, other, lost, calls, bare_rows(th)))
+
+
+def case_arena_back(arenaprog, failmmap):
+    """The arena's memory comes back (failmmap.c fails 4 chunks only): a row that had
+    no table at its first two calls (tr_close's, from two sites) gets one at its third
+    call's switch, with the two runs before it in its "(other callers)": its callers
+    add up to its 3 calls."""
+    for pad in list(range(212, 256, 2)) + list(range(0, 212, 2)):  # 212: today's first
+        doc, _, tmp = run(1, {"TREE_FAILMMAP_AFTER": "1", "TREE_FAILMMAP_COUNT": "4"},
+                          argv=[arenaprog, str(pad), "24"], preload=[failmmap])
+        for th in doc["threads"]:
+            close = [f for f in th["functions"] if f["name"] == "tr_close"]
+            named = [c for c in close[0]["callers"] if c["symbol"] != "(other callers)"] \
+                if close else []
+            if not close or close[0]["calls"] != 3 or len(named) != 1:
+                continue  # not a table at the third call only
+            check_sums(th, th["tid"])
+            if th.get("tree"):
+                check_exact(th, 1, closes=3)
+            checker(os.path.join(tmp, "out.json"))
+            print("pad %d: thread %s's tr_close got its table at its third call"
+                  % (pad, th["tid"]))
+            return
+    fail("no pad gave a tr_close that got its table at its third call")
+
+
+def case_arena_full():
+    """A row the full arena gave no table of call sites (failmmap.c): its calls are
+    all in its "(other callers)" (bounded by them all), and its runs in the tree, with
+    the calls made inside them under it: the paths are exact.  Which allocation finds
+    the arena full depends on sizes that change with the code: the pad of arenaprog's
+    own call sites moves it, until a thread has such a row and a tree."""
+    arenaprog, failmmap = sys.argv[10:12]
+    case_arena_back(arenaprog, failmmap)
+    for pad in range(0, 256, 2):
+        doc, _, tmp = run(1, {"TREE_FAILMMAP_AFTER": "1"},
+                          argv=[arenaprog, str(pad), "24"], preload=[failmmap])
+        found = None
+        for th in doc["threads"]:
+            if not th["functions"]:
+                continue
+            check_sums(th, th["tid"])
+            if bare_rows(th) and any(n["id"] != 0 for n in th.get("tree", [])):
+                found = th
+        if found is None:
+            continue
+        check_exact(found, 1, closes=3)
+        for name in bare_rows(found):
+            f = [f for f in found["functions"] if "%s.%s" % (f["api"], f["name"]) == name][0]
+            if f["callers"][0].get("max_site_calls") != f["calls"]:
+                fail("%s had no table: its (other callers) %s, bound not all of its calls %d"
+                     % (name, f["callers"], f["calls"]))
+        checker(os.path.join(tmp, "out.json"))
+        print("pad %d: thread %s's %s had no table" % (pad, found["tid"], bare_rows(found)))
+        # the same threads ending: the folded tables and tree have every call
+        doc, _, tmp = run(1, {"TREE_FAILMMAP_AFTER": "1", "APIPROF_KEEP_EXITED": "0"},
+                          argv=[arenaprog, str(pad), "24", "exit"], preload=[failmmap])
+        folded = thread_of(doc, folded=True)
+        check_sums(folded, "(exited)")
+        if not folded.get("tree"):
+            fail("no folded tree")
+        checker(os.path.join(tmp, "out.json"))
+        return
+    fail("no pad gave a thread with a row that had no table and a tree")
+
+
+{"paths": case_paths, "top": case_top, "top-children": case_top_children,
+ "arena-full": case_arena_full, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
  "invariants": case_invariants}[CASE]()
 print("ok")
