@@ -346,6 +346,26 @@ void apiprof_cct_reset(struct apiprof_thread *th)
 	n0->fig = (struct apiprof_cct_fig){0};
 }
 
+void apiprof_cct_forked(struct apiprof_thread *th)
+{
+	struct apiprof_tls *t = apiprof_tls_self();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
+		const struct apiprof_api *api = apiprof_api_get(id);
+		uintptr_t frame = t->api[id].frame;
+
+		if (api == NULL || th->tab[id] == NULL || frame <= APIPROF_FRAME_IDLE)
+			continue;
+		uint32_t row = frame & APIPROF_FRAME_SLOW
+		                       ? apiprof_slow_row(t, id)
+		                       : apiprof_wrappers_below(
+		                                 id, frame & ~(uintptr_t)APIPROF_FRAME_TAGS, sp);
+		if (row < api->nfuncs)
+			apiprof_sites_inherited(th->tab[id], row);
+	}
+}
+
 /* --- a reader's half -------------------------------------------------- */
 
 /* The timed calls of row i as far as its run in progress tells them (as

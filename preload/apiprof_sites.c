@@ -813,6 +813,14 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
 	apiprof_fetch_add_relaxed(&to->floor, spill);
 }
 
+void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i)
+{
+	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+
+	apiprof_write_once(&c->self, APIPROF_CCT_OVF | 0u);
+	apiprof_write_once(&c->last, RUN_AGAIN);
+}
+
 /* Zeroes row i's sites, word by word (a reader may be copying them), and
  * their histograms, which they keep; the row's timed calls count in its
  * own histogram until its first run. */

@@ -46,7 +46,11 @@ treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
   to its calls, and its tree has every call, the paths exact; so do the
   folded tables and tree once the threads end, and a row whose table
   comes once memory comes back keeps the calls it had before in its
-  "(other callers)".
+  "(other callers)";
+- fork: forkprog (extra arguments FORKPROG SHIM_TREEF): a child forked
+  inside a profiled call (tf_spawn) has its own paths only, exact, the
+  call it returns from counted once in its root's other paths, nothing in
+  progress; the parent's paths exact.
 """
 import atexit
 import json
@@ -547,7 +551,62 @@ def case_arena_full():
     fail("no pad gave a thread with a row that had no table and a tree")
 
 
+def case_fork():
+    """forkprog: a child forked inside tf_spawn, a profiled call, makes N = 5 calls of
+    tr_close inside it and exits there, or after it returned: its own tree has only
+    its own paths (tr_close > malloc, free), exact, no node of its parent's calls,
+    nothing in progress; the call it returned from counts once, in the root's other
+    paths (begun before the child was); the parent's tree is exact."""
+    forkprog, shim_f = sys.argv[10:12]
+    n = 5
+    mine = {("treer.tr_close",): n, ("treer.tr_close", "malloc.malloc"): n,
+            ("treer.tr_close", "malloc.free"): n}
+    for how in (0, 1):
+        tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
+        atexit.register(shutil.rmtree, tmp, True)
+        env = dict(os.environ, LD_PRELOAD=" ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A,
+                                                    SHIM_B, shim_f]),
+                   LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(forkprog)),
+                   APIPROF_OUTPUT=os.path.join(tmp, "out-%p.json"), APIPROF_SHM="0")
+        p = subprocess.run([forkprog, str(n), str(how)], env=env, capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != 0:
+            fail("forkprog %d exited %d: %s" % (how, p.returncode, p.stderr))
+        docs = {}
+        for name in os.listdir(tmp):
+            with open(os.path.join(tmp, name)) as f:
+                doc = json.load(f)
+            docs[doc["pid"]] = doc
+            checker(os.path.join(tmp, name))
+        if len(docs) != 2:
+            fail("how %d: %d outputs, not the parent's and the child's" % (how, len(docs)))
+        # the parent is the one that called tr_root (the child's counts start at 0)
+        first = sorted(docs.values(), key=lambda d: not any(
+            f["name"] == "tr_root" for t in d["threads"] for f in t["functions"]))
+        parent, child = first
+        th = thread_of(parent)
+        want = expected(1)
+        want[("treef.tf_spawn",)] = 1
+        have = {k: c for k, (c, _) in paths(th).items() if ours(k) or k[0] == "treef.tf_spawn"}
+        if have != want:
+            fail("how %d: the parent's paths %s, expected %s" % (how, have, want))
+        th = thread_of(child)
+        check_sums(th, "child")
+        have = {k: c for k, (c, _) in paths(th).items()
+                if ours(k) or k[0].startswith("treef.")}
+        if have != mine:
+            fail("how %d: the child's paths %s, it made %s" % (how, have, mine))
+        calls = {"%s.%s" % (f["api"], f["name"]): f["calls"] for f in th["functions"]}
+        root = [x for x in th["tree"] if x["id"] == 0]
+        inherited = (root[0].get("other_paths") or {}).get("calls", 0) if root else 0
+        if calls.get("treef.tf_spawn", 0) != how or inherited != how:
+            fail("how %d: the child's tf_spawn %d calls, %d in the root's other paths"
+                 % (how, calls.get("treef.tf_spawn", 0), inherited))
+        if th.get("in_progress"):
+            fail("how %d: the child shows %s in progress" % (how, th["in_progress"]))
+
+
 {"paths": case_paths, "top": case_top, "top-children": case_top_children,
- "arena-full": case_arena_full, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
+ "arena-full": case_arena_full, "fork": case_fork, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
  "invariants": case_invariants}[CASE]()
 print("ok")
