@@ -116,10 +116,6 @@ APIPROF_HIDDEN void apiprof_cct_reset(struct apiprof_thread *th);
  * in the root's other paths, as a call with no path of its own: the child
  * made no path to it (apiprof_sites_inherited). */
 APIPROF_HIDDEN void apiprof_cct_forked(struct apiprof_thread *th);
-/* Row i's run (apiprof_sites.c), reset, is a call in progress inherited
- * by a fork child: its calls count in node 0's other paths until the
- * row's next switch, which every next call of it makes. */
-APIPROF_HIDDEN void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i);
 /* An exited thread's nodes into the process's folded tree, by path, with
  * its runs in progress; before its tables are folded. */
 APIPROF_HIDDEN void apiprof_cct_fold(struct apiprof_thread *th);

@@ -516,11 +516,6 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
 	h[0] = (struct site_cache){key, t->e[k].key, (uint64_t)k};
 }
 
-/* The owner's half, as a call of key (its run key: return address and
- * parent) is about to start: the run that ends is the row's figures since
- * the marks.  The common case, a key seen before (an interpreter's malloc
- * whose callers take turns), is a look or two at the cache: its entry
- * there still has the site it had. */
 /* A switch of a row that has no table (the arena had no room for one):
  * the run that ends still goes to its node of the call tree, and the new
  * run's node is found, so that the tree has every run of the row and the
@@ -541,6 +536,11 @@ static __attribute__((noinline, cold)) void switch_bare(const struct row *r, uin
 	apiprof_store_release(&r->s->gen, gen + 2);
 }
 
+/* The owner's half, as a call of key (its run key: return address and
+ * parent) is about to start: the run that ends is the row's figures since
+ * the marks.  The common case, a key seen before (an interpreter's malloc
+ * whose callers take turns), is a look or two at the cache: its entry
+ * there still has the site it had. */
 void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 {
 	struct row r = row_of(tab, idx);
