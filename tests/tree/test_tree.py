@@ -396,7 +396,9 @@ def panel(pid, func):
                                     stdout=subprocess.PIPE, text=True).stdout
             if "(self" in screen:
                 break
-            if i % 20 == 0 and " " + func in screen:  # the row is there: open it
+            row = [l for l in screen.splitlines()
+                   if re.search(r"\s%s\s" % func, l) and "filter:" not in l]
+            if i % 20 == 0 and row:  # the row is there: open it
                 subprocess.run(base + ["send-keys", "-t", "0", "Enter"], check=True)
             time.sleep(0.05)  # poll spacing, bounded by the tries
     finally:
