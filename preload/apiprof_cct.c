@@ -346,6 +346,26 @@ void apiprof_cct_reset(struct apiprof_thread *th)
 	n0->fig = (struct apiprof_cct_fig){0};
 }
 
+void apiprof_cct_forked(struct apiprof_thread *th)
+{
+	struct apiprof_tls *t = apiprof_tls_self();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
+		const struct apiprof_api *api = apiprof_api_get(id);
+		uintptr_t frame = t->api[id].frame;
+
+		if (api == NULL || th->tab[id] == NULL || frame <= APIPROF_FRAME_IDLE)
+			continue;
+		uint32_t row = frame & APIPROF_FRAME_SLOW
+		                       ? apiprof_slow_row(t, id)
+		                       : apiprof_wrappers_below(
+		                                 id, frame & ~(uintptr_t)APIPROF_FRAME_TAGS, sp);
+		if (row < api->nfuncs)
+			apiprof_sites_inherited(th->tab[id], row);
+	}
+}
+
 /* --- a reader's half -------------------------------------------------- */
 
 /* The timed calls of row i as far as its run in progress tells them (as
@@ -553,12 +573,34 @@ static void fold_node(uint32_t id)
 	fig_add(&folded_tree, APIPROF_CCT_LOST | to, lost);
 }
 
+/* The calls of a thread that had no tree (the arena had no room for
+ * it): in no path, counted in the folded tree's calls not recorded. */
+static void fold_untreed(struct apiprof_thread *th)
+{
+	uint64_t calls = 0;
+
+	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
+		const struct apiprof_api *api = apiprof_api_get(id);
+
+		for (uint32_t i = 0; api && th->tab[id] && i < api->nfuncs; i++)
+			calls += apiprof_load(&th->tab[id]->calls[i]);
+	}
+	if (calls == 0)
+		return;
+	fold_lock();
+	if (cct_ready(&folded_tree))
+		apiprof_cct_node(&folded_tree, 0)->fig.lost += calls;
+	apiprof_store_release(&folded_tree.lock, 0);
+}
+
 void apiprof_cct_fold(struct apiprof_thread *th)
 {
 	struct apiprof_cct *t = apiprof_load_acquire(&th->cct);
 
-	if (t == NULL || apiprof_load_acquire(&t->head) == NULL)
+	if (t == NULL || apiprof_load_acquire(&t->head) == NULL) {
+		fold_untreed(th);
 		return;
+	}
 	fold_lock();
 	if (cct_ready(&folded_tree)) {
 		apiprof_cct_read(&fold.from, t, th->tab);

@@ -110,6 +110,12 @@ APIPROF_HIDDEN uint32_t apiprof_cct_nodes(struct apiprof_cct *t, struct apiprof_
 
 /* A thread entry's table made empty (a new thread, a fork child). */
 APIPROF_HIDDEN void apiprof_cct_reset(struct apiprof_thread *th);
+/* In a fork child, after its thread's entry was reset: each call of the
+ * thread in progress, begun before the fork, whose way out the child may
+ * run (its row found from the frame words, as the flusher does), counts
+ * in the root's other paths, as a call with no path of its own: the child
+ * made no path to it (apiprof_sites_inherited). */
+APIPROF_HIDDEN void apiprof_cct_forked(struct apiprof_thread *th);
 /* An exited thread's nodes into the process's folded tree, by path, with
  * its runs in progress; before its tables are folded. */
 APIPROF_HIDDEN void apiprof_cct_fold(struct apiprof_thread *th);

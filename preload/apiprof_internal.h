@@ -126,6 +126,11 @@ APIPROF_HIDDEN void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, u
 APIPROF_HIDDEN void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
                                        bool sampled);
 APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);
+/* Row i's run, reset, is a call in progress that a fork child inherited
+ * (apiprof_cct_forked): its calls count in the call tree's root's other
+ * paths (APIPROF_CCT_OVF | 0) until the row's next switch, which every
+ * next call of it makes. */
+APIPROF_HIDDEN void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i);
 /* Adds the histograms of row i's sites, with the bucket noted but not yet
  * counted where it is in one of them, into hist. */
 APIPROF_HIDDEN void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i);

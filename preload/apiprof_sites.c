@@ -89,7 +89,9 @@ APIPROF_INLINE struct apiprof_site_tbl *tbl_of(struct apiprof_sites *s)
 /* s's table, given one from the arena if it has none yet (the runtime's
  * work, under the busy guard: the arena may call mmap); NULL when there
  * is no room.  In an api's folded totals several exiting threads may ask
- * at once: the first pointer stored stays. */
+ * at once: the first pointer stored stays.  The runs that ended while
+ * the row had none (the arena was full: switch_bare) are up to the
+ * marks, and start its "(other callers)" (a folded row has no marks). */
 static __attribute__((noinline, cold)) struct apiprof_site_tbl *tbl_get(struct apiprof_sites *s)
 {
 	struct apiprof_site_tbl *t = tbl_of(s);
@@ -101,6 +103,10 @@ static __attribute__((noinline, cold)) struct apiprof_site_tbl *tbl_get(struct a
 	struct apiprof_site_tbl *n = apiprof_arena_alloc(sizeof(*n)); /* zeroed */
 	errno = saved;
 	apiprof_busy_leave(busy);
+	if (n != NULL && apiprof_read_once(&s->mark_calls) != 0)
+		n->e[SITE_OTHER] = (struct site_ent){
+		        APIPROF_PARENT_UNKNOWN, apiprof_read_once(&s->mark_calls),
+		        apiprof_read_once(&s->mark_ticks), apiprof_read_once(&s->mark_timed), 0};
 	if (n == NULL || apiprof_cas_acq_rel(&s->tbl, &t, n))
 		return n;
 	return t;
@@ -510,6 +516,26 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
 	h[0] = (struct site_cache){key, t->e[k].key, (uint64_t)k};
 }
 
+/* A switch of a row that has no table (the arena had no room for one):
+ * the run that ends still goes to its node of the call tree, and the new
+ * run's node is found, so that the tree has every run of the row and the
+ * calls made inside them their parent; its calls are all in "(other
+ * callers)", which a reader makes of the row's own figures
+ * (apiprof_tab_read_srec). */
+static __attribute__((noinline, cold)) void switch_bare(const struct row *r, uint64_t key)
+{
+	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]), ticks = apiprof_load(&r->c->ticks);
+	uint64_t timed = sampled ? row_timed(r->tab, r->idx, true) : calls;
+	uint64_t gen = r->s->gen;
+
+	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with the readers' loads */
+	apiprof_fence_release();
+	run_end(r, calls, ticks, timed, key);
+	apiprof_write_once(&r->c->last, key);
+	apiprof_store_release(&r->s->gen, gen + 2);
+}
+
 /* The owner's half, as a call of key (its run key: return address and
  * parent) is about to start: the run that ends is the row's figures since
  * the marks.  The common case, a key seen before (an interpreter's malloc
@@ -520,7 +546,7 @@ void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 	struct row r = row_of(tab, idx);
 
 	if (r.t == NULL && (r.t = tbl_get(r.s)) == NULL) {
-		apiprof_write_once(&r.c->last, key); /* every call in "(other callers)" */
+		switch_bare(&r, key);
 		return;
 	}
 	const struct site_cache *h = cache_of(r.t, key);
@@ -624,7 +650,7 @@ static void srec_copy(struct apiprof_shm_srec *dst, const struct apiprof_site_tb
 	struct site_ent o = {0};
 	if (t != NULL)
 		o = ent_read(t, SITE_OTHER, run);
-	else if (run->calls <= (uint64_t)1 << 62)
+	else /* no table (the arena had no room): every call, any of its sites */
 		o = (struct site_ent){0, run->calls, run->ticks, run->timed, 0};
 	o.key = o.key ? o.key : APIPROF_PARENT_UNKNOWN;
 	out_other(dst, &o);
@@ -658,6 +684,9 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
 			run.entry = folded ? UINT64_MAX : 0;
 		if (folded)
 			run.calls = 0;
+		if (t == NULL) /* no table: the row's own figures, whole */
+			run = (struct srec_run){0, calls, apiprof_load(&c->ticks),
+			                        row_timed(tab, i, sampled)};
 		uint64_t floor = apiprof_read_once(&s->floor);
 		srec_copy(dst, t, &run);
 		apiprof_fence_acquire(); /* pairs with the switch's fence_release */
@@ -726,6 +755,27 @@ static int fold_find(struct apiprof_site_tbl *t, uint64_t key)
 	return SITE_OTHER;
 }
 
+/* Row i of src had no table (the arena had no room): its calls, any of
+ * its sites', go to dst's "(other callers)", or, when dst has no table
+ * either, stay in the folded row's own figures, which a reader then
+ * takes whole (apiprof_tab_read_srec). */
+static void sites_fold_bare(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
+                            bool sampled)
+{
+	struct apiprof_sites *to = sites_of(dst, i);
+	struct apiprof_site_tbl *t = tbl_get(to);
+	const struct apiprof_cold *c = apiprof_tab_cold(src, i);
+	uint64_t calls = apiprof_load(&src->calls[i]);
+	const struct site_ent e = {APIPROF_PARENT_UNKNOWN, calls, apiprof_load(&c->ticks),
+	                           row_timed(src, i, sampled), 0};
+
+	if (t == NULL || calls == 0)
+		return;
+	key_merge_shared(&t->e[SITE_OTHER].key, APIPROF_PARENT_UNKNOWN);
+	ent_add(&t->e[SITE_OTHER], &e);
+	apiprof_fetch_add_relaxed(&to->floor, calls);
+}
+
 /* Adds row i's sites of src (an exited thread's table, whose run is ended
  * here) into dst (its api's totals), which other exiting threads may be
  * folding into at once; the folded table never has a run of its own.  A
@@ -739,8 +789,10 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
 	uint64_t spill = apiprof_read_once(&from->floor);
 
 	sites_close(src, i, sampled);
-	if (f == NULL)
+	if (f == NULL) {
+		sites_fold_bare(dst, src, i, sampled);
 		return;
+	}
 	struct apiprof_site_tbl *t = tbl_get(to);
 	for (int k = 0; k <= SITE_OTHER; k++) {
 		const struct site_ent *e = &f->e[k];
@@ -759,6 +811,14 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
 		hist_fold(dst, i, t, j, src, apiprof_load_acquire(&f->hist[k]));
 	}
 	apiprof_fetch_add_relaxed(&to->floor, spill);
+}
+
+void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i)
+{
+	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+
+	apiprof_write_once(&c->self, APIPROF_CCT_OVF | 0u);
+	apiprof_write_once(&c->last, RUN_AGAIN);
 }
 
 /* Zeroes row i's sites, word by word (a reader may be copying them), and

@@ -450,6 +450,7 @@ void apiprof_thread_after_fork(void)
 
 			memcpy(comm, th->comm, sizeof(comm));
 			entry_reset(th, apiprof_gettid(), comm);
+			apiprof_cct_forked(th);
 		} else {
 			apiprof_store_release(&th->state, APIPROF_T_FREE);
 			th->free_next = reg.free_top;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_calls.c - callers, children and self time from the call sites of
- * a process's cells (top_calls.h).  A site's parent is validated by the
- * reader against the function table the segment had; it is checked again
- * here against the model's, and a parent the model cannot name counts as
- * unknown.
+ * top_calls.c - the callers of a function from the call sites of a
+ * process's cells (top_calls.h); its children and self time come from
+ * the calling-context trees (top_calls_tree.c).  A site's parent is
+ * validated by the reader against the function table the segment had; it
+ * is checked again here against the model's, and a parent the model
+ * cannot name counts as unknown.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,31 +51,16 @@ static void sites_interval(struct top_cell *c)
 	c->sites_last = c->sites;
 }
 
-/* Each cell's child_ns, and the lists of the sites made inside its
- * calls, which top_children follows for one thread. */
+/* Each cell's child_ns and whether its self time is known, from the
+ * calling-context trees (top_calls_tree.c). */
 void top_calls_refresh(struct top_proc *p)
 {
 	for (size_t i = 0; i < p->ncells; i++) {
 		p->cells[i].child_ns = 0;
-		p->cells[i].kids = 0;
+		p->cells[i].self = TOP_SELF_UNKNOWN;
 		sites_interval(&p->cells[i]);
 	}
-	for (size_t i = 0; i < p->ncells; i++) {
-		struct top_cell *c = &p->cells[i];
-
-		for (uint32_t k = 0; k < c->sites.n; k++) {
-			long f = top_site_parent(p, c->sites.site[k].parent);
-			struct top_cell *pc =
-			        f < 0 ? NULL : top_proc_cell_find(p, c->tid, (uint32_t)f);
-
-			if (!pc || (uint32_t)f == c->func)
-				continue;
-			pc->child_ns += site_ns(p, &c->sites.site[k]);
-			c->kid_next[k] = pc->kids;
-			pc->kids = 1 + (uint32_t)(i << 5 | k);
-		}
-	}
-	p->kids_linked = true;
+	top_calls_tree_refresh(p);
 }
 
 static bool cell_in(const struct top_cell *c, struct top_calls_of w)
@@ -127,9 +113,6 @@ static int walk_add(struct walk *k, const struct top_cell *c, uint32_t i)
 	return 0;
 }
 
-/* The walk's array, sorted by cmp, into *out; its length, -1 out of memory. */
-static bool caller_want(const struct walk *k, const struct top_cell *c, const struct top_site *e);
-
 /* Site j of c, when the walk wants it. */
 static int walk_site(struct walk *k, const struct top_cell *c, uint32_t j)
 {
@@ -138,32 +121,14 @@ static int walk_site(struct walk *k, const struct top_cell *c, uint32_t j)
 	return walk_add(k, c, j);
 }
 
-/* One thread's sites, where the walk has a shorter way than every cell:
- * a function's own cell, or the list of the sites made inside a parent's
- * (top_calls_refresh).  1: not taken. */
+/* One thread's sites: the function's own cell. */
 static int walk_thread(struct walk *k, struct top_calls_of w)
 {
-	const struct top_cell *c = NULL;
+	const struct top_cell *c = top_proc_cell_find(k->p, w.tid, k->key);
 	int rc = 0;
 
-	if (k->want == caller_want) {
-		c = top_proc_cell_find(k->p, w.tid, k->key);
-		for (uint32_t j = 0; c && rc == 0 && j < c->sites.n; j++)
-			rc = walk_site(k, c, j);
-		return rc;
-	}
-	if (!k->p->kids_linked || top_site_parent(k->p, k->key) < 0)
-		return 1;
-	c = top_proc_cell_find(k->p, w.tid, (uint32_t)top_site_parent(k->p, k->key));
-	for (uint32_t l = c ? c->kids : 0; l && rc == 0;) {
-		size_t i = (l - 1) >> 5;
-		uint32_t j = (l - 1) & 31;
-
-		if (i >= k->p->ncells)
-			break;
-		rc = walk_site(k, &k->p->cells[i], j);
-		l = j <= APIPROF_SITES ? k->p->cells[i].kid_next[j] : 0;
-	}
+	for (uint32_t j = 0; c && rc == 0 && j < c->sites.n; j++)
+		rc = walk_site(k, c, j);
 	return rc;
 }
 
@@ -284,50 +249,4 @@ long top_callers(const struct top_proc *p, struct top_calls_of w, uint32_t func,
 	if (n > 0)
 		callers_spill(p, w, func, *out, n);
 	return n;
-}
-
-static int by_ns(const void *a, const void *b)
-{
-	const struct top_child *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	return x->func < y->func ? -1 : x->func > y->func;
-}
-
-/* A site of another function made inside the parent asked about. */
-static bool child_want(const struct walk *k, const struct top_cell *c, const struct top_site *e)
-{
-	return c->func < k->p->nfuncs && e->parent == k->key && c->func + 1 != k->key;
-}
-
-static void *child_find(const struct walk *k, const struct top_cell *c, uint32_t i)
-{
-	struct top_child *v = k->out;
-
-	(void)i;
-	for (size_t j = 0; j < k->n; j++)
-		if (v[j].func == c->func)
-			return &v[j];
-	return NULL;
-}
-
-static void child_add(struct walk *k, void *slot, bool fresh, const struct top_cell *c, uint32_t i)
-{
-	const struct top_site *e = &c->sites.site[i];
-	struct top_child *ch = slot;
-
-	if (fresh)
-		*ch = (struct top_child){c->func, 0, 0, false};
-	ch->calls += e->calls;
-	ch->ns += site_ns(k->p, e);
-	ch->estimated |= site_estimated(k->p, e);
-}
-
-long top_children(const struct top_proc *p, struct top_calls_of w, uint32_t parent,
-                  struct top_child **out)
-{
-	struct walk k = {p, parent, NULL, 0, 0, sizeof(**out), child_want, child_add, child_find};
-
-	return walk_run(&k, w, by_ns, (void **)out);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_calls.h - who calls a function and what it calls (issue 23), from
- * the call sites the model keeps per (thread, function): the callers of a
- * function are its sites; its children are the sites of other functions
- * of the same thread that name it as their parent.  Cumulative, since the
- * process started.  Pure arithmetic on the model, like top_model.c.
+ * top_calls.h - who calls a function and what it calls (issues 23, 35):
+ * the callers of a function are its call sites, which the model keeps per
+ * (thread, function); its children are the nodes of the thread's
+ * calling-context tree made inside its nodes (top_tree.h), summed by
+ * function, so that they are the paths that happened, never a join of
+ * sites by their parent's function.  Cumulative, since the process
+ * started.  Pure arithmetic on the model, like top_model.c.
  */
 #ifndef TOP_CALLS_H
 #define TOP_CALLS_H
@@ -41,12 +43,16 @@ struct top_caller {
 	double p50_ns, p99_ns;
 };
 
-/* The calls of one function made inside another's (or at the root). */
+/* The calls of one function made inside another's (or at the root), or
+ * (other) the calls under it that the bounded tree gave no node ("other
+ * paths"), with the calls made inside those (lost: in no path). */
 struct top_child {
-	uint32_t func;
+	uint32_t func; /* UINT32_MAX for "(other paths)" */
 	uint64_t calls;
 	double ns;
 	bool estimated;
+	bool other;
+	uint64_t lost; /* other: the calls "not recorded" */
 };
 
 /* The sites of function func, merged by (address, parent), the most
@@ -54,8 +60,10 @@ struct top_child {
 long top_callers(const struct top_proc *p, struct top_calls_of w, uint32_t func,
                  struct top_caller **out);
 /* The functions called inside parent (1 + a function index, or
- * APIPROF_PARENT_NONE for the outermost calls), summed per function, the
- * most time first, into *out (malloc'ed).  The count; -1 out of memory. */
+ * APIPROF_PARENT_NONE for the outermost calls): the children of its nodes
+ * in the trees of the threads w says, summed per function, the most time
+ * first, then "(other paths)" when its nodes have any, into *out
+ * (malloc'ed).  The count; -1 out of memory. */
 long top_children(const struct top_proc *p, struct top_calls_of w, uint32_t parent,
                   struct top_child **out);
 /* The parent's function index of a site, or -1 for none or unknown. */

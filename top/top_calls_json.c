@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top_calls_json.c - a function's "self_ns", "callers" and "children" in
- * apiprof-top --json (issue 23; top_calls.h has the arithmetic).
+ * apiprof-top --json (issues 23, 35; top_calls.h has the arithmetic).
  */
 #include <stdlib.h>
 
@@ -73,6 +73,20 @@ static json_t *callers_json(const struct top_proc *p, struct top_calls_of w, uin
 	return a;
 }
 
+/* A child as the exit JSON has it; "(other paths)" with "api" null and
+ * the calls made inside them that no path has ("not_recorded_calls"). */
+static json_t *child_json(const struct top_proc *p, const struct top_child *c)
+{
+	if (c->other)
+		return json_pack("{s:n, s:s, s:o, s:o, s:b, s:o}", "api", "name", "(other paths)",
+		                 "calls", top_u64_json(c->calls), "total_ns", top_ns_json(c->ns),
+		                 "estimated", c->estimated, "not_recorded_calls",
+		                 top_u64_json(c->lost));
+	return json_pack("{s:s, s:s, s:o, s:o, s:b}", "api", p->funcs[c->func].api, "name",
+	                 p->funcs[c->func].name, "calls", top_u64_json(c->calls), "total_ns",
+	                 top_ns_json(c->ns), "estimated", c->estimated);
+}
+
 static json_t *children_json(const struct top_proc *p, struct top_calls_of w, uint32_t func)
 {
 	struct top_child *c;
@@ -80,11 +94,7 @@ static json_t *children_json(const struct top_proc *p, struct top_calls_of w, ui
 	json_t *a = json_array();
 
 	for (long i = 0; i < n; i++)
-		json_array_append_new(
-		        a, json_pack("{s:s, s:s, s:o, s:o, s:b}", "api", p->funcs[c[i].func].api,
-		                     "name", p->funcs[c[i].func].name, "calls",
-		                     top_u64_json(c[i].calls), "total_ns", top_ns_json(c[i].ns),
-		                     "estimated", c[i].estimated));
+		json_array_append_new(a, child_json(p, &c[i]));
 	free(c);
 	return a;
 }

@@ -151,6 +151,58 @@ int top_callview_callers(struct top_lines *l, const struct top_proc *p, struct t
 	return rc;
 }
 
+/* One child (or "(other paths)", with the calls not recorded inside
+ * them): calls, its share of the function's time, its time, the name. */
+static int child_add(struct top_lines *l, const struct top_proc *p, const struct top_child *c,
+                     double total)
+{
+	char t[2][TOP_FMT_LEN], calls[TOP_FMT_LEN + 2], share[TOP_FMT_LEN], ns[TOP_FMT_LEN + 2];
+	char where[TOP_API_LEN + TOP_NAME_LEN + TOP_FMT_LEN + 32];
+	const char *est = c->estimated ? "~" : "";
+
+	top_fmt_count(t[0], sizeof(t[0]), c->calls);
+	top_fmt_ns(t[1], sizeof(t[1]), c->ns);
+	snprintf(calls, sizeof(calls), "%s%s", est, t[0]);
+	snprintf(ns, sizeof(ns), "%s%s", est, t[1]);
+	top_fmt_pct(share, sizeof(share), total > 0 ? 100.0 * c->ns / total : 0.0);
+	if (c->other) {
+		top_fmt_count(t[0], sizeof(t[0]), c->lost);
+		snprintf(where, sizeof(where), "(other paths)  %s calls inside not recorded", t[0]);
+	} else {
+		snprintf(where, sizeof(where), "%s.%s", p->funcs[c->func].api,
+		         p->funcs[c->func].name);
+	}
+	return caller_line(l, "->", (const char *[5]){calls, "", share, ns, ""}, where);
+}
+
+int top_callview_children(struct top_lines *l, const struct top_proc *p, struct top_calls_of w,
+                          const struct top_row *r)
+{
+	struct top_child *c = NULL;
+	long n = r->fidx < p->nfuncs ? top_children(p, w, r->fidx + 1, &c) : 0;
+	char self[TOP_FMT_LEN + 2], ns[TOP_FMT_LEN], share[TOP_FMT_LEN];
+	int rc = n < 0 ? -1 : 0;
+
+	if (n > 0)
+		rc = caller_line(l, "", (const char *[5]){"CALLS", "", "SHARE", "TIME", ""},
+		                 "CALLED INSIDE IT (the call tree)");
+	for (long i = 0; rc == 0 && i < n; i++)
+		rc = child_add(l, p, &c[i], r->total_ns);
+	free(c);
+	if (rc == 0 && n > 0) { /* the SELF column's figure, with its share */
+		top_fmt_ns(ns, sizeof(ns), r->self_ns);
+		snprintf(self, sizeof(self), "%s%s", r->estimated && r->self_ns >= 0 ? "~" : "",
+		         ns);
+		top_fmt_pct(share, sizeof(share),
+		            r->total_ns > 0 && r->self_ns >= 0 ? 100.0 * r->self_ns / r->total_ns
+		                                               : 0.0);
+		rc = caller_line(
+		        l, "=", (const char *[5]){"", "", r->self_ns >= 0 ? share : "-", self, ""},
+		        r->self_ns >= 0 ? "(self)" : "(self: not known, calls not recorded)");
+	}
+	return rc;
+}
+
 struct tree {
 	struct top_lines *l;
 	const struct top_proc *p;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_callview.h - the viewer's call-site lines as text (issue 23): a
- * row's callers, shown under it when it is expanded (Enter), and the call
- * tree (key T).  Text only, no terminal, so that tests can read it.
+ * top_callview.h - the viewer's call-site lines as text (issues 23, 35):
+ * a row's callers and children, shown under it when it is expanded
+ * (Enter), and the call tree (key T).  Text only, no terminal, so that tests can read it.
  */
 #ifndef TOP_CALLVIEW_H
 #define TOP_CALLVIEW_H
@@ -26,6 +26,13 @@ struct top_lines {
  * 0, or -1 out of memory. */
 int top_callview_callers(struct top_lines *l, const struct top_proc *p, struct top_calls_of w,
                          const struct top_row *r);
+/* The children of row r's function in the call tree (the threads w
+ * says), one line each: calls, share of the function's time, time, and
+ * the function ("(other paths)" with the calls not recorded inside
+ * them), then its self time, as the SELF column has it.  None when it
+ * has no child.  0, or -1 out of memory. */
+int top_callview_children(struct top_lines *l, const struct top_proc *p, struct top_calls_of w,
+                          const struct top_row *r);
 /* p's call tree, per thread (all false) or summed over threads: under a
  * "TID n (name)" line, each outermost function, then the functions called
  * inside it, indented, with calls, total and self time.  The column

@@ -255,7 +255,7 @@ const struct top_column top_columns[TOP_COL_COUNT] = {
                             true, true, v_inside, NULL, c_inside},
         [TOP_COL_SELF] = {"SELF", "self",
                           "time since the start minus the profiled calls of other apis made "
-                          "inside (-: no call sites)",
+                          "inside, from the call tree (-: not known)",
                           8, true, true, v_self, NULL, c_time},
         [TOP_COL_BYTES_RATE] = {"BYTES/S", "bytes",
                                 "bytes per second in the last interval (spec \"bytes\")", 8, true,

@@ -155,6 +155,7 @@ static int add_member(struct top_proc *g, const struct top_proc *m, uint32_t *ma
 		add_acct(gc, c);
 		/* self time sums; the sites' addresses are the member's own */
 		gc->child_ns += c->child_ns;
+		gc->self = c->self > gc->self ? c->self : gc->self;
 		if (c->sites_tick)
 			gc->sites_tick = 1;
 		add_sites(g, m, map, gc, c, &r);

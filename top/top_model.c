@@ -435,8 +435,8 @@ struct acc {
 	/* Summed rows: the calls in progress, as in a cell (the longest) */
 	double busy_iv_ns, busy_ns;
 	bool busy_bound;
-	double child_ns; /* summed rows: their cells' child_ns */
-	bool sites;      /* summed rows: a cell has call sites */
+	double child_ns;    /* summed rows: their cells' child_ns */
+	enum top_self self; /* summed rows: the largest of their cells' */
 };
 
 static const char *cell_thread(const struct top_cell *c)
@@ -469,7 +469,7 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 	stat_add(&a->sum[2], &since, acct);
 	a->busy_iv_ns += c->busy_iv_ns;
 	a->child_ns += c->child_ns;
-	a->sites |= c->sites_tick != 0;
+	a->self = c->self > a->self ? c->self : a->self;
 	if (c->busy_ns > a->busy_ns) {
 		a->busy_ns = c->busy_ns;
 		a->busy_bound = (c->flags & APIPROF_REC_BUSY_BOUND) != 0;
@@ -616,12 +616,13 @@ static void row_busy(struct top_row *r, const struct top_proc *p, double iv_ns, 
 	r->pct = p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
 }
 
-/* Self time: unknown without call sites; never below 0 (a child's
- * snapshot may be newer than its parent's). */
-static void row_self(struct top_row *r, bool sites, double child_ns)
+/* Self time: unknown without the thread's call tree, or with calls in it
+ * not recorded; never below 0 (a child's snapshot may be newer than its
+ * parent's). */
+static void row_self(struct top_row *r, enum top_self self, double child_ns)
 {
 	r->self_ns = -1;
-	if (sites)
+	if (self == TOP_SELF_KNOWN)
 		r->self_ns = r->total_ns > child_ns ? r->total_ns - child_ns : 0;
 }
 
@@ -636,7 +637,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	if (a->sum != NULL) {
 		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2], since_start);
 		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
-		row_self(r, a->sites, a->child_ns);
+		row_self(r, a->self, a->child_ns);
 		return;
 	}
 	memset(&since.acct, 0, sizeof(since.acct));
@@ -649,7 +650,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
 	row_fill(r, p, a, &c->cur, &c->iv, &since, since_start);
 	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
-	row_self(r, c->sites_tick != 0, c->child_ns);
+	row_self(r, c->self, c->child_ns);
 }
 
 /* In aggregated mode, slot[func] is the row of that function; cells whose

@@ -20,6 +20,12 @@
 #define TOP_MAX_CELLS  65536u /* (thread, function) pairs kept per process */
 #define TOP_FOLDED_TID 0u
 
+/* Whether a cell's self time is known: its thread's tree is there, every
+ * node of it on a path held, and no call of it "not recorded" (made
+ * inside a call the bounded tree had no node for, whose function's time
+ * then has children no node shows).  Cells summed take the larger. */
+enum top_self { TOP_SELF_NONE = 0, TOP_SELF_KNOWN, TOP_SELF_UNKNOWN };
+
 struct top_cell {
 	uint32_t tid;
 	uint32_t func;
@@ -34,14 +40,12 @@ struct top_cell {
 	struct top_sites sites_last;          /* sites at the previous refresh */
 	uint64_t sites_iv[APIPROF_SITES + 1]; /* sites[k]'s calls in the interval */
 	/* Since the start: the time of the calls made inside this thread's
-	 * calls of the function (the sites of its cells naming it parent),
-	 * summed at each refresh (top_calls.c). */
+	 * calls of the function (the children of its nodes in the thread's
+	 * calling-context tree, and their other paths), summed at each
+	 * refresh (top_calls_tree.c), and whether that makes its self time
+	 * known. */
 	double child_ns;
-	/* The sites made inside this cell's calls (same thread), linked at
-	 * each refresh: 1 + (cell << 5 | site), 0 for none; kid_next[k] links
-	 * site k of this cell in its parent's list (top_calls.c). */
-	uint32_t kids;
-	uint32_t kid_next[APIPROF_SITES + 1];
+	enum top_self self;
 	struct top_stat cur;  /* latest snapshot */
 	struct top_stat last; /* cur at the previous refresh */
 	struct top_stat iv;   /* cur - last, computed at the latest refresh */
@@ -83,7 +87,6 @@ struct top_proc {
 	uint64_t dropped;  /* producer side, from the header */
 	uint64_t lost;     /* reader side: slots overwritten or in flight */
 	uint64_t overflow; /* snapshots ignored because TOP_MAX_CELLS was reached */
-	bool kids_linked;  /* the cells' kids lists are built (top_calls_refresh) */
 
 	struct top_func *funcs;
 	uint32_t nfuncs;
@@ -154,7 +157,8 @@ struct top_row {
 	uint64_t calls_base; /* since the last reset */
 	double total_ns;     /* cumulative */
 	/* total_ns minus the time of the profiled calls made inside (of
-	 * other apis), cumulative; -1: no call sites known (top_calls.c) */
+	 * other apis), cumulative, from the call tree; -1: not known (no
+	 * tree, or calls not recorded in it: enum top_self) */
 	double self_ns;
 	double iv_ns;
 	double base_ns;
@@ -229,8 +233,10 @@ double top_ticks_ns(double ticks, uint64_t hz);
 /* The time of calls, timed of which took ticks, estimated as the
  * runtime's summary does when p samples (apiprof_stat.h), in ns. */
 double top_proc_time_ns(const struct top_proc *p, uint64_t ticks, uint64_t calls, uint64_t timed);
-/* In top_calls.c: each cell's child_ns from the sites of p's cells. */
+/* In top_calls.c: each cell's calls by site in the interval, and (from
+ * top_calls_tree.c) its child_ns and self from p's trees. */
 void top_calls_refresh(struct top_proc *p);
+void top_calls_tree_refresh(struct top_proc *p);
 /* The cell of (tid, func), NULL when none. */
 struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint32_t func);
 /* p50 and p99 in ns of site k of c since the start, from the quantiles

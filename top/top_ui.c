@@ -275,7 +275,7 @@ static void push_row(struct ui *u, size_t *cap, const struct top_proc *p, const 
 		return;
 	size_t first = u->text.n;
 	struct top_calls_of w = {u->view.aggregate, r->tid};
-	if (top_callview_callers(&u->text, p, w, r))
+	if (top_callview_callers(&u->text, p, w, r) || top_callview_children(&u->text, p, w, r))
 		top_ui_fatal("out of memory");
 	push_text(u, cap, p, first);
 }
@@ -540,7 +540,7 @@ static const char *const help_text[] = {
         "",
         "  q              quit",
         "  Up Down PgUp PgDn Home End   select a row (the view scrolls)",
-        "  Enter          the row's callers below it (again: hide them)",
+        "  Enter          the row's callers and children below it (again: hide them)",
         "  T              the call tree (again: the table)",
         "  s or >  <      next / previous sort column",
         "  i              invert the sort order",
@@ -560,11 +560,11 @@ static const char *const help_text[] = {
         "  the median bytes of a call, failed calls per second, the commonest errno",
         "",
         "  SELF: time since the start minus that of the profiled calls of other",
-        "  apis made inside.  Callers (Enter): calls, calls/s, share of the",
-        "  function's time and mean time of a call per call site; the runtime",
-        "  keeps no histogram per site, so no p50/p99 there.  Tree (T): each",
-        "  outermost function with the functions called inside it indented below;",
-        "  a node's self time is its function's, in proportion to the node's time.",
+        "  apis made inside, from the call tree (-: calls not recorded).  Enter:",
+        "  per call site calls, calls/s, share of the function's time, p50, p99;",
+        "  then the functions called inside it (->) and its self time (=).",
+        "  Tree (T): each outermost function with the functions called inside it",
+        "  indented below, each line a path of calls that happened.",
 };
 
 static void draw_help(void)

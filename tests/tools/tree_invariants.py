@@ -13,7 +13,9 @@ stdin).  In every tree it checks that
 - a child's time never exceeds its parent's;
 - self = total minus the children's (and the other paths'), never negative;
 - the children's calls under a function, by function, are the sums of
-  its nodes' children (the JSON's two views agree), and no child has more
+  its nodes' children, and its self time (when known) its total less
+  their time and its nodes' other paths' (the JSON's two views agree:
+  the exit JSON's and apiprof-top --json's), and no child has more
   calls than its function made in all;
 - every node's parent is a node printed before it (no cycle).
 
@@ -77,12 +79,19 @@ def check_json_funcs(where, th, nodes, kids):
     for name, f in funcs.items():
         if f.get("self_ns") is not None and f["self_ns"] > f["total_ns"]:
             bad(where, "%s: self %d > total %d" % (name, f["self_ns"], f["total_ns"]))
-        want = {}
+        want, inside, slack = {}, 0, 2
         for nid, n in nodes.items():
             if nid == 0 or n["function"] != name:
                 continue
+            inside += (n.get("other_paths") or {}).get("total_ns", 0)
+            slack += len(kids[nid]) + 1
             for k in kids[nid]:
                 want[k["function"]] = want.get(k["function"], 0) + k["calls"]
+                inside += k["total_ns"]
+        if f.get("self_ns") is not None and abs(f["self_ns"] - max(0, f["total_ns"] - inside)) \
+                > slack:
+            bad(where, "%s: self %d ns, total %d - its nodes' children and other paths %d"
+                % (name, f["self_ns"], f["total_ns"], inside))
         have = {}
         for c in f.get("children", []):
             if c["api"] is None:
@@ -106,8 +115,9 @@ def check_json(path, text):
         for proc in doc["processes"]:
             for th in proc.get("threads", []):
                 if "tree" in th:
-                    check_json_tree("%s: pid %s thread %s" % (path, proc.get("pid"), th.get("tid")),
-                                    th["tree"], proc.get("sample", 0) > 1)
+                    where = "%s: pid %s thread %s" % (path, proc.get("pid"), th.get("tid"))
+                    nodes, kids = check_json_tree(where, th["tree"], proc.get("sample", 0) > 1)
+                    check_json_funcs(where, th, nodes, kids)
         return
     sampled = bool(doc.get("sample"))
     for th in doc.get("threads", []):

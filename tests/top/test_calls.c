@@ -3,7 +3,9 @@
  * test_calls.c - call sites (issue 23) through the reader and the model:
  * a synthetic segment with APIPROF_REC_SITES records gives self time,
  * callers, children, the --json fields, folded stacks that add up, and
- * the call tree; a parent beyond the function table is refused.  An
+ * the call tree; a parent beyond the function table is refused.  The
+ * children and self time come from the call tree's nodes, where joining
+ * sites by their parent's function differs (test_join).  An
  * APIPROF_REC_SITEQ record gives a caller its p50/p99 only when it is of
  * the same snapshot (tick), or of an earlier one whose sites had the same
  * timed calls (the runtime writes none while they have no new one), and
@@ -167,8 +169,10 @@ static void test_callers(const struct top_proc *p)
 	CHECK(top_children(p, w, 1, &ch) == 1); /* inside a_work */
 	CHECK(ch[0].func == 1 && ch[0].calls == 20 && ch[0].ns == 200);
 	free(ch);
-	CHECK(top_children(p, w, APIPROF_PARENT_NONE, &ch) == 2); /* the roots */
+	/* the roots: the tree's, c_free's "(context not known)" too */
+	CHECK(top_children(p, w, APIPROF_PARENT_NONE, &ch) == 3);
 	CHECK(ch[0].func == 0 && ch[0].calls == 10 && ch[1].func == 1 && ch[1].calls == 10);
+	CHECK(ch[2].func == 2 && ch[2].calls == 5 && !ch[2].other);
 	free(ch);
 	w.tid = TID + 1;
 	CHECK(top_callers(p, w, 0, &c) == 0);
@@ -463,6 +467,120 @@ static void test_siteq_kept(void)
 	tseg_destroy(&t);
 }
 
+/* Children and self time from the call tree, where joining the sites to
+ * their parent by function gives another answer (issue 35.2): thread TID
+ * has f_one (2 calls, 1000 ns) and f_two (1 call, 300 ns), and malloc's
+ * 30 calls of 10 ns, 20 inside f_one and 10 inside f_two; its sites name
+ * f_one for 5 of them and put the other 25 in "(other callers)", whose
+ * parent is not known (the runtime's record keeps the 16 busiest sites).
+ * Thread TID + 1's f_one has other paths (3 calls, 2 not recorded
+ * inside them): its self time is not known. */
+static void write_join(struct tseg *t)
+{
+	struct apiprof_shm_site m[APIPROF_SITES + 1] = {0};
+	struct apiprof_shm_node nd[4] = {
+	        {1, 0, 0, in(site_one), 2, 1000, 2, 0, 0, 0, 0},
+	        {2, 0, 1, in(site_two), 1, 300, 1, 0, 0, 0, 0},
+	        {3, 1, 2, 0, 20, 200, 20, 0, 0, 0, 0},
+	        {4, 2, 2, 0, 10, 100, 10, 0, 0, 0, 0},
+	};
+	struct apiprof_shm_node ovf[2] = {
+	        {1, 0, 0, in(site_one), 1, 100, 1, 3, 30, 3, 2},
+	        {2, 1, 2, 0, 4, 40, 4, 0, 0, 0, 0},
+	};
+
+	tseg_func(t, 0, "f", "f_one");
+	tseg_func(t, 1, "f", "f_two");
+	tseg_func(t, 2, "m", "malloc");
+	tseg_write(t, TID, 0, 10, 2, 500);
+	tseg_write(t, TID, 1, 10, 1, 300);
+	tseg_write(t, TID, 2, 10, 30, 10);
+	m[0] = site(in(site_one), 1, 5, 10);
+	m[APIPROF_SITES] = site(0, APIPROF_PARENT_UNKNOWN, 25, 10);
+	tseg_write_sites(t, TID, 2, 10, 30, m);
+	tseg_write_nodes(t, TID, 10, nd, 4);
+	tseg_write(t, TID + 1, 0, 10, 1, 100);
+	tseg_write(t, TID + 1, 2, 10, 9, 10);
+	tseg_write_nodes(t, TID + 1, 10, ovf, 2);
+}
+
+static const struct top_row *row_tid(const struct top_row *rows, size_t n, const char *func,
+                                     uint32_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].func, func) == 0 && rows[i].tid == tid)
+			return &rows[i];
+	tfail(__FILE__, __LINE__, func);
+}
+
+/* --json's children and self_ns of a row. */
+static json_t *join_json(const struct top_proc *p, const struct top_row *r)
+{
+	json_t *o = json_object();
+	struct top_calls_of w = {false, r->tid};
+
+	top_calls_json(o, p, w, r, false);
+	return o;
+}
+
+static void test_join(void)
+{
+	struct tseg t;
+	struct top_proc p;
+	struct top_view v = {.sort = TOP_COL_FUNC};
+	struct top_row *rows;
+	struct top_child *ch;
+	struct top_lines l = {0};
+
+	tseg_create(&t, 8, 4);
+	write_join(&t);
+	load(&p, &t);
+	size_t n = top_rows_build(&p, &v, &rows);
+	const struct top_row *one = row_tid(rows, n, "f_one", TID);
+	const struct top_row *two = row_tid(rows, n, "f_two", TID);
+	CHECK(one->self_ns == 800 && two->self_ns == 200); /* by function: 950, 300 */
+	CHECK(top_children(&p, (struct top_calls_of){false, TID}, 1, &ch) == 1);
+	CHECK(ch[0].func == 2 && ch[0].calls == 20 && ch[0].ns == 200 && !ch[0].other);
+	free(ch);
+	CHECK(top_children(&p, (struct top_calls_of){false, TID}, 2, &ch) == 1);
+	CHECK(ch[0].func == 2 && ch[0].calls == 10 && ch[0].ns == 100);
+	free(ch);
+	json_t *o = join_json(&p, two), *k0 = json_array_get(json_object_get(o, "children"), 0);
+	CHECK(json_integer_value(json_object_get(o, "self_ns")) == 200);
+	CHECK(json_integer_value(json_object_get(k0, "calls")) == 10);
+	json_decref(o);
+	/* Enter: the children, then the SELF column's figure */
+	CHECK(top_callview_children(&l, &p, (struct top_calls_of){false, TID}, one) == 0);
+	for (size_t i = 0; i < l.n; i++)
+		puts(l.v[i]);
+	CHECK(l.n == 3 && strstr(l.v[0], "CALLED INSIDE IT"));
+	CHECK(strncmp(l.v[1], "   ->     20 ", 13) == 0 && strstr(l.v[1], "m.malloc") &&
+	      strstr(l.v[1], "20.0%") && strstr(l.v[1], "200ns"));
+	CHECK(strstr(l.v[2], "(self)") && strstr(l.v[2], "800ns") && strstr(l.v[2], "80.0%"));
+	top_lines_free(&l);
+	/* other paths: said, and the self time not known */
+	const struct top_row *ovf = row_tid(rows, n, "f_one", TID + 1);
+	CHECK(ovf->self_ns == -1);
+	CHECK(top_children(&p, (struct top_calls_of){false, TID + 1}, 1, &ch) == 2);
+	CHECK(ch[0].func == 2 && ch[0].calls == 4 && ch[0].ns == 40);
+	CHECK(ch[1].other && ch[1].calls == 3 && ch[1].ns == 30 && ch[1].lost == 2);
+	free(ch);
+	o = join_json(&p, ovf);
+	k0 = json_array_get(json_object_get(o, "children"), 1);
+	CHECK(json_is_null(json_object_get(o, "self_ns")));
+	CHECK(json_is_null(json_object_get(k0, "api")));
+	CHECK(strcmp(json_string_value(json_object_get(k0, "name")), "(other paths)") == 0);
+	CHECK(json_integer_value(json_object_get(k0, "not_recorded_calls")) == 2);
+	json_decref(o);
+	CHECK(top_callview_children(&l, &p, (struct top_calls_of){false, TID + 1}, ovf) == 0);
+	CHECK(l.n == 4 && strstr(l.v[2], "(other paths)  2 calls inside not recorded"));
+	CHECK(strstr(l.v[3], "(self: not known"));
+	top_lines_free(&l);
+	free(rows);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+}
+
 int main(void)
 {
 	struct tseg t;
@@ -483,6 +601,7 @@ int main(void)
 	test_bad_parent();
 	test_nodes_refused();
 	test_siteq_kept();
+	test_join();
 	top_sitesym_free();
 	puts("ok");
 	return 0;

@@ -11,6 +11,10 @@
  *	tr_close (api treer)       one malloc and free: the function called once
  *	                           at the end (sqlite3_close), which must not get
  *	                           the children of another
+ *	tf_spawn (api treef)       forks; the child calls tr_close n times and
+ *	                           exits inside it (TF_EXIT_INSIDE), or returns 0
+ *	                           (TF_RETURN); the parent waits for it and
+ *	                           returns its pid, -1 if it failed
  */
 #ifndef TREELIB_H
 #define TREELIB_H
@@ -25,5 +29,8 @@ void tr_close(void);
 void ta_one(void);
 void ta_two(void);
 void tb_call(void);
+
+enum { TF_EXIT_INSIDE = 0, TF_RETURN = 1 };
+int tf_spawn(int n, int how);
 
 #endif /* TREELIB_H */
