@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "apiprof_loader_calls.h"
 #include "gen_emit.h"
 
 /* A C string literal for any bytes: the spec path comes from the command
@@ -242,22 +243,49 @@ static void gen_emit_api(const struct spec *s, struct gen_out *o)
 	spec_buf_free(&path);
 }
 
+/* The lookups of the constructor: every symbol's (all), or only those of
+ * the functions the loader itself calls. */
+static size_t gen_emit_gets(const struct spec *s, struct gen_out *o, bool all)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nfuncs + s->naliases; i++) {
+		const struct spec_func *f = gen_sym_at(s, i);
+
+		if (!all && !apiprof_loader_calls(f->lookup))
+			continue;
+		if (o != NULL)
+			gen_out_printf(o, "\t\t(void)apiprof_get_%s();\n", f->cname);
+		n++;
+	}
+	return n;
+}
+
 /* Registers the api and resolves every real function while the program
  * has not started yet.  Lazy resolution alone would first run inside
  * whatever calls a wrapper first, and that may be glibc's own dlsym or
  * dlerror code (which allocates and frees through the malloc shim): a
  * lookup from in there re-enters dlerror state that is half updated.
  * What is not found now is not final (the library may be dlopen()ed
- * later): apiprof_prefetch keeps such NULLs from being cached. */
+ * later): apiprof_prefetch keeps such NULLs from being cached.  Where the
+ * library is absent (apiprof_prefetch_all), only the functions the loader
+ * itself calls are looked up, the rest at their first call: a process
+ * that never loads it does nothing per function (issue 35.6).
+ * apiprof_prefetch_all is weak: a runtime older than it has none, and the
+ * shim looks up everything, as it did. */
 static void gen_emit_ctor(const struct spec *s, struct gen_out *o)
 {
-	gen_out_puts(o, "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
-	                "{\n\tapiprof_register(&apiprof_self.api);\n\tapiprof_prefetch(1);\n");
-	for (size_t i = 0; i < s->nfuncs; i++)
-		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->funcs[i].cname);
-	for (size_t i = 0; i < s->naliases; i++)
-		gen_out_printf(o, "\t(void)apiprof_get_%s();\n", s->aliases[i].cname);
-	gen_out_puts(o, "\tapiprof_prefetch(0);\n}\n");
+	gen_out_puts(o, "\n#pragma weak apiprof_prefetch_all\n"
+	                "__attribute__((constructor)) static void apiprof_shim_init(void)\n"
+	                "{\n\tapiprof_register(&apiprof_self.api);\n\tapiprof_prefetch(1);\n"
+	                "\tif (!apiprof_prefetch_all ||\n"
+	                "\t    apiprof_prefetch_all(&apiprof_self.api, apiprof_next)) {\n");
+	gen_emit_gets(s, o, true);
+	if (gen_emit_gets(s, NULL, false) > 0) {
+		gen_out_puts(o, "\t} else {\n");
+		gen_emit_gets(s, o, false);
+	}
+	gen_out_puts(o, "\t}\n\tapiprof_prefetch(0);\n}\n");
 }
 
 void gen_emit(const struct spec *s, struct gen_out *o)

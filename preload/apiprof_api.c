@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "apiprof_internal.h"
+#include "apiprof_loader_calls.h"
 
 /* The threads inside a lookup: see resolver_find. */
 #define RESOLVERS 64
@@ -20,7 +21,8 @@ static struct apiprof_api_state {
 	/* The registered apis by id (0 is none); set once, with release. */
 	struct apiprof_api *apis[APIPROF_MAX_APIS];
 	/* Per-api totals of the threads folded away (apiprof_thread.c);
-	 * set when the id is drawn, before the api is published. */
+	 * made with the api's first thread table (apiprof_api_in_use),
+	 * set once (release). */
 	struct apiprof_tab *folded[APIPROF_MAX_APIS];
 	/* The next id to hand out; ids are never reused. */
 	uint32_t next_id;
@@ -55,7 +57,29 @@ uint32_t apiprof_api_count(void)
 
 struct apiprof_tab *apiprof_api_folded(uint32_t id)
 {
-	return id < APIPROF_MAX_APIS ? api_state.folded[id] : NULL;
+	return id < APIPROF_MAX_APIS ? apiprof_load_acquire(&api_state.folded[id]) : NULL;
+}
+
+/* What an api needs once it has calls: the totals of its exited threads
+ * and its wrappers' ranges (apiprof_wrappers.c).  Made by its first
+ * thread table (apiprof_thread.c thread_table), not by the registration,
+ * so that a process that never calls the api (its library absent) does
+ * nothing per function for it (a folded table of 1000 rows is 650 kB,
+ * some 170 pages to fault in: issue 35.6).  A thread that exits has a
+ * table, so the folded one is there to take its figures.  Where two
+ * threads' first calls race, the loser's table stays unused in the arena.
+ * Returns the folded table, NULL without memory. */
+struct apiprof_tab *apiprof_api_in_use(const struct apiprof_api *api, uint32_t id)
+{
+	struct apiprof_tab *cur = apiprof_api_folded(id);
+
+	if (cur != NULL || id == 0 || id >= APIPROF_MAX_APIS)
+		return cur;
+	apiprof_wrappers_ranges(api, id); /* before any call can be in progress */
+	struct apiprof_tab *tab = apiprof_tab_alloc(api);
+	if (tab == NULL || apiprof_cas_acq_rel(&api_state.folded[id], &cur, tab))
+		return tab;
+	return cur;
 }
 
 /* In a fork child: the apis, their ids and what was resolved stay (the
@@ -121,20 +145,18 @@ void apiprof_register(struct apiprof_api *api)
 	}
 	uint64_t held = apiprof_signal_hold(), busy = apiprof_busy_enter();
 	uint32_t id = apiprof_fetch_add_acq_rel(&api_state.next_id, 1);
-	/* first: the table's rows know their place in it (row_self) */
-	api->func_base = apiprof_func_reserve(api->nfuncs);
-	struct apiprof_tab *fold = id < APIPROF_MAX_APIS ? apiprof_tab_alloc(api) : NULL;
-	if (fold == NULL) {
+	if (id >= APIPROF_MAX_APIS) {
 		if (!apiprof_xchg_relaxed(&api_state.too_many_warned, 1))
-			apiprof_warn("%s: more than %d apis or no memory; not profiled", api->name,
+			apiprof_warn("%s: more than %d apis; not profiled", api->name,
 			             APIPROF_MAX_APIS - 1);
 		apiprof_busy_leave(busy);
 		apiprof_signal_release(held);
 		return;
 	}
-	api_state.folded[id] = fold;
+	/* first: the tables' rows know their place in it (row_self) */
+	api->func_base = apiprof_func_reserve(api->nfuncs);
 	if (apiprof_cas_acq_rel(&api->id, &zero, id)) {
-		apiprof_wrappers_add(api, id); /* before the hot path can see it */
+		apiprof_wrappers_add(api);
 		apiprof_api_publish(api, id);
 		apiprof_store_release(&api_state.apis[id], api);
 		apiprof_segment_add_api(api);
@@ -164,20 +186,6 @@ static int resolver_claim(char *tp)
 			return i;
 	}
 	return -1;
-}
-
-/* The functions the loader itself calls through whatever defines them
- * (ld.so's malloc after relocation, libc's dlerror): a lookup made from
- * inside one of them would find it unresolved and half the loader's state
- * updated, so they are always resolved up front. */
-static bool loader_calls(const char *symbol)
-{
-	static const char *const names[] = {"malloc", "calloc", "realloc", "free"};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(symbol, names[i]) == 0)
-			return true;
-	return false;
 }
 
 /* Where the prefetch of this thread finds api's functions: asked once per
@@ -215,12 +223,35 @@ static void *lookup(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn nex
 {
 	enum apiprof_lib lib = prefetch_lib(api, next);
 
-	if (lib == APIPROF_LIB_ABSENT && !loader_calls(api->symbols[idx]))
+	if (lib == APIPROF_LIB_ABSENT && !apiprof_loader_calls(api->symbols[idx]))
 		return NULL;
 	void *p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
 	if (p == NULL && (lib == APIPROF_LIB_UNKNOWN || lib == APIPROF_LIB_THERE))
 		p = apiprof_lookup_in_library(api, idx);
 	return p;
+}
+
+/* A lookup's guard: the thread's place among the resolvers (-1: none
+ * free, it goes on unguarded), with the busy bit, which keeps what dlsym
+ * calls from being counted. */
+struct guard {
+	int me;
+	uint64_t busy;
+};
+
+static struct guard guard_enter(void)
+{
+	struct guard g = {resolver_claim(apiprof_tp()), 0};
+
+	g.busy = apiprof_busy_enter();
+	return g;
+}
+
+static void guard_leave(struct guard g)
+{
+	apiprof_busy_leave(g.busy);
+	if (g.me >= 0)
+		apiprof_store_release(&api_state.resolvers[g.me], NULL);
 }
 
 void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn next)
@@ -233,14 +264,30 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	 * which apiprof_resolving() marks as "not an answer". */
 	if (resolver_find(apiprof_tp()) >= 0 || idx >= apiprof_api_nsyms(api))
 		return NULL;
-	int me = resolver_claim(apiprof_tp());
-	uint64_t busy = apiprof_busy_enter();
+	struct guard g = guard_enter();
 	void *p = lookup(api, idx, next);
-	apiprof_busy_leave(busy);
-	if (me >= 0)
-		apiprof_store_release(&api_state.resolvers[me], NULL);
+	guard_leave(g);
 	errno = saved;
 	return p;
+}
+
+/* Whether a shim constructor's prefetch looks up every function of api:
+ * not where its library is absent (prefetch_lib), when it looks up only
+ * what the loader itself calls (the shim knows which: gen_emit.c), so that
+ * a process that never loads the library does nothing per function of
+ * the spec (issue 35.6).  Outside a constructor's prefetch, or inside a
+ * lookup, every function, as before. */
+int apiprof_prefetch_all(struct apiprof_api *api, apiprof_lookup_fn next)
+{
+	int saved = errno;
+
+	if (resolver_find(apiprof_tp()) >= 0)
+		return 1;
+	struct guard g = guard_enter();
+	enum apiprof_lib lib = prefetch_lib(api, next);
+	guard_leave(g);
+	errno = saved;
+	return lib != APIPROF_LIB_ABSENT;
 }
 
 /* Shim constructors resolving everything up front: a symbol they do not

@@ -64,6 +64,7 @@ APIPROF_HIDDEN void *apiprof_arena_alloc(size_t size);
 APIPROF_HIDDEN struct apiprof_api *apiprof_api_get(uint32_t id);
 APIPROF_HIDDEN uint32_t apiprof_api_count(void); /* ids are 1..count */
 APIPROF_HIDDEN struct apiprof_tab *apiprof_api_folded(uint32_t id);
+APIPROF_HIDDEN struct apiprof_tab *apiprof_api_in_use(const struct apiprof_api *api, uint32_t id);
 APIPROF_HIDDEN void apiprof_api_publish(struct apiprof_api *api, uint32_t id);
 APIPROF_HIDDEN void apiprof_api_after_fork(void);
 
@@ -289,8 +290,10 @@ APIPROF_HIDDEN void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, u
 #define APIPROF_SCAN_WORDS 64
 
 /* --- wrappers by address (apiprof_wrappers.c) -------------------------- */
-/* Looks up where api's wrappers lie, once, as api id is registered. */
-APIPROF_HIDDEN void apiprof_wrappers_add(const struct apiprof_api *api, uint32_t id);
+/* apiprof's own code in the runtime and api's shim, as api is registered. */
+APIPROF_HIDDEN void apiprof_wrappers_add(const struct apiprof_api *api);
+/* Where api's wrappers lie, worked out once, with its first thread table. */
+APIPROF_HIDDEN void apiprof_wrappers_ranges(const struct apiprof_api *api, uint32_t id);
 /* The row of api id whose wrapper's code holds a, a return address found
  * on a stack, or UINT32_MAX.  No lock, no loader call. */
 APIPROF_HIDDEN uint32_t apiprof_wrappers_row(uint32_t id, uintptr_t a);

@@ -400,6 +400,11 @@ APIPROF_EXPORT void apiprof_missing(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT int apiprof_resolving(void);
 /* Brackets a shim constructor's eager lookups (their NULLs are not final). */
 APIPROF_EXPORT void apiprof_prefetch(int on);
+/* Within them: whether to look up every function of api, or (its library
+ * absent) only those the loader itself calls (apiprof_loader_calls.h).  A
+ * shim declares it weak (gen_emit.c): under an older runtime, without it,
+ * the shim looks up every function, as it did. */
+APIPROF_EXPORT int apiprof_prefetch_all(struct apiprof_api *api, apiprof_lookup_fn next);
 APIPROF_EXPORT void apiprof_register(struct apiprof_api *api);
 APIPROF_EXPORT void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx);
 APIPROF_EXPORT void apiprof_set_mode(uint32_t mode); /* enum apiprof_proc_mode */

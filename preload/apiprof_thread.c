@@ -328,6 +328,10 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 	uint32_t n = api->nfuncs;
 
 	if (tab == NULL) {
+		/* the api's folded totals first (where this thread's figures
+		 * go when it exits), and its wrappers' ranges */
+		if (apiprof_api_in_use(api, id) == NULL)
+			return NULL;
 		tab = apiprof_tab_alloc(api);
 		th->shadow[id] = apiprof_arena_alloc(
 		        (size_t)n * (sizeof(uint64_t) + sizeof(struct apiprof_qmark)));

@@ -13,8 +13,8 @@
  * progress (apiprof_busy.c), and sampled mode's timed calls for their
  * parent (apiprof_slow.c), whose untimed calls keep no call tree.
  *
- * So when an api is registered, the extent of each of its wrappers is
- * worked out once, from the wrappers' own addresses, which the shim gives
+ * So when an api gets its first thread table, the extent of each of its
+ * wrappers is worked out once, from the wrappers' own addresses, which the shim gives
  * (struct apiprof_api entries), and the end of the section that holds
  * them all and nothing else (entries_end: APIPROF_WRAPPER in
  * apiprof_shim.h puts each wrapper there, and the linker gives the end):
@@ -49,7 +49,7 @@ struct apiprof_wrappers {
 	struct range r[]; /* sorted by lo, not overlapping */
 };
 
-/* By api id; set once (release) when the api is registered. */
+/* By api id; set once (release) with the api's first thread table. */
 static struct apiprof_wrappers *by_id[APIPROF_MAX_APIS];
 
 /* Insertion sort: the wrappers come nearly in address order already. */
@@ -196,15 +196,27 @@ bool apiprof_wrappers_ours(uintptr_t a)
 	return false;
 }
 
-void apiprof_wrappers_add(const struct apiprof_api *api, uint32_t id)
+void apiprof_wrappers_add(const struct apiprof_api *api)
 {
 	wrappers_add_module(api);
+}
+
+/* Not at registration but with the api's first thread table
+ * (apiprof_api_in_use): a wrapper's row is only ever looked for from a
+ * call of the api in progress on a thread, which has its table, so a
+ * process that never calls the api does nothing per function for it
+ * (issue 35.6).  Where two threads' first calls race, the loser's ranges
+ * stay unused in the arena. */
+void apiprof_wrappers_ranges(const struct apiprof_api *api, uint32_t id)
+{
+	struct apiprof_wrappers *none = NULL;
+
 	if (id >= APIPROF_MAX_APIS || api->entries == NULL || api->rows == NULL ||
-	    api->entries_end == NULL)
+	    api->entries_end == NULL || apiprof_load_acquire(&by_id[id]) != NULL)
 		return;
 	struct apiprof_wrappers *w = build(api);
 	if (w != NULL)
-		apiprof_store_release(&by_id[id], w);
+		apiprof_cas_acq_rel(&by_id[id], &none, w);
 }
 
 uint32_t apiprof_wrappers_row(uint32_t id, uintptr_t a)
