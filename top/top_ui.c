@@ -1,22 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_ui.c - the live ncurses view.
+ * top_ui.c - the live ncurses view, a sink of the refresh loop
+ * (top_loop.h): it draws each refresh, and its wait is the key poll.
  *
- * Keys (top/htop habits):
- *   q             quit
- *   Up/Down, PgUp/PgDn, Home/End   move the selected row (the view scrolls)
- *   Enter         the selected row's callers below it / hide them again
- *   T             the call tree / the table
- *   s or >        next sort column, < previous one
- *   i             invert the sort order
- *   t             per-thread rows <-> one row per function (summed)
- *   g             processes one by one (as a tree) -> one table per
- *                 process tree -> one per command, summed over processes
- *   p or Space    pause / resume refreshing
- *   r             reset: interactive totals count from now on
- *   /             filter by api, function or thread name (Esc clears)
- *   d             set the refresh delay
- *   h or ?        help
+ * The keys (top/htop habits) are one table, top_keys[]: key handling walks
+ * it, and the help screen and the status line's hint are drawn from it
+ * (the help's column part from top_columns[].help).  tests/top checks
+ * that README.md, top/README.md and the man page list the same keys.
  *
  * Colours by a row's share of the interval's wall time:
  *   >= 10 %  red (hot),  >= 1 %  yellow (warm),  < 0.1 %  dim (negligible).
@@ -41,6 +31,8 @@
 #include "top_callview.h"
 #include "top_clock.h"
 #include "top_cols.h"
+#include "top_label.h"
+#include "top_loop.h"
 #include "top_ptree.h"
 #include "top_shm.h"
 #include "top_sitesym.h"
@@ -79,9 +71,8 @@ struct vline {
 
 struct ui {
 	struct top_watch *w;
-	struct top_opts *o;
+	struct top_loop *loop; /* its period, pause and next refresh */
 	struct top_view view;
-	bool paused;
 	bool help;
 	bool quit;
 	bool input_eof; /* stdin is at its end: no keys any more */
@@ -94,8 +85,6 @@ struct ui {
 	struct open_row open[MAX_OPEN];
 	size_t nopen;
 	struct top_lines text; /* the frame's V_TEXT lines */
-	double delay_s;
-	uint64_t next_ns;
 	char status[256];
 	enum prompt prompt;
 	char input[64];
@@ -385,7 +374,7 @@ static void draw_header(struct ui *u)
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	snprintf(line, sizeof(line),
 	         "apiprof-top - %s  %zu processes  refresh %.2fs  clock %s  %s  ", stamp,
-	         top_watch_visible(u->w), u->delay_s, clock_summary(u->w),
+	         top_watch_visible(u->w), u->loop->delay_s, clock_summary(u->w),
 	         u->view.group == TOP_GROUP_TREE   ? "per function, by tree"
 	         : u->view.group == TOP_GROUP_COMM ? "per function, by command"
 	         : u->view.aggregate               ? "per function"
@@ -397,10 +386,25 @@ static void draw_header(struct ui *u)
 		attron(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
 	putf("dropped %llu", (unsigned long long)dropped);
 	attroff(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
-	if (u->paused) {
+	if (u->loop->paused) {
 		attron(A_REVERSE | A_BOLD);
 		put("  PAUSED");
 		attroff(A_REVERSE | A_BOLD);
+	}
+}
+
+/* The status line's hint, from the keys that have one: "h: help". */
+static void put_hints(void)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < top_nkeys; i++) {
+		const struct top_key *k = &top_keys[i];
+
+		if (k->hint) {
+			putf("%s%.*s: %s", sep, (int)strcspn(k->label, " "), k->label, k->hint);
+			sep = "  ";
+		}
 	}
 }
 
@@ -417,7 +421,7 @@ static void draw_status(struct ui *u)
 	else if (u->filter[0])
 		putf("filter: %s  (Esc clears)", u->filter);
 	else
-		put("h: help");
+		put_hints();
 }
 
 static void draw_proc_title(const struct top_pnode *node)
@@ -535,49 +539,50 @@ static void draw_body(struct ui *u)
 		mvaddstr(HEADER_LINES, 0, "no profiled process (waiting for new ones)");
 }
 
-static const char *const help_text[] = {
-        "apiprof-top keys",
-        "",
-        "  q              quit",
-        "  Up Down PgUp PgDn Home End   select a row (the view scrolls)",
-        "  Enter          the row's callers and children below it (again: hide them)",
-        "  T              the call tree (again: the table)",
-        "  s or >  <      next / previous sort column",
-        "  i              invert the sort order",
-        "  t              per-thread rows / one row per function",
-        "  g              processes (a tree) / summed per tree / per command",
-        "  p or Space     pause / resume",
-        "  r              reset: CALLS and fallbacks count from now",
-        "  /              filter by api, function or thread (Esc clears)",
-        "  d              set the refresh delay",
-        "  h or ?         this help (any key closes)",
+static const char *const help_notes[] = {
         "",
         "  red: >= 10% of the interval   yellow: >= 1%   dim: < 0.1%",
         "  ~: estimated from sampled timing",
         "",
-        "  BYTES/S B/CALL FAIL/S ERRNO, shown when a function of the view declares",
-        "  them in its spec (\"bytes\", \"fails\", \"errno\"): bytes per second and",
-        "  the median bytes of a call, failed calls per second, the commonest errno",
+        "  BYTES/S B/CALL FAIL/S ERRNO are shown when a function of the view",
+        "  declares them in its spec (\"bytes\", \"fails\", \"errno\").",
         "",
-        "  SELF: time since the start minus that of the profiled calls of other",
-        "  apis made inside, from the call tree (-: calls not recorded).  Enter:",
-        "  per call site calls, calls/s, share of the function's time, p50, p99;",
-        "  then the functions called inside it (->) and its self time (=).",
-        "  Tree (T): each outermost function with the functions called inside it",
-        "  indented below, each line a path of calls that happened.",
+        "  columns",
 };
+
+/* Line i of the help: the keys (top_keys[]), the notes, the columns
+ * (top_columns[]); false past its end. */
+static bool help_line(size_t i, char *buf, size_t cap)
+{
+	size_t nnotes = sizeof(help_notes) / sizeof(help_notes[0]);
+
+	if (i == 0)
+		snprintf(buf, cap, "apiprof-top keys");
+	else if (i == 1)
+		buf[0] = '\0';
+	else if ((i -= 2) < top_nkeys)
+		snprintf(buf, cap, "  %-14s %s", top_keys[i].label, top_keys[i].help);
+	else if ((i -= top_nkeys) < nnotes)
+		snprintf(buf, cap, "%s", help_notes[i]);
+	else if ((i -= nnotes) < TOP_COL_COUNT)
+		snprintf(buf, cap, "  %-14s %s", top_columns[i].title, top_columns[i].help);
+	else
+		return false;
+	return true;
+}
 
 static void draw_help(void)
 {
-	int n = (int)(sizeof(help_text) / sizeof(help_text[0]));
+	char buf[256];
+	int y = HEADER_LINES;
 
-	for (int i = 0; i < n && i + HEADER_LINES < LINES; i++) {
-		move(HEADER_LINES + i, 0);
+	for (size_t i = 0; y < LINES && help_line(i, buf, sizeof(buf)); i++, y++) {
+		move(y, 0);
 		clrtoeol();
-		move(HEADER_LINES + i, 2);
-		put(help_text[i]);
+		move(y, 2);
+		put(buf);
 	}
-	for (int y = HEADER_LINES + n; y < LINES; y++) {
+	for (; y < LINES; y++) {
 		move(y, 0);
 		clrtoeol();
 	}
@@ -620,9 +625,9 @@ static void prompt_accept(struct ui *u)
 	} else {
 		double d = strtod(u->input, &end);
 		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
-			u->delay_s = d;
+			u->loop->delay_s = d;
 			top_shm_watch_delay(d);
-			u->next_ns = top_now_ns(CLOCK_MONOTONIC);
+			u->loop->next_ns = top_now_ns(CLOCK_MONOTONIC);
 		} else {
 			snprintf(u->status, sizeof(u->status), "bad delay: %s", u->input);
 		}
@@ -694,102 +699,143 @@ static void toggle_open(struct ui *u)
 		snprintf(u->status, sizeof(u->status), "callers: %d rows open at most", MAX_OPEN);
 }
 
-static bool scroll_key(struct ui *u, int ch)
+/* Up, Down, PgUp, PgDn, Home, End: the selected row. */
+static void scroll_key(struct ui *u, int ch)
 {
 	int page = body_height() > 1 ? body_height() - 1 : 1;
 
-	switch (ch) {
-	case KEY_UP:
-		cursor_move(u, -1);
-		return true;
-	case KEY_DOWN:
-		cursor_move(u, 1);
-		return true;
-	case KEY_PPAGE:
-		cursor_move(u, -page);
-		return true;
-	case KEY_NPAGE:
-		cursor_move(u, page);
-		return true;
-	case KEY_HOME:
+	if (ch == KEY_UP || ch == KEY_DOWN)
+		cursor_move(u, ch == KEY_UP ? -1 : 1);
+	else if (ch == KEY_PPAGE || ch == KEY_NPAGE)
+		cursor_move(u, ch == KEY_PPAGE ? -page : page);
+	else
+		u->has_sel = false; /* Home, End */
+	if (ch == KEY_HOME)
 		u->cursor = u->scroll = 0;
-		u->has_sel = false;
-		return true;
-	case KEY_END:
+	else if (ch == KEY_END)
 		u->cursor = (int)u->nlines;
-		u->has_sel = false;
-		return true;
-	}
-	return false;
 }
 
-static void reset_baseline(struct ui *u)
+static void key_quit(struct ui *u, int ch)
 {
+	(void)ch;
+	u->quit = true;
+}
+
+static void key_sort(struct ui *u, int ch)
+{
+	sort_step(u, ch == '<' ? -1 : 1);
+}
+
+static void key_invert(struct ui *u, int ch)
+{
+	(void)ch;
+	u->view.reverse = !u->view.reverse;
+}
+
+static void key_threads(struct ui *u, int ch)
+{
+	(void)ch;
+	u->view.aggregate = !u->view.aggregate;
+	u->scroll = 0;
+}
+
+static void key_group(struct ui *u, int ch)
+{
+	(void)ch;
+	group_step(u);
+}
+
+static void key_open(struct ui *u, int ch)
+{
+	(void)ch;
+	toggle_open(u);
+}
+
+static void key_tree(struct ui *u, int ch)
+{
+	(void)ch;
+	u->tree_view = !u->tree_view;
+	u->scroll = u->cursor = 0;
+	snprintf(u->status, sizeof(u->status), "%s",
+	         u->tree_view ? "call tree (t: per thread / summed)" : "table");
+}
+
+static void key_pause(struct ui *u, int ch)
+{
+	(void)ch;
+	u->loop->paused = !u->loop->paused;
+	u->loop->next_ns = top_now_ns(CLOCK_MONOTONIC);
+}
+
+static void key_reset(struct ui *u, int ch)
+{
+	(void)ch;
 	top_watch_reset(u->w);
 	snprintf(u->status, sizeof(u->status), "reset: CALLS count from now");
 }
 
-static void command_key(struct ui *u, int ch)
+static void key_prompt(struct ui *u, int ch)
 {
-	switch (ch) {
-	case 'q':
-		u->quit = true;
-		break;
-	case 's':
-	case '>':
-		sort_step(u, 1);
-		break;
-	case '<':
-		sort_step(u, -1);
-		break;
-	case 'i':
-		u->view.reverse = !u->view.reverse;
-		break;
-	case 't':
-		u->view.aggregate = !u->view.aggregate;
-		u->scroll = 0;
-		break;
-	case 'g':
-		group_step(u);
-		break;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		toggle_open(u);
-		break;
-	case 'T':
-		u->tree_view = !u->tree_view;
-		u->scroll = u->cursor = 0;
-		snprintf(u->status, sizeof(u->status), "%s",
-		         u->tree_view ? "call tree (t: per thread / summed)" : "table");
-		break;
-	case 'p':
-	case ' ':
-		u->paused = !u->paused;
-		u->next_ns = top_now_ns(CLOCK_MONOTONIC);
-		break;
-	case 'r':
-		reset_baseline(u);
-		break;
-	case '/':
-		prompt_start(u, PROMPT_FILTER);
-		break;
-	case 'd':
-		prompt_start(u, PROMPT_DELAY);
-		break;
-	case 'h':
-	case '?':
-		u->help = true;
-		break;
-	case 27:
-		u->filter[0] = '\0';
-		u->view.filter = NULL;
-		break;
-	}
+	prompt_start(u, ch == '/' ? PROMPT_FILTER : PROMPT_DELAY);
+}
+
+static void key_unfilter(struct ui *u, int ch)
+{
+	(void)ch;
+	u->filter[0] = '\0';
+	u->view.filter = NULL;
+}
+
+static void key_help(struct ui *u, int ch)
+{
+	(void)ch;
+	u->help = true;
+}
+
+/* Every key of the live view: what it does, how the help screen and the
+ * docs name it (README.md, top/README.md and the man page list the same
+ * labels: tests/top/test_keys_docs.py). */
+const struct top_key top_keys[] = {
+        {{'q'}, "q", "quit", NULL, key_quit},
+        {{KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END},
+         "Up Down PgUp PgDn Home End",
+         "select a row (the view scrolls)",
+         NULL,
+         scroll_key},
+        {{'\n', '\r', KEY_ENTER},
+         "Enter",
+         "the row's callers (p50, p99 each) and children below it; again: hide",
+         NULL,
+         key_open},
+        {{'T'}, "T", "the call tree (again: the table)", NULL, key_tree},
+        {{'s', '>'}, "s or >", "next sort column", NULL, key_sort},
+        {{'<'}, "<", "previous sort column", NULL, key_sort},
+        {{'i'}, "i", "invert the sort order", NULL, key_invert},
+        {{'t'}, "t", "per-thread rows / one row per function", NULL, key_threads},
+        {{'g'}, "g", "processes (a tree) / summed per tree / per command", NULL, key_group},
+        {{'p', ' '}, "p or Space", "pause / resume", NULL, key_pause},
+        {{'r'}, "r", "reset: CALLS and fallbacks count from now", NULL, key_reset},
+        {{'/'}, "/", "filter by api, function or thread", NULL, key_prompt},
+        {{27}, "Esc", "clear the filter", NULL, key_unfilter},
+        {{'d'}, "d", "set the refresh delay", NULL, key_prompt},
+        {{'h', '?'}, "h or ?", "this help (any key closes)", "help", key_help},
+};
+const size_t top_nkeys = sizeof(top_keys) / sizeof(top_keys[0]);
+
+static const struct top_key *key_find(int ch)
+{
+	for (size_t i = 0; i < top_nkeys; i++)
+		for (size_t j = 0; j < TOP_KEY_CODES && top_keys[i].codes[j]; j++)
+			if (top_keys[i].codes[j] == ch)
+				return &top_keys[i];
+	return NULL;
 }
 
 static void handle_key(struct ui *u, int ch)
 {
+	const struct top_key *k;
+
 	if (ch == KEY_RESIZE) {
 		clamp_scroll(u);
 		return;
@@ -803,21 +849,18 @@ static void handle_key(struct ui *u, int ch)
 		return;
 	}
 	u->status[0] = '\0';
-	if (!scroll_key(u, ch))
-		command_key(u, ch);
+	if ((k = key_find(ch)))
+		k->action(u, ch);
 }
 
-/* --- loop ------------------------------------------------------------------------- */
+/* --- the sink ---------------------------------------------------------------------- */
 
-static void maybe_refresh(struct ui *u)
+static int ui_refresh(void *ctx, struct top_loop *l)
 {
-	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
-
-	if (u->paused || now < u->next_ns)
-		return;
-	top_watch_refresh(u->w, now, top_now_ns(CLOCK_REALTIME));
+	(void)l;
 	top_sitesym_refresh();
-	u->next_ns = now + (uint64_t)(u->delay_s * 1e9);
+	draw(ctx);
+	return 0;
 }
 
 /* A key ncurses already holds (the rest of what one read brought), or
@@ -836,8 +879,8 @@ static int buffered_key(void)
  * that end: from then on the view runs without keys. */
 static int wait_key(struct ui *u)
 {
-	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
-	uint64_t ms = u->paused || u->next_ns <= now ? 1000 : (u->next_ns - now) / 1000000 + 1;
+	uint64_t now = top_now_ns(CLOCK_MONOTONIC), next = u->loop->next_ns;
+	uint64_t ms = u->loop->paused || next <= now ? 1000 : (next - now) / 1000000 + 1;
 	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
 	int ch;
 
@@ -858,35 +901,45 @@ static int wait_key(struct ui *u)
 	return ch;
 }
 
-int top_ui_run(struct top_watch *w, struct top_opts *o)
+/* The key poll: a key is handled and the screen drawn again, unless a
+ * refresh is due now (which draws it).  q or a stop signal end the loop. */
+static int ui_wait(void *ctx, struct top_loop *l)
 {
-	struct ui u;
+	struct ui *u = ctx;
+	int ch = wait_key(u);
 
-	memset(&u, 0, sizeof(u));
-	u.w = w;
-	u.o = o;
-	u.view = o->view;
-	u.delay_s = o->delay_s;
+	if (ch != ERR)
+		handle_key(u, ch);
+	if (u->quit || ui_stop)
+		return TOP_LOOP_STOP;
+	if (!top_loop_due(l, top_now_ns(CLOCK_MONOTONIC)))
+		draw(u);
+	return 0;
+}
+
+static void ui_close(void *ctx)
+{
+	frame_free(ctx);
+	restore_terminal();
+}
+
+int top_ui_start(struct top_sink *s, struct top_loop *l, const struct top_opts *o)
+{
+	static struct ui one; /* one terminal; the watch's warnings point here */
+	struct ui *u = &one;
+
+	memset(u, 0, sizeof(*u));
+	u->w = l->w;
+	u->loop = l;
+	u->view = o->view;
 	if (o->view.filter)
-		snprintf(u.filter, sizeof(u.filter), "%s", o->view.filter);
-	u.view.filter = u.filter[0] ? u.filter : NULL;
-	w->warn = ui_warn;
-	w->warn_ctx = &u;
-	top_sitesym_warn(ui_warn, &u);
+		snprintf(u->filter, sizeof(u->filter), "%s", o->view.filter);
+	u->view.filter = u->filter[0] ? u->filter : NULL;
+	l->w->warn = ui_warn;
+	l->w->warn_ctx = u;
+	top_sitesym_warn(ui_warn, u);
 	install_signals();
 	start_curses();
-	for (long n = 0; !u.quit && !ui_stop;) {
-		if (!u.paused && top_now_ns(CLOCK_MONOTONIC) >= u.next_ns)
-			n++;
-		maybe_refresh(&u);
-		draw(&u);
-		if (o->count && n >= o->count)
-			break;
-		int ch = wait_key(&u);
-		if (ch != ERR)
-			handle_key(&u, ch);
-	}
-	frame_free(&u);
-	restore_terminal();
+	*s = (struct top_sink){ui_refresh, ui_wait, ui_close, u};
 	return 0;
 }
