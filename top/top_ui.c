@@ -3,10 +3,9 @@
  * top_ui.c - the live ncurses view, a sink of the refresh loop
  * (top_loop.h): it draws each refresh, and its wait is the key poll.
  *
- * The keys (top/htop habits) are one table, top_keys[]: key handling walks
- * it, and the help screen and the status line's hint are drawn from it
- * (the help's column part from top_columns[].help).  tests/top checks
- * that README.md, top/README.md and the man page list the same keys.
+ * The keys (top/htop habits) are one table, top_keys[] (top_ui_keys.c):
+ * the help screen and the status line's hint are drawn from it here (the
+ * help's column part from top_columns[].help).
  *
  * Colours by a row's share of the interval's wall time:
  *   >= 10 %  red (hot),  >= 1 %  yellow (warm),  < 0.1 %  dim (negligible).
@@ -37,66 +36,13 @@
 #include "top_shm.h"
 #include "top_sitesym.h"
 #include "top_ui.h"
+#include "top_ui_int.h"
 
 #define HOT_PCT        10.0
 #define WARM_PCT       1.0
 #define NEGLIGIBLE_PCT 0.1
-#define HEADER_LINES   2
 
 enum { PAIR_HOT = 1, PAIR_WARM, PAIR_ALERT, PAIR_TITLE };
-enum prompt { PROMPT_NONE = 0, PROMPT_FILTER, PROMPT_DELAY };
-
-enum vkind { V_PROC, V_GROUP, V_COLS, V_ROW, V_BLANK, V_TEXT };
-
-#define MAX_OPEN 64 /* rows whose callers are shown */
-
-/* A row whose callers are shown: its process, thread and function. */
-struct open_row {
-	int pid;
-	uint64_t starttime;
-	uint32_t tid;
-	uint32_t fidx;
-	bool all;
-};
-
-struct vline {
-	enum vkind kind;
-	const struct top_proc *proc;
-	const struct top_row *row;
-	const struct top_pnode *node;   /* V_PROC */
-	const struct top_pgroup *group; /* V_GROUP */
-	bool acct;                      /* its table shows bytes and failures (top_cols_acct) */
-	const char *text;               /* V_TEXT: callers, the call tree */
-};
-
-struct ui {
-	struct top_watch *w;
-	struct top_loop *loop; /* its period, pause and next refresh */
-	struct top_view view;
-	bool help;
-	bool quit;
-	bool input_eof; /* stdin is at its end: no keys any more */
-	bool had_key;   /* ncurses may hold more keys from the last read */
-	int scroll;
-	int cursor; /* the selected line (a row when there is one) */
-	bool tree_view;
-	struct open_row sel; /* the selected row, found again after a re-sort */
-	bool has_sel;
-	struct open_row open[MAX_OPEN];
-	size_t nopen;
-	struct top_lines text; /* the frame's V_TEXT lines */
-	char status[256];
-	enum prompt prompt;
-	char input[64];
-	char filter[64];
-	/* The frame: lines and the row arrays they point into. */
-	struct vline *lines;
-	size_t nlines;
-	struct top_row **rows;
-	size_t nrows;
-	struct top_ptree tree; /* the processes in order, and their groups */
-};
-
 static volatile sig_atomic_t ui_stop;
 static bool ui_active;
 
@@ -201,7 +147,7 @@ static struct vline *push_line(struct ui *u, size_t *cap, enum vkind k, const st
 	return &u->lines[u->nlines - 1];
 }
 
-static struct open_row open_key(const struct ui *u, const struct top_proc *p,
+struct open_row top_ui_open_key(const struct ui *u, const struct top_proc *p,
                                 const struct top_row *r)
 {
 	struct open_row o = {p->pid, p->starttime, r->tid, r->fidx, u->view.aggregate};
@@ -215,7 +161,7 @@ static bool open_same(struct open_row a, struct open_row b)
 	       a.all == b.all;
 }
 
-static long open_find(const struct ui *u, struct open_row o)
+long top_ui_open_find(const struct ui *u, struct open_row o)
 {
 	for (size_t i = 0; i < u->nopen; i++)
 		if (open_same(u->open[i], o))
@@ -229,7 +175,7 @@ static void sel_find(struct ui *u)
 	for (size_t i = 0; u->has_sel && i < u->nlines; i++) {
 		const struct vline *l = &u->lines[i];
 
-		if (l->kind == V_ROW && open_same(open_key(u, l->proc, l->row), u->sel)) {
+		if (l->kind == V_ROW && open_same(top_ui_open_key(u, l->proc, l->row), u->sel)) {
 			u->cursor = (int)i;
 			return;
 		}
@@ -238,13 +184,13 @@ static void sel_find(struct ui *u)
 
 /* The selected row, noted to be found again in the next frame, whose
  * rows may come in another order. */
-static void sel_note(struct ui *u)
+void top_ui_sel_note(struct ui *u)
 {
 	const struct vline *l = u->cursor < (int)u->nlines ? &u->lines[u->cursor] : NULL;
 
 	u->has_sel = l && l->kind == V_ROW;
 	if (u->has_sel)
-		u->sel = open_key(u, l->proc, l->row);
+		u->sel = top_ui_open_key(u, l->proc, l->row);
 }
 
 /* The frame's text lines from first on, as V_TEXT lines. */
@@ -260,7 +206,7 @@ static void push_row(struct ui *u, size_t *cap, const struct top_proc *p, const 
                      bool acct, bool group)
 {
 	push_line(u, cap, V_ROW, p, r)->acct = acct;
-	if (group || open_find(u, open_key(u, p, r)) < 0)
+	if (group || top_ui_open_find(u, top_ui_open_key(u, p, r)) < 0)
 		return;
 	size_t first = u->text.n;
 	struct top_calls_of w = {u->view.aggregate, r->tid};
@@ -495,16 +441,11 @@ static void draw_line(struct ui *u, const struct vline *l, int cols, bool select
 	}
 }
 
-static int body_height(void)
-{
-	return LINES > HEADER_LINES ? LINES - HEADER_LINES : 0;
-}
-
 /* The cursor stays on a line, and on a row when it can (the first of
  * the frame to start with); the view scrolls to show it. */
-static void clamp_scroll(struct ui *u)
+void top_ui_clamp(struct ui *u)
 {
-	int max = (int)u->nlines - body_height();
+	int max = (int)u->nlines - top_ui_body_height();
 
 	if (u->cursor >= (int)u->nlines)
 		u->cursor = (int)u->nlines - 1;
@@ -516,8 +457,8 @@ static void clamp_scroll(struct ui *u)
 			u->cursor = i;
 	if (u->cursor < u->scroll)
 		u->scroll = u->cursor;
-	if (u->cursor >= u->scroll + body_height())
-		u->scroll = u->cursor - body_height() + 1;
+	if (u->cursor >= u->scroll + top_ui_body_height())
+		u->scroll = u->cursor - top_ui_body_height() + 1;
 	if (u->scroll > max)
 		u->scroll = max;
 	if (u->scroll < 0)
@@ -526,8 +467,8 @@ static void clamp_scroll(struct ui *u)
 
 static void draw_body(struct ui *u)
 {
-	clamp_scroll(u);
-	for (int y = 0; y < body_height(); y++) {
+	top_ui_clamp(u);
+	for (int y = 0; y < top_ui_body_height(); y++) {
 		size_t i = (size_t)(u->scroll + y);
 
 		move(HEADER_LINES + y, 0);
@@ -599,258 +540,9 @@ static void draw(struct ui *u)
 		frame_build(u);
 		sel_find(u);
 		draw_body(u);
-		sel_note(u);
+		top_ui_sel_note(u);
 	}
 	refresh();
-}
-
-/* --- keys ---------------------------------------------------------------------- */
-
-static void prompt_start(struct ui *u, enum prompt p)
-{
-	u->prompt = p;
-	u->input[0] = '\0';
-	if (p == PROMPT_FILTER)
-		snprintf(u->input, sizeof(u->input), "%s", u->filter);
-}
-
-static void prompt_accept(struct ui *u)
-{
-	char *end;
-
-	if (u->prompt == PROMPT_FILTER) {
-		snprintf(u->filter, sizeof(u->filter), "%s", u->input);
-		u->view.filter = u->filter[0] ? u->filter : NULL;
-		u->scroll = 0;
-	} else {
-		double d = strtod(u->input, &end);
-		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
-			u->loop->delay_s = d;
-			top_shm_watch_delay(d);
-			u->loop->next_ns = top_now_ns(CLOCK_MONOTONIC);
-		} else {
-			snprintf(u->status, sizeof(u->status), "bad delay: %s", u->input);
-		}
-	}
-	u->prompt = PROMPT_NONE;
-}
-
-static void prompt_key(struct ui *u, int ch)
-{
-	size_t len = strlen(u->input);
-
-	if (ch == 27)
-		u->prompt = PROMPT_NONE;
-	else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
-		prompt_accept(u);
-	else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len)
-		u->input[len - 1] = '\0';
-	else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof(u->input)) {
-		u->input[len] = (char)ch;
-		u->input[len + 1] = '\0';
-	}
-}
-
-static void sort_step(struct ui *u, int step)
-{
-	u->view.sort = top_col_step(u->view.sort, step);
-	snprintf(u->status, sizeof(u->status), "sort: %s", top_columns[u->view.sort].title);
-}
-
-static void group_step(struct ui *u)
-{
-	u->view.group = (enum top_group)((u->view.group + 1) % TOP_GROUP_COUNT);
-	u->scroll = 0;
-	snprintf(u->status, sizeof(u->status), "group: %s", top_group_name(u->view.group));
-}
-
-/* Moves the cursor by step lines, onto the nearest row that way. */
-static void cursor_move(struct ui *u, int step)
-{
-	int dir = step < 0 ? -1 : 1, c = u->cursor + step;
-
-	while (c >= 0 && c < (int)u->nlines && u->lines[c].kind != V_ROW)
-		c += dir;
-	if (c >= 0 && c < (int)u->nlines)
-		u->cursor = c;
-	else if (step < 0)
-		u->scroll = u->cursor = 0; /* the titles above the first row */
-	clamp_scroll(u);
-	sel_note(u);
-}
-
-/* Enter: the selected row's callers shown, or hidden again. */
-static void toggle_open(struct ui *u)
-{
-	if (u->cursor >= (int)u->nlines || u->lines[u->cursor].kind != V_ROW)
-		return;
-	const struct vline *l = &u->lines[u->cursor];
-	if (u->view.group != TOP_GROUP_NONE) {
-		snprintf(u->status, sizeof(u->status), "callers: per process only (g)");
-		return;
-	}
-	struct open_row o = open_key(u, l->proc, l->row);
-	long i = open_find(u, o);
-	if (i >= 0)
-		u->open[i] = u->open[--u->nopen];
-	else if (u->nopen < MAX_OPEN)
-		u->open[u->nopen++] = o;
-	else
-		snprintf(u->status, sizeof(u->status), "callers: %d rows open at most", MAX_OPEN);
-}
-
-/* Up, Down, PgUp, PgDn, Home, End: the selected row. */
-static void scroll_key(struct ui *u, int ch)
-{
-	int page = body_height() > 1 ? body_height() - 1 : 1;
-
-	if (ch == KEY_UP || ch == KEY_DOWN)
-		cursor_move(u, ch == KEY_UP ? -1 : 1);
-	else if (ch == KEY_PPAGE || ch == KEY_NPAGE)
-		cursor_move(u, ch == KEY_PPAGE ? -page : page);
-	else
-		u->has_sel = false; /* Home, End */
-	if (ch == KEY_HOME)
-		u->cursor = u->scroll = 0;
-	else if (ch == KEY_END)
-		u->cursor = (int)u->nlines;
-}
-
-static void key_quit(struct ui *u, int ch)
-{
-	(void)ch;
-	u->quit = true;
-}
-
-static void key_sort(struct ui *u, int ch)
-{
-	sort_step(u, ch == '<' ? -1 : 1);
-}
-
-static void key_invert(struct ui *u, int ch)
-{
-	(void)ch;
-	u->view.reverse = !u->view.reverse;
-}
-
-static void key_threads(struct ui *u, int ch)
-{
-	(void)ch;
-	u->view.aggregate = !u->view.aggregate;
-	u->scroll = 0;
-}
-
-static void key_group(struct ui *u, int ch)
-{
-	(void)ch;
-	group_step(u);
-}
-
-static void key_open(struct ui *u, int ch)
-{
-	(void)ch;
-	toggle_open(u);
-}
-
-static void key_tree(struct ui *u, int ch)
-{
-	(void)ch;
-	u->tree_view = !u->tree_view;
-	u->scroll = u->cursor = 0;
-	snprintf(u->status, sizeof(u->status), "%s",
-	         u->tree_view ? "call tree (t: per thread / summed)" : "table");
-}
-
-static void key_pause(struct ui *u, int ch)
-{
-	(void)ch;
-	u->loop->paused = !u->loop->paused;
-	u->loop->next_ns = top_now_ns(CLOCK_MONOTONIC);
-}
-
-static void key_reset(struct ui *u, int ch)
-{
-	(void)ch;
-	top_watch_reset(u->w);
-	snprintf(u->status, sizeof(u->status), "reset: CALLS count from now");
-}
-
-static void key_prompt(struct ui *u, int ch)
-{
-	prompt_start(u, ch == '/' ? PROMPT_FILTER : PROMPT_DELAY);
-}
-
-static void key_unfilter(struct ui *u, int ch)
-{
-	(void)ch;
-	u->filter[0] = '\0';
-	u->view.filter = NULL;
-}
-
-static void key_help(struct ui *u, int ch)
-{
-	(void)ch;
-	u->help = true;
-}
-
-/* Every key of the live view: what it does, how the help screen and the
- * docs name it (README.md, top/README.md and the man page list the same
- * labels: tests/top/test_keys_docs.py). */
-const struct top_key top_keys[] = {
-        {{'q'}, "q", "quit", NULL, key_quit},
-        {{KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END},
-         "Up Down PgUp PgDn Home End",
-         "select a row (the view scrolls)",
-         NULL,
-         scroll_key},
-        {{'\n', '\r', KEY_ENTER},
-         "Enter",
-         "the row's callers (p50, p99 each) and children below it; again: hide",
-         NULL,
-         key_open},
-        {{'T'}, "T", "the call tree (again: the table)", NULL, key_tree},
-        {{'s', '>'}, "s or >", "next sort column", NULL, key_sort},
-        {{'<'}, "<", "previous sort column", NULL, key_sort},
-        {{'i'}, "i", "invert the sort order", NULL, key_invert},
-        {{'t'}, "t", "per-thread rows / one row per function", NULL, key_threads},
-        {{'g'}, "g", "processes (a tree) / summed per tree / per command", NULL, key_group},
-        {{'p', ' '}, "p or Space", "pause / resume", NULL, key_pause},
-        {{'r'}, "r", "reset: CALLS and fallbacks count from now", NULL, key_reset},
-        {{'/'}, "/", "filter by api, function or thread", NULL, key_prompt},
-        {{27}, "Esc", "clear the filter", NULL, key_unfilter},
-        {{'d'}, "d", "set the refresh delay", NULL, key_prompt},
-        {{'h', '?'}, "h or ?", "this help (any key closes)", "help", key_help},
-};
-const size_t top_nkeys = sizeof(top_keys) / sizeof(top_keys[0]);
-
-static const struct top_key *key_find(int ch)
-{
-	for (size_t i = 0; i < top_nkeys; i++)
-		for (size_t j = 0; j < TOP_KEY_CODES && top_keys[i].codes[j]; j++)
-			if (top_keys[i].codes[j] == ch)
-				return &top_keys[i];
-	return NULL;
-}
-
-static void handle_key(struct ui *u, int ch)
-{
-	const struct top_key *k;
-
-	if (ch == KEY_RESIZE) {
-		clamp_scroll(u);
-		return;
-	}
-	if (u->prompt) {
-		prompt_key(u, ch);
-		return;
-	}
-	if (u->help) {
-		u->help = false; /* any key closes the help */
-		return;
-	}
-	u->status[0] = '\0';
-	if ((k = key_find(ch)))
-		k->action(u, ch);
 }
 
 /* --- the sink ---------------------------------------------------------------------- */
@@ -909,7 +601,7 @@ static int ui_wait(void *ctx, struct top_loop *l)
 	int ch = wait_key(u);
 
 	if (ch != ERR)
-		handle_key(u, ch);
+		top_ui_key(u, ch);
 	if (u->quit || ui_stop)
 		return TOP_LOOP_STOP;
 	if (!top_loop_due(l, top_now_ns(CLOCK_MONOTONIC)))
