@@ -12,8 +12,6 @@
 #include "top_ptree.h"
 #include "top_watch.h"
 
-const char *top_clock_name(uint32_t clock);
-const char *top_mode_name(uint32_t mode, char *buf, size_t cap);
 void top_batch_text(FILE *out, const struct top_watch *w, const struct top_view *v,
                     uint64_t real_ns, double delay_s);
 int top_batch_json(FILE *out, const struct top_watch *w, enum top_group group, uint64_t real_ns,
@@ -36,8 +34,6 @@ int top_batch_folded(FILE *out, const struct top_watch *w, bool ns);
 #define TOP_TREE_MAX_DEPTH 8 /* deeper children are shown as deep as this */
 #define TOP_NAME_BUF       (TOP_COMM_LEN + TOP_TITLE_LEN + 4)
 
-/* "comm \"title\"", or the comm alone while the title is unknown. */
-const char *top_proc_name(const struct top_proc *p, char *buf, size_t cap);
 /* What goes before a process's title at that depth of the tree. */
 void top_tree_indent(char *buf, size_t cap, int depth);
 /* "TREE pid  comm \"title\"  N processes: pid pid ..." (its root's), or

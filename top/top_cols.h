@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top_cols.h - the table's columns: one descriptor per column, from which
- * the sort order, the header, every cell, the -s names and the cycling of
- * the `s` key are derived.  Adding a column is one enum entry (top_model.h),
- * its value in struct top_row and one line of top_columns[].
+ * the sort order, the header, every cell, the -s names, the cycling of
+ * the `s` key and the help screen's column part are derived.  Adding a
+ * column: its enum entry and its field in struct top_row (top_model.h),
+ * its computation (top_model.c row_fill), its value function and its
+ * entry of top_columns[] (top_cols.c), its JSON (top_batch.c func_json).
  */
 #ifndef TOP_COLS_H
 #define TOP_COLS_H
@@ -17,7 +19,7 @@
 struct top_column {
 	const char *title; /* header, and "sort: TITLE" in the status line */
 	const char *key;   /* -s name; NULL: not a sort key of its own */
-	const char *help;  /* what the figure is, one line */
+	const char *help;  /* what the figure is, one line of the help screen */
 	int width;
 	bool right; /* right-aligned (figures) */
 	bool desc;  /* natural order descending: the biggest consumer on top */

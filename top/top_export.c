@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_export.c - the exporter's loop (top_export.h).
+ * top_export.c - the exporter, a sink of the refresh loop (top_export.h).
  *
  * The segments are read once per refresh, whoever asks: a scrape is
  * answered from the latest refresh, whose text is made at the first scrape
@@ -47,6 +47,8 @@ struct export
 	const struct top_watch *w;
 	const struct top_opts *o;
 	uint64_t updated;
+	struct top_http *h;  /* NULL: no --listen */
+	sigset_t mask;       /* while waiting: the stop signals let through */
 	char path[PATH_MAX]; /* the textfile, for messages; "" none */
 	int dir;             /* its directory, opened once and checked */
 	bool failing;        /* the textfile's last write failed (said once) */
@@ -180,51 +182,34 @@ static int textfile_dir(struct export *x, const char *dir)
 	return 0;
 }
 
-static void refresh(struct top_watch *w, struct export *x)
+static int export_refresh(void *ctx, struct top_loop *l)
 {
-	top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), top_now_ns(CLOCK_REALTIME));
-	top_prom_update(&x->all.prom, w);
+	struct export *x = ctx;
+
+	top_prom_update(&x->all.prom, l->w);
 	for (size_t i = 0; i < x->nviews; i++)
-		top_prom_update(&x->views[i].prom, w);
+		top_prom_update(&x->views[i].prom, l->w);
 	x->updated++;
 	if (x->path[0])
 		write_textfile(x);
+	return 0;
 }
 
-/* Waits until the monotonic clock reaches `until` (ns) or a signal. */
-static int wait_until(struct top_http *h, uint64_t until, const sigset_t *mask)
+/* The HTTP poll (or a bare wait for the textfile alone) until the next
+ * refresh is due or a stop signal. */
+static int export_wait(void *ctx, struct top_loop *l)
 {
+	struct export *x = ctx;
 	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
-	uint64_t ms = until > now ? (until - now + 999999) / 1000000 : 0;
+	uint64_t ms = l->next_ns > now ? (l->next_ns - now + 999999) / 1000000 : 0;
 
-	if (h)
-		return top_http_wait(h, ms, mask);
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
-	ppoll(NULL, 0, &ts, mask);
-	return 0;
-}
-
-static int serve(struct top_watch *w, struct export *x, struct top_http *h,
-                 const struct top_opts *o, const sigset_t *mask)
-{
-	uint64_t period = (uint64_t)(o->delay_s * 1e9), next = 0;
-	long done = 0;
-
-	while (!stop) {
-		uint64_t now = top_now_ns(CLOCK_MONOTONIC);
-
-		if (now >= next) {
-			if (o->count && done >= o->count)
-				return 0;
-			w->last = o->count && done == o->count - 1;
-			refresh(w, x);
-			done++;
-			next = now + period;
-		}
-		if (wait_until(h, next, mask) != 0)
-			return -1;
+	if (x->h && top_http_wait(x->h, ms, &x->mask) != 0)
+		return -1;
+	if (!x->h) {
+		struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+		ppoll(NULL, 0, &ts, &x->mask);
 	}
-	return 0;
+	return stop ? TOP_LOOP_STOP : 0;
 }
 
 /* Root's watch sees every user's processes; a TCP scraper or a textfile
@@ -244,32 +229,50 @@ static int exposure_ok(const struct top_opts *o)
 	return -1;
 }
 
-int top_export_run(struct top_watch *w, const struct top_opts *o)
+static void export_close(void *ctx)
 {
-	struct export x = {.w = w, .o = o, .dir = -1};
-	struct top_http *h = NULL;
-	sigset_t mask;
-	int rc = -1;
+	struct export *x = ctx;
 
+	top_http_stop(x->h);
+	text_free(&x->all);
+	for (size_t i = 0; i < x->nviews; i++)
+		text_free(&x->views[i]);
+	free(x->views);
+	if (x->dir >= 0)
+		close(x->dir);
+	free(x);
+}
+
+static int export_open(struct export *x, const struct top_opts *o)
+{
+	top_prom_init(&x->all.prom, o->per_process, o->per_thread);
+	if (exposure_ok(o) != 0 || (o->textfile && textfile_dir(x, o->textfile) != 0))
+		return -1;
+	signals(&x->mask);
+	struct top_http_conf conf = {o->listen, o->http_timeout_s, body, x};
+	if (o->listen && !(x->h = top_http_start(&conf)))
+		return -1;
+	return 0;
+}
+
+int top_export_start(struct top_sink *s, struct top_loop *l, const struct top_opts *o)
+{
+	struct export *x = calloc(1, sizeof(*x));
+
+	if (!x) {
+		fprintf(stderr, "apiprof-top: out of memory\n");
+		return -1;
+	}
+	*x = (struct export){.w = l->w, .o = o, .dir = -1};
 	/* An ended process must be seen once before it expires: its final
 	 * totals go into its command's series then. */
-	if (w->linger_ns == 0)
-		w->linger_ns = 1;
-	top_prom_init(&x.all.prom, o->per_process, o->per_thread);
-	if (exposure_ok(o) != 0 || (o->textfile && textfile_dir(&x, o->textfile) != 0))
-		goto out;
-	signals(&mask);
-	struct top_http_conf conf = {o->listen, o->http_timeout_s, body, &x};
-	if (o->listen && !(h = top_http_start(&conf)))
-		goto out;
-	rc = serve(w, &x, h, o, &mask);
-out:
-	top_http_stop(h);
-	text_free(&x.all);
-	for (size_t i = 0; i < x.nviews; i++)
-		text_free(&x.views[i]);
-	free(x.views);
-	if (x.dir >= 0)
-		close(x.dir);
-	return rc;
+	if (l->w->linger_ns == 0)
+		l->w->linger_ns = 1;
+	l->serve_last = true; /* -n: the last refresh is scraped for a period */
+	if (export_open(x, o) != 0) {
+		export_close(x);
+		return -1;
+	}
+	*s = (struct top_sink){export_refresh, export_wait, export_close, x};
+	return 0;
 }

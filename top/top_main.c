@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_main.c - apiprof-top: options, then the batch loop or the live UI.
+ * top_main.c - apiprof-top: options, then the refresh loop (top_loop.h)
+ * with the sink they choose: the batch writer (here), the live view or
+ * the exporter.
  */
 #include <errno.h>
 #include <langinfo.h>
@@ -16,6 +18,7 @@
 #include "top_export.h"
 #include "top_clock.h"
 #include "top_fmt.h"
+#include "top_loop.h"
 #include "top_opts.h"
 #include "top_shm.h"
 #include "top_sitesym.h"
@@ -28,34 +31,56 @@ static void warn_stderr(void *ctx, const char *msg)
 	fprintf(stderr, "apiprof-top: %s\n", msg);
 }
 
-/* Sleeps the refresh delay; a signal that interrupts it ends the wait
- * early, which is harmless: the next refresh just comes sooner. */
-static void pause_s(double s)
+/* The batch writer's wait: a full delay after its output, as top -b.  A
+ * signal that interrupts it ends the wait early, which is harmless: the
+ * next refresh just comes sooner. */
+static int batch_wait(void *ctx, struct top_loop *l)
 {
+	double s = l->delay_s;
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
 
+	(void)ctx;
 	nanosleep(&ts, NULL);
+	return 0;
 }
 
-static int run_batch(struct top_watch *w, const struct top_opts *o)
+static int batch_refresh(void *ctx, struct top_loop *l)
 {
-	for (long i = 0; !o->count || i < o->count; i++) {
-		if (i)
-			pause_s(o->delay_s);
-		uint64_t real = top_now_ns(CLOCK_REALTIME);
-		w->last = o->count && i == o->count - 1;
-		top_watch_refresh(w, top_now_ns(CLOCK_MONOTONIC), real);
-		top_sitesym_refresh();
-		if (o->folded)
-			top_batch_folded(stdout, w, o->folded == TOP_FOLDED_NS);
-		else if (o->json)
-			top_batch_json(stdout, w, o->view.group, real, o->delay_s);
-		else
-			top_batch_text(stdout, w, &o->view, real, o->delay_s);
-		if (ferror(stdout))
-			return 1;
-	}
+	const struct top_opts *o = ctx;
+
+	top_sitesym_refresh();
+	if (o->folded)
+		top_batch_folded(stdout, l->w, o->folded == TOP_FOLDED_NS);
+	else if (o->json)
+		top_batch_json(stdout, l->w, o->view.group, l->real_ns, l->delay_s);
+	else
+		top_batch_text(stdout, l->w, &o->view, l->real_ns, l->delay_s);
+	return ferror(stdout) ? -1 : 0;
+}
+
+/* The sink of the mode the options chose: 0, or -1 (said). */
+static int sink_start(struct top_sink *s, struct top_loop *l, struct top_opts *o)
+{
+	if (o->listen || o->textfile)
+		return top_export_start(s, l, o);
+	if (!o->batch)
+		return top_ui_start(s, l, o);
+	*s = (struct top_sink){batch_refresh, batch_wait, NULL, o};
 	return 0;
+}
+
+static int run(struct top_watch *w, struct top_opts *o)
+{
+	struct top_loop l;
+	struct top_sink s;
+
+	top_loop_init(&l, w, o);
+	if (sink_start(&s, &l, o) != 0)
+		return 1;
+	int rc = top_loop_run(&l, &s, 1);
+	if (s.close)
+		s.close(s.ctx);
+	return rc == 0 ? 0 : 1;
 }
 
 static void watch_setup(struct top_watch *w, const struct top_opts *o)
@@ -99,10 +124,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	watch_setup(&w, &o);
-	if (o.listen || o.textfile)
-		rc = top_export_run(&w, &o) == 0 ? 0 : 1;
-	else
-		rc = o.batch ? run_batch(&w, &o) : top_ui_run(&w, &o);
+	rc = run(&w, &o);
 	top_watch_free(&w);
 	top_sitesym_free();
 	return rc;

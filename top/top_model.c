@@ -574,10 +574,18 @@ static double iv_time_ns(const struct top_proc *p, const struct top_stat *cur,
 	                    p->tick_hz);
 }
 
+/* A row's figures: now (since the start), of the interval, since the
+ * reset. */
+struct row_stats {
+	const struct top_stat *cur;
+	const struct top_stat *iv;
+	const struct top_stat *base;
+};
+
 static void row_fill(struct top_row *r, const struct top_proc *p, const struct acc *a,
-                     const struct top_stat *cur, const struct top_stat *iv,
-                     const struct top_stat *base, bool since_start)
+                     struct row_stats st, bool since_start)
 {
+	const struct top_stat *cur = st.cur, *iv = st.iv, *base = st.base;
 	double wall_s = (double)p->iv_wall_ns / 1e9;
 	const struct top_func *f = a->func < p->nfuncs ? &p->funcs[a->func] : NULL;
 
@@ -635,7 +643,8 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	struct top_stat since;
 
 	if (a->sum != NULL) {
-		row_fill(r, p, a, &a->sum[0], &a->sum[1], &a->sum[2], since_start);
+		row_fill(r, p, a, (struct row_stats){&a->sum[0], &a->sum[1], &a->sum[2]},
+		         since_start);
 		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
 		row_self(r, a->self, a->child_ns);
 		return;
@@ -648,7 +657,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	since.max = c->cur.max;
 	if (c->iv.timed == 0 || c->acct_tick != 0)
 		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
-	row_fill(r, p, a, &c->cur, &c->iv, &since, since_start);
+	row_fill(r, p, a, (struct row_stats){&c->cur, &c->iv, &since}, since_start);
 	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
 	row_self(r, c->self, c->child_ns);
 }

@@ -16,6 +16,7 @@
 
 #include "apiprof_stat.h"
 #include "top_batch.h"
+#include "top_label.h"
 #include "top_prom_budget.h"
 #include "top_prom.h"
 

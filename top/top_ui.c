@@ -1,22 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_ui.c - the live ncurses view.
+ * top_ui.c - the live ncurses view, a sink of the refresh loop
+ * (top_loop.h): it draws each refresh, and its wait is the key poll.
  *
- * Keys (top/htop habits):
- *   q             quit
- *   Up/Down, PgUp/PgDn, Home/End   move the selected row (the view scrolls)
- *   Enter         the selected row's callers below it / hide them again
- *   T             the call tree / the table
- *   s or >        next sort column, < previous one
- *   i             invert the sort order
- *   t             per-thread rows <-> one row per function (summed)
- *   g             processes one by one (as a tree) -> one table per
- *                 process tree -> one per command, summed over processes
- *   p or Space    pause / resume refreshing
- *   r             reset: interactive totals count from now on
- *   /             filter by api, function or thread name (Esc clears)
- *   d             set the refresh delay
- *   h or ?        help
+ * The keys (top/htop habits) are one table, top_keys[] (top_ui_keys.c):
+ * the help screen and the status line's hint are drawn from it here (the
+ * help's column part from top_columns[].help).
  *
  * Colours by a row's share of the interval's wall time:
  *   >= 10 %  red (hot),  >= 1 %  yellow (warm),  < 0.1 %  dim (negligible).
@@ -41,73 +30,19 @@
 #include "top_callview.h"
 #include "top_clock.h"
 #include "top_cols.h"
+#include "top_label.h"
+#include "top_loop.h"
 #include "top_ptree.h"
 #include "top_shm.h"
 #include "top_sitesym.h"
 #include "top_ui.h"
+#include "top_ui_int.h"
 
 #define HOT_PCT        10.0
 #define WARM_PCT       1.0
 #define NEGLIGIBLE_PCT 0.1
-#define HEADER_LINES   2
 
 enum { PAIR_HOT = 1, PAIR_WARM, PAIR_ALERT, PAIR_TITLE };
-enum prompt { PROMPT_NONE = 0, PROMPT_FILTER, PROMPT_DELAY };
-
-enum vkind { V_PROC, V_GROUP, V_COLS, V_ROW, V_BLANK, V_TEXT };
-
-#define MAX_OPEN 64 /* rows whose callers are shown */
-
-/* A row whose callers are shown: its process, thread and function. */
-struct open_row {
-	int pid;
-	uint64_t starttime;
-	uint32_t tid;
-	uint32_t fidx;
-	bool all;
-};
-
-struct vline {
-	enum vkind kind;
-	const struct top_proc *proc;
-	const struct top_row *row;
-	const struct top_pnode *node;   /* V_PROC */
-	const struct top_pgroup *group; /* V_GROUP */
-	bool acct;                      /* its table shows bytes and failures (top_cols_acct) */
-	const char *text;               /* V_TEXT: callers, the call tree */
-};
-
-struct ui {
-	struct top_watch *w;
-	struct top_opts *o;
-	struct top_view view;
-	bool paused;
-	bool help;
-	bool quit;
-	bool input_eof; /* stdin is at its end: no keys any more */
-	bool had_key;   /* ncurses may hold more keys from the last read */
-	int scroll;
-	int cursor; /* the selected line (a row when there is one) */
-	bool tree_view;
-	struct open_row sel; /* the selected row, found again after a re-sort */
-	bool has_sel;
-	struct open_row open[MAX_OPEN];
-	size_t nopen;
-	struct top_lines text; /* the frame's V_TEXT lines */
-	double delay_s;
-	uint64_t next_ns;
-	char status[256];
-	enum prompt prompt;
-	char input[64];
-	char filter[64];
-	/* The frame: lines and the row arrays they point into. */
-	struct vline *lines;
-	size_t nlines;
-	struct top_row **rows;
-	size_t nrows;
-	struct top_ptree tree; /* the processes in order, and their groups */
-};
-
 static volatile sig_atomic_t ui_stop;
 static bool ui_active;
 
@@ -212,7 +147,7 @@ static struct vline *push_line(struct ui *u, size_t *cap, enum vkind k, const st
 	return &u->lines[u->nlines - 1];
 }
 
-static struct open_row open_key(const struct ui *u, const struct top_proc *p,
+struct open_row top_ui_open_key(const struct ui *u, const struct top_proc *p,
                                 const struct top_row *r)
 {
 	struct open_row o = {p->pid, p->starttime, r->tid, r->fidx, u->view.aggregate};
@@ -226,7 +161,7 @@ static bool open_same(struct open_row a, struct open_row b)
 	       a.all == b.all;
 }
 
-static long open_find(const struct ui *u, struct open_row o)
+long top_ui_open_find(const struct ui *u, struct open_row o)
 {
 	for (size_t i = 0; i < u->nopen; i++)
 		if (open_same(u->open[i], o))
@@ -240,7 +175,7 @@ static void sel_find(struct ui *u)
 	for (size_t i = 0; u->has_sel && i < u->nlines; i++) {
 		const struct vline *l = &u->lines[i];
 
-		if (l->kind == V_ROW && open_same(open_key(u, l->proc, l->row), u->sel)) {
+		if (l->kind == V_ROW && open_same(top_ui_open_key(u, l->proc, l->row), u->sel)) {
 			u->cursor = (int)i;
 			return;
 		}
@@ -249,13 +184,13 @@ static void sel_find(struct ui *u)
 
 /* The selected row, noted to be found again in the next frame, whose
  * rows may come in another order. */
-static void sel_note(struct ui *u)
+void top_ui_sel_note(struct ui *u)
 {
 	const struct vline *l = u->cursor < (int)u->nlines ? &u->lines[u->cursor] : NULL;
 
 	u->has_sel = l && l->kind == V_ROW;
 	if (u->has_sel)
-		u->sel = open_key(u, l->proc, l->row);
+		u->sel = top_ui_open_key(u, l->proc, l->row);
 }
 
 /* The frame's text lines from first on, as V_TEXT lines. */
@@ -271,7 +206,7 @@ static void push_row(struct ui *u, size_t *cap, const struct top_proc *p, const 
                      bool acct, bool group)
 {
 	push_line(u, cap, V_ROW, p, r)->acct = acct;
-	if (group || open_find(u, open_key(u, p, r)) < 0)
+	if (group || top_ui_open_find(u, top_ui_open_key(u, p, r)) < 0)
 		return;
 	size_t first = u->text.n;
 	struct top_calls_of w = {u->view.aggregate, r->tid};
@@ -385,7 +320,7 @@ static void draw_header(struct ui *u)
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	snprintf(line, sizeof(line),
 	         "apiprof-top - %s  %zu processes  refresh %.2fs  clock %s  %s  ", stamp,
-	         top_watch_visible(u->w), u->delay_s, clock_summary(u->w),
+	         top_watch_visible(u->w), u->loop->delay_s, clock_summary(u->w),
 	         u->view.group == TOP_GROUP_TREE   ? "per function, by tree"
 	         : u->view.group == TOP_GROUP_COMM ? "per function, by command"
 	         : u->view.aggregate               ? "per function"
@@ -397,10 +332,25 @@ static void draw_header(struct ui *u)
 		attron(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
 	putf("dropped %llu", (unsigned long long)dropped);
 	attroff(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
-	if (u->paused) {
+	if (u->loop->paused) {
 		attron(A_REVERSE | A_BOLD);
 		put("  PAUSED");
 		attroff(A_REVERSE | A_BOLD);
+	}
+}
+
+/* The status line's hint, from the keys that have one: "h: help". */
+static void put_hints(void)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < top_nkeys; i++) {
+		const struct top_key *k = &top_keys[i];
+
+		if (k->hint) {
+			putf("%s%.*s: %s", sep, (int)strcspn(k->label, " "), k->label, k->hint);
+			sep = "  ";
+		}
 	}
 }
 
@@ -417,7 +367,7 @@ static void draw_status(struct ui *u)
 	else if (u->filter[0])
 		putf("filter: %s  (Esc clears)", u->filter);
 	else
-		put("h: help");
+		put_hints();
 }
 
 static void draw_proc_title(const struct top_pnode *node)
@@ -491,16 +441,11 @@ static void draw_line(struct ui *u, const struct vline *l, int cols, bool select
 	}
 }
 
-static int body_height(void)
-{
-	return LINES > HEADER_LINES ? LINES - HEADER_LINES : 0;
-}
-
 /* The cursor stays on a line, and on a row when it can (the first of
  * the frame to start with); the view scrolls to show it. */
-static void clamp_scroll(struct ui *u)
+void top_ui_clamp(struct ui *u)
 {
-	int max = (int)u->nlines - body_height();
+	int max = (int)u->nlines - top_ui_body_height();
 
 	if (u->cursor >= (int)u->nlines)
 		u->cursor = (int)u->nlines - 1;
@@ -512,8 +457,8 @@ static void clamp_scroll(struct ui *u)
 			u->cursor = i;
 	if (u->cursor < u->scroll)
 		u->scroll = u->cursor;
-	if (u->cursor >= u->scroll + body_height())
-		u->scroll = u->cursor - body_height() + 1;
+	if (u->cursor >= u->scroll + top_ui_body_height())
+		u->scroll = u->cursor - top_ui_body_height() + 1;
 	if (u->scroll > max)
 		u->scroll = max;
 	if (u->scroll < 0)
@@ -522,8 +467,8 @@ static void clamp_scroll(struct ui *u)
 
 static void draw_body(struct ui *u)
 {
-	clamp_scroll(u);
-	for (int y = 0; y < body_height(); y++) {
+	top_ui_clamp(u);
+	for (int y = 0; y < top_ui_body_height(); y++) {
 		size_t i = (size_t)(u->scroll + y);
 
 		move(HEADER_LINES + y, 0);
@@ -535,49 +480,50 @@ static void draw_body(struct ui *u)
 		mvaddstr(HEADER_LINES, 0, "no profiled process (waiting for new ones)");
 }
 
-static const char *const help_text[] = {
-        "apiprof-top keys",
-        "",
-        "  q              quit",
-        "  Up Down PgUp PgDn Home End   select a row (the view scrolls)",
-        "  Enter          the row's callers and children below it (again: hide them)",
-        "  T              the call tree (again: the table)",
-        "  s or >  <      next / previous sort column",
-        "  i              invert the sort order",
-        "  t              per-thread rows / one row per function",
-        "  g              processes (a tree) / summed per tree / per command",
-        "  p or Space     pause / resume",
-        "  r              reset: CALLS and fallbacks count from now",
-        "  /              filter by api, function or thread (Esc clears)",
-        "  d              set the refresh delay",
-        "  h or ?         this help (any key closes)",
+static const char *const help_notes[] = {
         "",
         "  red: >= 10% of the interval   yellow: >= 1%   dim: < 0.1%",
         "  ~: estimated from sampled timing",
         "",
-        "  BYTES/S B/CALL FAIL/S ERRNO, shown when a function of the view declares",
-        "  them in its spec (\"bytes\", \"fails\", \"errno\"): bytes per second and",
-        "  the median bytes of a call, failed calls per second, the commonest errno",
+        "  BYTES/S B/CALL FAIL/S ERRNO are shown when a function of the view",
+        "  declares them in its spec (\"bytes\", \"fails\", \"errno\").",
         "",
-        "  SELF: time since the start minus that of the profiled calls of other",
-        "  apis made inside, from the call tree (-: calls not recorded).  Enter:",
-        "  per call site calls, calls/s, share of the function's time, p50, p99;",
-        "  then the functions called inside it (->) and its self time (=).",
-        "  Tree (T): each outermost function with the functions called inside it",
-        "  indented below, each line a path of calls that happened.",
+        "  columns",
 };
+
+/* Line i of the help: the keys (top_keys[]), the notes, the columns
+ * (top_columns[]); false past its end. */
+static bool help_line(size_t i, char *buf, size_t cap)
+{
+	size_t nnotes = sizeof(help_notes) / sizeof(help_notes[0]);
+
+	if (i == 0)
+		snprintf(buf, cap, "apiprof-top keys");
+	else if (i == 1)
+		buf[0] = '\0';
+	else if ((i -= 2) < top_nkeys)
+		snprintf(buf, cap, "  %-14s %s", top_keys[i].label, top_keys[i].help);
+	else if ((i -= top_nkeys) < nnotes)
+		snprintf(buf, cap, "%s", help_notes[i]);
+	else if ((i -= nnotes) < TOP_COL_COUNT)
+		snprintf(buf, cap, "  %-14s %s", top_columns[i].title, top_columns[i].help);
+	else
+		return false;
+	return true;
+}
 
 static void draw_help(void)
 {
-	int n = (int)(sizeof(help_text) / sizeof(help_text[0]));
+	char buf[256];
+	int y = HEADER_LINES;
 
-	for (int i = 0; i < n && i + HEADER_LINES < LINES; i++) {
-		move(HEADER_LINES + i, 0);
+	for (size_t i = 0; y < LINES && help_line(i, buf, sizeof(buf)); i++, y++) {
+		move(y, 0);
 		clrtoeol();
-		move(HEADER_LINES + i, 2);
-		put(help_text[i]);
+		move(y, 2);
+		put(buf);
 	}
-	for (int y = HEADER_LINES + n; y < LINES; y++) {
+	for (; y < LINES; y++) {
 		move(y, 0);
 		clrtoeol();
 	}
@@ -594,230 +540,19 @@ static void draw(struct ui *u)
 		frame_build(u);
 		sel_find(u);
 		draw_body(u);
-		sel_note(u);
+		top_ui_sel_note(u);
 	}
 	refresh();
 }
 
-/* --- keys ---------------------------------------------------------------------- */
+/* --- the sink ---------------------------------------------------------------------- */
 
-static void prompt_start(struct ui *u, enum prompt p)
+static int ui_refresh(void *ctx, struct top_loop *l)
 {
-	u->prompt = p;
-	u->input[0] = '\0';
-	if (p == PROMPT_FILTER)
-		snprintf(u->input, sizeof(u->input), "%s", u->filter);
-}
-
-static void prompt_accept(struct ui *u)
-{
-	char *end;
-
-	if (u->prompt == PROMPT_FILTER) {
-		snprintf(u->filter, sizeof(u->filter), "%s", u->input);
-		u->view.filter = u->filter[0] ? u->filter : NULL;
-		u->scroll = 0;
-	} else {
-		double d = strtod(u->input, &end);
-		if (end != u->input && !*end && d >= 0.01 && d <= 86400) {
-			u->delay_s = d;
-			top_shm_watch_delay(d);
-			u->next_ns = top_now_ns(CLOCK_MONOTONIC);
-		} else {
-			snprintf(u->status, sizeof(u->status), "bad delay: %s", u->input);
-		}
-	}
-	u->prompt = PROMPT_NONE;
-}
-
-static void prompt_key(struct ui *u, int ch)
-{
-	size_t len = strlen(u->input);
-
-	if (ch == 27)
-		u->prompt = PROMPT_NONE;
-	else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
-		prompt_accept(u);
-	else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len)
-		u->input[len - 1] = '\0';
-	else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof(u->input)) {
-		u->input[len] = (char)ch;
-		u->input[len + 1] = '\0';
-	}
-}
-
-static void sort_step(struct ui *u, int step)
-{
-	u->view.sort = top_col_step(u->view.sort, step);
-	snprintf(u->status, sizeof(u->status), "sort: %s", top_columns[u->view.sort].title);
-}
-
-static void group_step(struct ui *u)
-{
-	u->view.group = (enum top_group)((u->view.group + 1) % TOP_GROUP_COUNT);
-	u->scroll = 0;
-	snprintf(u->status, sizeof(u->status), "group: %s", top_group_name(u->view.group));
-}
-
-/* Moves the cursor by step lines, onto the nearest row that way. */
-static void cursor_move(struct ui *u, int step)
-{
-	int dir = step < 0 ? -1 : 1, c = u->cursor + step;
-
-	while (c >= 0 && c < (int)u->nlines && u->lines[c].kind != V_ROW)
-		c += dir;
-	if (c >= 0 && c < (int)u->nlines)
-		u->cursor = c;
-	else if (step < 0)
-		u->scroll = u->cursor = 0; /* the titles above the first row */
-	clamp_scroll(u);
-	sel_note(u);
-}
-
-/* Enter: the selected row's callers shown, or hidden again. */
-static void toggle_open(struct ui *u)
-{
-	if (u->cursor >= (int)u->nlines || u->lines[u->cursor].kind != V_ROW)
-		return;
-	const struct vline *l = &u->lines[u->cursor];
-	if (u->view.group != TOP_GROUP_NONE) {
-		snprintf(u->status, sizeof(u->status), "callers: per process only (g)");
-		return;
-	}
-	struct open_row o = open_key(u, l->proc, l->row);
-	long i = open_find(u, o);
-	if (i >= 0)
-		u->open[i] = u->open[--u->nopen];
-	else if (u->nopen < MAX_OPEN)
-		u->open[u->nopen++] = o;
-	else
-		snprintf(u->status, sizeof(u->status), "callers: %d rows open at most", MAX_OPEN);
-}
-
-static bool scroll_key(struct ui *u, int ch)
-{
-	int page = body_height() > 1 ? body_height() - 1 : 1;
-
-	switch (ch) {
-	case KEY_UP:
-		cursor_move(u, -1);
-		return true;
-	case KEY_DOWN:
-		cursor_move(u, 1);
-		return true;
-	case KEY_PPAGE:
-		cursor_move(u, -page);
-		return true;
-	case KEY_NPAGE:
-		cursor_move(u, page);
-		return true;
-	case KEY_HOME:
-		u->cursor = u->scroll = 0;
-		u->has_sel = false;
-		return true;
-	case KEY_END:
-		u->cursor = (int)u->nlines;
-		u->has_sel = false;
-		return true;
-	}
-	return false;
-}
-
-static void reset_baseline(struct ui *u)
-{
-	top_watch_reset(u->w);
-	snprintf(u->status, sizeof(u->status), "reset: CALLS count from now");
-}
-
-static void command_key(struct ui *u, int ch)
-{
-	switch (ch) {
-	case 'q':
-		u->quit = true;
-		break;
-	case 's':
-	case '>':
-		sort_step(u, 1);
-		break;
-	case '<':
-		sort_step(u, -1);
-		break;
-	case 'i':
-		u->view.reverse = !u->view.reverse;
-		break;
-	case 't':
-		u->view.aggregate = !u->view.aggregate;
-		u->scroll = 0;
-		break;
-	case 'g':
-		group_step(u);
-		break;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		toggle_open(u);
-		break;
-	case 'T':
-		u->tree_view = !u->tree_view;
-		u->scroll = u->cursor = 0;
-		snprintf(u->status, sizeof(u->status), "%s",
-		         u->tree_view ? "call tree (t: per thread / summed)" : "table");
-		break;
-	case 'p':
-	case ' ':
-		u->paused = !u->paused;
-		u->next_ns = top_now_ns(CLOCK_MONOTONIC);
-		break;
-	case 'r':
-		reset_baseline(u);
-		break;
-	case '/':
-		prompt_start(u, PROMPT_FILTER);
-		break;
-	case 'd':
-		prompt_start(u, PROMPT_DELAY);
-		break;
-	case 'h':
-	case '?':
-		u->help = true;
-		break;
-	case 27:
-		u->filter[0] = '\0';
-		u->view.filter = NULL;
-		break;
-	}
-}
-
-static void handle_key(struct ui *u, int ch)
-{
-	if (ch == KEY_RESIZE) {
-		clamp_scroll(u);
-		return;
-	}
-	if (u->prompt) {
-		prompt_key(u, ch);
-		return;
-	}
-	if (u->help) {
-		u->help = false; /* any key closes the help */
-		return;
-	}
-	u->status[0] = '\0';
-	if (!scroll_key(u, ch))
-		command_key(u, ch);
-}
-
-/* --- loop ------------------------------------------------------------------------- */
-
-static void maybe_refresh(struct ui *u)
-{
-	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
-
-	if (u->paused || now < u->next_ns)
-		return;
-	top_watch_refresh(u->w, now, top_now_ns(CLOCK_REALTIME));
+	(void)l;
 	top_sitesym_refresh();
-	u->next_ns = now + (uint64_t)(u->delay_s * 1e9);
+	draw(ctx);
+	return 0;
 }
 
 /* A key ncurses already holds (the rest of what one read brought), or
@@ -836,8 +571,8 @@ static int buffered_key(void)
  * that end: from then on the view runs without keys. */
 static int wait_key(struct ui *u)
 {
-	uint64_t now = top_now_ns(CLOCK_MONOTONIC);
-	uint64_t ms = u->paused || u->next_ns <= now ? 1000 : (u->next_ns - now) / 1000000 + 1;
+	uint64_t now = top_now_ns(CLOCK_MONOTONIC), next = u->loop->next_ns;
+	uint64_t ms = u->loop->paused || next <= now ? 1000 : (next - now) / 1000000 + 1;
 	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
 	int ch;
 
@@ -858,35 +593,45 @@ static int wait_key(struct ui *u)
 	return ch;
 }
 
-int top_ui_run(struct top_watch *w, struct top_opts *o)
+/* The key poll: a key is handled and the screen drawn again, unless a
+ * refresh is due now (which draws it).  q or a stop signal end the loop. */
+static int ui_wait(void *ctx, struct top_loop *l)
 {
-	struct ui u;
+	struct ui *u = ctx;
+	int ch = wait_key(u);
 
-	memset(&u, 0, sizeof(u));
-	u.w = w;
-	u.o = o;
-	u.view = o->view;
-	u.delay_s = o->delay_s;
+	if (ch != ERR)
+		top_ui_key(u, ch);
+	if (u->quit || ui_stop)
+		return TOP_LOOP_STOP;
+	if (!top_loop_due(l, top_now_ns(CLOCK_MONOTONIC)))
+		draw(u);
+	return 0;
+}
+
+static void ui_close(void *ctx)
+{
+	frame_free(ctx);
+	restore_terminal();
+}
+
+int top_ui_start(struct top_sink *s, struct top_loop *l, const struct top_opts *o)
+{
+	static struct ui one; /* one terminal; the watch's warnings point here */
+	struct ui *u = &one;
+
+	memset(u, 0, sizeof(*u));
+	u->w = l->w;
+	u->loop = l;
+	u->view = o->view;
 	if (o->view.filter)
-		snprintf(u.filter, sizeof(u.filter), "%s", o->view.filter);
-	u.view.filter = u.filter[0] ? u.filter : NULL;
-	w->warn = ui_warn;
-	w->warn_ctx = &u;
-	top_sitesym_warn(ui_warn, &u);
+		snprintf(u->filter, sizeof(u->filter), "%s", o->view.filter);
+	u->view.filter = u->filter[0] ? u->filter : NULL;
+	l->w->warn = ui_warn;
+	l->w->warn_ctx = u;
+	top_sitesym_warn(ui_warn, u);
 	install_signals();
 	start_curses();
-	for (long n = 0; !u.quit && !ui_stop;) {
-		if (!u.paused && top_now_ns(CLOCK_MONOTONIC) >= u.next_ns)
-			n++;
-		maybe_refresh(&u);
-		draw(&u);
-		if (o->count && n >= o->count)
-			break;
-		int ch = wait_key(&u);
-		if (ch != ERR)
-			handle_key(&u, ch);
-	}
-	frame_free(&u);
-	restore_terminal();
+	*s = (struct top_sink){ui_refresh, ui_wait, ui_close, u};
 	return 0;
 }
