@@ -366,10 +366,11 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end (the wrappers' section); 19: sampled mode's timed calls inline (struct apiprof_tls's apis and
- * span); 18: the table's hist_xor (LZCNT buckets); 17: sampled mode's untimed
- * calls keep no `cur`; 16: per-site histograms (hist_off); 15: the parent
- * in the table */
+/* 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
+ * (the wrappers' section); 19: sampled mode's timed calls inline (struct
+ * apiprof_tls's apis and span); 18: the table's hist_xor (LZCNT buckets);
+ * 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
+ * (hist_off); 15: the parent in the table */
 #define APIPROF_SHIM_ABI 21u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every

@@ -613,7 +613,8 @@ static void run_into(struct site_ent *x, int k, const struct srec_run *run)
 }
 
 /* A reader's copy of entry k of t, with the runs that are k's. */
-static struct site_ent ent_read(const struct apiprof_site_tbl *t, int k, const struct srec_run run[2])
+static struct site_ent ent_read(const struct apiprof_site_tbl *t, int k,
+                                const struct srec_run run[2])
 {
 	struct site_ent x = {
 	        apiprof_read_once(&t->e[k].key),   apiprof_read_once(&t->e[k].calls),
