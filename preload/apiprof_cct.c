@@ -294,10 +294,19 @@ void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx, const uint64_t d
 	uint32_t self = (uint32_t)apiprof_read_once(&c->self);
 	/* a run with no node yet (sampled mode's calls before the row's
 	 * first timed one): "(context not known)", not lost from the tree */
-	if (self == APIPROF_PARENT_UNKNOWN && delta[0] != 0)
+	if (delta != NULL && self == APIPROF_PARENT_UNKNOWN && delta[0] != 0)
 		self = apiprof_cct_unknown(tab, idx);
-	fig_add(t, self, delta);
+	if (delta != NULL)
+		fig_add(t, self, delta);
 	apiprof_write_once(&c->self, node_of_key(t, tab, idx, next));
+}
+
+void apiprof_cct_park_end(const uint64_t delta[3], uint64_t node)
+{
+	struct apiprof_cct *t = own_tree();
+
+	if (t != NULL)
+		fig_add(t, (uint32_t)node, delta);
 }
 
 uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t idx)
@@ -389,19 +398,56 @@ static void fig_read(struct apiprof_cct_fig *dst, const struct apiprof_cct_fig *
 		d[k] = apiprof_read_once(&s[k]);
 }
 
-/* What a row's run in progress reads as: its node (the row's self) with
- * that node's figures then, and the run's own. */
+/* What a row's run reads as (the one in progress, or the parked one,
+ * apiprof_sites.c): its node (the row's self, or the parked run's) with
+ * that node's figures then, and the run's own; on: it has calls to add. */
 struct run_view {
 	uint32_t node;
+	bool on;
 	struct apiprof_cct_fig base;
 	uint64_t d[3];
 };
 
-/* Row i's run in progress, between two equal even values of its sites'
- * gen (the owner adds a run to its node and moves the marks while gen
- * is odd); false when there is none, or the owner kept switching. */
+/* Node v->node's figures into v->base, when it is one of t's; whether it
+ * is. */
+static bool view_base(const struct apiprof_cct *t, struct run_view *v)
+{
+	uint32_t id = v->node & APIPROF_CCT_ID;
+	bool known = v->node < APIPROF_PARENT_MAX && id <= apiprof_load_acquire(&t->count);
+
+	if (known)
+		fig_read(&v->base, &apiprof_cct_node(t, id)->fig);
+	return known;
+}
+
+/* The figures of row i's two runs, as the owner left them: the run in
+ * progress's since its marks, the parked run's as they are. */
+static void runs_fig(struct apiprof_tab *tab, uint32_t i, bool sampled, struct run_view v[2])
+{
+	const struct apiprof_sites *s = &tab->sites[i];
+	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	uint64_t mc = apiprof_read_once(&s->mark_calls);
+	uint64_t mt = apiprof_read_once(&s->mark_ticks);
+	uint64_t mtd = apiprof_read_once(&s->mark_timed);
+	uint64_t calls = apiprof_load(&tab->calls[i]);
+	uint64_t ticks = apiprof_load(&c->ticks);
+	uint64_t pc = apiprof_read_once(&s->park_calls);
+
+	v[0].d[0] = calls - mc;
+	v[0].d[1] = ticks - mt;
+	/* full timing: every call is timed (no mark_timed is kept) */
+	v[0].d[2] = sampled ? row_timed(tab, i, true) - mtd : v[0].d[0];
+	v[1].d[0] = pc;
+	v[1].d[1] = apiprof_read_once(&s->park_ticks);
+	v[1].d[2] = pc;
+}
+
+/* Row i's runs, between two equal even values of its sites' gen (the
+ * owner adds a run to its node and moves the marks, or swaps its runs,
+ * while gen is odd); false when neither has calls to add, or the owner
+ * kept switching.  Two runs in one node are one view (v[0]). */
 static bool run_read(const struct apiprof_cct *t, struct apiprof_tab *tab, uint32_t i, bool sampled,
-                     struct run_view *v)
+                     struct run_view v[2])
 {
 	struct apiprof_sites *s = &tab->sites[i];
 	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
@@ -410,32 +456,34 @@ static bool run_read(const struct apiprof_cct *t, struct apiprof_tab *tab, uint3
 		uint64_t gen = apiprof_load_acquire(&s->gen); /* pairs with run_end's release */
 		if (gen & 1)
 			continue;
-		v->node = (uint32_t)apiprof_read_once(&c->self);
-		uint32_t id = v->node & APIPROF_CCT_ID;
-		bool known = v->node < APIPROF_PARENT_MAX && id <= apiprof_load_acquire(&t->count);
-		if (known)
-			fig_read(&v->base, &apiprof_cct_node(t, id)->fig);
+		v[0].node = (uint32_t)apiprof_read_once(&c->self);
+		v[1].node = (uint32_t)apiprof_read_once(&s->park_self);
+		bool known0 = view_base(t, &v[0]), known1 = view_base(t, &v[1]);
 		uint64_t last = apiprof_read_once(&c->last);
-		uint64_t mc = apiprof_read_once(&s->mark_calls);
-		uint64_t mt = apiprof_read_once(&s->mark_ticks);
-		uint64_t mtd = apiprof_read_once(&s->mark_timed);
-		uint64_t calls = apiprof_load(&tab->calls[i]);
-		uint64_t ticks = apiprof_load(&c->ticks);
-		uint64_t timed = row_timed(tab, i, sampled);
+		uint64_t parked = apiprof_read_once(&s->park_key);
+		runs_fig(tab, i, sampled, v);
 		apiprof_fence_acquire(); /* pairs with run_end's fence_release */
 		if (apiprof_read_once(&s->gen) != gen)
 			continue;
-		v->d[0] = calls - mc;
-		v->d[1] = ticks - mt;
-		v->d[2] = timed - mtd;
-		return known && last != 0 && v->d[0] != 0 && v->d[0] < (uint64_t)1 << 62;
+		v[0].on = known0 && last != 0 && v[0].d[0] != 0 && v[0].d[0] < (uint64_t)1 << 62;
+		v[1].on = known1 && parked != 0 && v[1].d[0] != 0;
+		if (v[0].on && v[1].on && v[0].node == v[1].node) {
+			for (int k = 0; k < 3; k++)
+				v[0].d[k] += v[1].d[k];
+			v[1].on = false;
+		}
+		if (!v[0].on && v[1].on) {
+			v[0] = v[1];
+			v[1].on = false;
+		}
+		return v[0].on;
 	}
 	return false;
 }
 
-/* Adds a run in progress to the copy: to its node's own figures (read
- * with the run), or to the overflow or the calls not recorded of the
- * node its tag names. */
+/* Adds a run to the copy: to its node's own figures (read with the run),
+ * or to the overflow or the calls not recorded of the node its tag
+ * names. */
 static void run_add(struct apiprof_cct_copy *dst, const struct run_view *v)
 {
 	struct apiprof_cct_fig *f = &dst->n[v->node & APIPROF_CCT_ID].fig;
@@ -460,12 +508,14 @@ static void runs_add(struct apiprof_cct_copy *dst, const struct apiprof_cct *t,
 		const struct apiprof_api *api = apiprof_api_get(id);
 
 		for (uint32_t i = 0; api && tabs[id] && i < api->nfuncs; i++) {
-			struct run_view v;
+			struct run_view v[2];
 
-			if (apiprof_load(&tabs[id]->calls[i]) != 0 &&
-			    run_read(t, tabs[id], i, dst->sampled, &v) &&
-			    (v.node & APIPROF_CCT_ID) <= dst->count)
-				run_add(dst, &v);
+			if (apiprof_load(&tabs[id]->calls[i]) == 0 ||
+			    !run_read(t, tabs[id], i, dst->sampled, v))
+				continue;
+			for (int k = 0; k < 2; k++)
+				if (v[k].on && (v[k].node & APIPROF_CCT_ID) <= dst->count)
+					run_add(dst, &v[k]);
 		}
 	}
 }
@@ -490,8 +540,8 @@ void apiprof_cct_read(struct apiprof_cct_copy *dst, const struct apiprof_cct *t,
 		runs_add(dst, t, tabs);
 }
 
-/* Node id's figures, with its row's run in progress when that run is in
- * it. */
+/* Node id's figures, with its row's run in progress or parked run when
+ * that run is in it. */
 static void node_fig(const struct apiprof_cct *t, struct apiprof_tab *const *tabs, uint32_t id,
                      struct apiprof_cct_fig *f)
 {
@@ -499,15 +549,19 @@ static void node_fig(const struct apiprof_cct *t, struct apiprof_tab *const *tab
 	struct apiprof_tab *tab =
 	        tabs && id != 0 && n->api < APIPROF_MAX_APIS ? tabs[n->api] : NULL;
 	const struct apiprof_api *api = tab ? apiprof_api_get(n->api) : NULL;
-	struct run_view v;
+	struct run_view v[2];
 
 	fig_read(f, &n->fig);
 	if (api == NULL || n->row >= api->nfuncs ||
-	    !run_read(t, tab, n->row, apiprof_mode & APIPROF_MODE_SAMPLE, &v) || v.node != id)
+	    !run_read(t, tab, n->row, apiprof_mode & APIPROF_MODE_SAMPLE, v))
 		return;
-	f->calls = v.base.calls + v.d[0];
-	f->ticks = v.base.ticks + v.d[1];
-	f->timed = v.base.timed + v.d[2];
+	for (int k = 0; k < 2; k++) {
+		if (!v[k].on || v[k].node != id)
+			continue;
+		f->calls = v[k].base.calls + v[k].d[0];
+		f->ticks = v[k].base.ticks + v[k].d[1];
+		f->timed = v[k].base.timed + v[k].d[2];
+	}
 }
 
 uint32_t apiprof_cct_nodes(struct apiprof_cct *t, struct apiprof_tab *const *tabs, uint32_t *next,

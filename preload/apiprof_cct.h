@@ -80,6 +80,10 @@ APIPROF_HIDDEN struct apiprof_cct_node *apiprof_cct_node(const struct apiprof_cc
 APIPROF_HIDDEN bool apiprof_cct_keeps(struct apiprof_tab *tab, uint32_t idx, uint64_t key);
 APIPROF_HIDDEN void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx,
                                         const uint64_t delta[3], uint64_t next);
+/* A parked run's figures (apiprof_sites.c park_settle) into node, the
+ * row's self when it was parked.  delta NULL above: the run that ends
+ * is parked, and only self is set. */
+APIPROF_HIDDEN void apiprof_cct_park_end(const uint64_t delta[3], uint64_t node);
 
 /* Sampled mode: the node of a call of row idx of tab in progress whose
  * row has had no timed call yet (its self not known): the root "(context

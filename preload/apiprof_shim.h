@@ -179,13 +179,32 @@ struct apiprof_acct {
  * out of line (apiprof_site_switch) when it differs, to add the run that
  * ends to its entry.  A run's figures are the row's since the run began
  * (the marks), so a call of the same site as the one before adds nothing.
+ *
+ * The run before it is kept aside, parked: its key, node, histogram and
+ * entry, and its figures so far, which are in neither its entry nor its
+ * node yet.  A call of the parked key (callers that take turns, as an
+ * interpreter's malloc's do) swaps the two runs inline (apiprof_unpark),
+ * a few loads and stores between two values of gen; any other key comes
+ * out of line, where the parked run is added to its entry and node and
+ * the run that ends is parked in its place.  Full timing only: in sampled
+ * mode nothing is parked (park_key 0, which no key is).
+ *
  * Only the owner writes it; a reader copies it between two equal even
- * values of gen (apiprof_sites.c has both halves). */
+ * values of gen (apiprof_sites.c has both halves).  In full timing a
+ * run's timed calls are its calls, and mark_timed is not kept. */
 struct apiprof_site_tbl; /* apiprof_sites.c: the entries, from the arena */
 struct apiprof_sites {
-	uint64_t gen;                                /* odd while the owner writes */
-	uint64_t mark_calls, mark_ticks, mark_timed; /* the row's when the run began */
-	uint64_t run; /* 1 + the entry of the run in progress, 0: none */
+	uint64_t gen;                    /* odd while the owner writes */
+	uint64_t mark_calls, mark_ticks; /* the row's when the run began */
+	uint64_t run;                    /* 1 + the entry of the run in progress, 0: none */
+	/* The parked run: its key (0: none), its figures since it began
+	 * (in full timing its timed calls are its calls), its node (as
+	 * struct apiprof_cold's self), its histogram (as hist_off) and
+	 * 1 + its entry (0: "(other callers)"). */
+	uint64_t park_key, park_calls, park_ticks, park_self;
+	int64_t park_hoff;
+	uint64_t park_run;
+	uint64_t mark_timed; /* sampled mode: the row's timed calls when the run began */
 	/* An upper bound on the calls of any site that has no entry (the
 	 * most calls an evicted entry counted with its error bound; in an
 	 * api's folded totals, the sum of its threads'). */
@@ -194,8 +213,10 @@ struct apiprof_sites {
 	 * then, or when the arena had no room: every call is then in
 	 * "(other callers)"); set once (release), kept by resets. */
 	struct apiprof_site_tbl *tbl;
-	void *run_ent; /* the owner's own: the entry of the run in progress, NULL: none */
+	uint64_t reserved[3]; /* two lines: the inline swap's words in the first */
 };
+
+_Static_assert(sizeof(struct apiprof_sites) == 128, "a row's sites are two lines");
 
 /* 9 cache lines: the times in the first, the histogram in the other 8.
  * What a call's way in keeps for its way out shares the times' line,
@@ -345,11 +366,12 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 20: entries_end (the wrappers' section); 19: sampled mode's timed calls inline (struct apiprof_tls's apis and
- * span); 18: the table's hist_xor (LZCNT buckets); 17: sampled mode's untimed
- * calls keep no `cur`; 16: per-site histograms (hist_off); 15: the parent
- * in the table */
-#define APIPROF_SHIM_ABI 20u
+/* 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
+ * (the wrappers' section); 19: sampled mode's timed calls inline (struct
+ * apiprof_tls's apis and span); 18: the table's hist_xor (LZCNT buckets);
+ * 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
+ * (hist_off); 15: the parent in the table */
+#define APIPROF_SHIM_ABI 21u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -726,26 +748,122 @@ APIPROF_INLINE _Bool apiprof_any_in_call(uintptr_t t)
 	return 0;
 }
 
-/* Whether a timed call of row idx from return address ret, made in
- * `parent`, continues the run of calls in progress (apiprof_sites.c): the
- * inline way in times only those, and leaves the others out of line,
- * where the switch to a new run keeps no register of the wrapper's (its
- * arguments are live).  The parent is kept in c for apiprof_start. */
-APIPROF_INLINE _Bool apiprof_same_site_as(struct apiprof_call *c, uint32_t idx, uintptr_t ret,
-                                          uint64_t parent)
+/* The run key of a timed call of row idx from return address ret, made
+ * in `parent` (apiprof_sites.c): the inline way in times the calls whose
+ * key is the row's run's (`last`), or the parked run's (apiprof_unpark),
+ * and leaves the others out of line, where the switch to a new run keeps
+ * no register of the wrapper's (its arguments are live).  The parent is
+ * kept in c for apiprof_start. */
+APIPROF_INLINE uint64_t apiprof_run_key(struct apiprof_call *c, uintptr_t ret, uint64_t parent)
 {
 	c->tab = apiprof_tab_at(c->slot);
 	c->parent = parent;
-	/* a plain load, which the compare takes as its operand: only this
-	 * thread writes the word */
-	return ((uint64_t)ret << 16 | parent) == apiprof_tab_cold(c->tab, idx)->last;
+	return (uint64_t)ret << 16 | parent;
 }
 
-/* The same in full timing, where the parent is the thread's innermost
- * call. */
-APIPROF_INLINE _Bool apiprof_same_site(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
+/* Whether a call of key continues row idx's run of calls.  A plain load,
+ * which the compare takes as its operand: only this thread writes the
+ * word. */
+APIPROF_INLINE _Bool apiprof_same_run(const struct apiprof_call *c, uint32_t idx, uint64_t key)
 {
-	return apiprof_same_site_as(c, idx, ret, apiprof_cur(c->tls));
+	return key == apiprof_tab_cold(c->tab, idx)->last;
+}
+
+APIPROF_INLINE _Bool apiprof_same_site_as(struct apiprof_call *c, uint32_t idx, uintptr_t ret,
+                                          uint64_t parent)
+{
+	return apiprof_same_run(c, idx, apiprof_run_key(c, ret, parent));
+}
+
+/* The run key of a timed call from return address ret in full timing,
+ * where the parent is the thread's innermost call. */
+APIPROF_INLINE uint64_t apiprof_full_key(struct apiprof_call *c, uintptr_t ret)
+{
+	return apiprof_run_key(c, ret, apiprof_cur(c->tls));
+}
+
+/* One figure of a swap of runs (apiprof_unpark): the row's figure now
+ * (row) less the run's mark is the run that is parked; the parked run's
+ * figure so far goes on, with its mark set back by it.  In asm, as the
+ * rest of the swap, so that it takes two registers and the wrapper saves
+ * none more for it: its arguments are live, and in C the compiler kept
+ * every value of the swap at once (two or four more pushes and pops on
+ * every call, not only this one's). */
+APIPROF_INLINE void apiprof_park_flip(uint64_t *parked, uint64_t *mark, const uint64_t *row)
+{
+	uint64_t a, b;
+
+	__asm__ volatile("movq %[row], %[a]\n\t"
+	                 "movq %[a], %[b]\n\t"
+	                 "subq %[mark], %[b]\n\t"
+	                 "subq %[parked], %[a]\n\t"
+	                 "movq %[b], %[parked]\n\t"
+	                 "movq %[a], %[mark]"
+	                 : [a] "=&r"(a), [b] "=&r"(b), [parked] "+m"(*parked), [mark] "+m"(*mark)
+	                 : [row] "m"(*row)
+	                 : "cc");
+}
+
+/* One word of the run in progress (*cur) swapped with the parked run's. */
+APIPROF_INLINE void apiprof_park_swap(uint64_t *parked, uint64_t *cur)
+{
+	uint64_t a, b;
+
+	__asm__ volatile("movq %[parked], %[a]\n\t"
+	                 "movq %[cur], %[b]\n\t"
+	                 "movq %[a], %[cur]\n\t"
+	                 "movq %[b], %[parked]"
+	                 : [a] "=&r"(a), [b] "=&r"(b), [parked] "+m"(*parked), [cur] "+m"(*cur));
+}
+
+/* Swaps row idx's run in progress with its parked run (struct
+ * apiprof_sites p), whose key is key: the run in progress, its figures
+ * since its marks, is parked, and the parked one goes on with its marks
+ * set back by its figures so far, so that a reader finds every call in
+ * one of the two.  Between an odd and an even gen, which the reader's
+ * copy checks (apiprof_sites.c); only this thread writes these words,
+ * and x86 keeps its stores in order, as volatile asm keeps them in
+ * program order.  After the frame word is set: a signal handler's call
+ * of the api meanwhile is nested, and forwarded. */
+APIPROF_INLINE void apiprof_unpark(struct apiprof_tab *tab, uint32_t idx, struct apiprof_sites *p)
+{
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+
+	apiprof_add(&p->gen, 1);
+	apiprof_park_flip(&p->park_calls, &p->mark_calls, &tab->calls[idx]);
+	apiprof_park_flip(&p->park_ticks, &p->mark_ticks, &s->ticks);
+	apiprof_park_swap(&p->park_key, &s->last);
+	apiprof_park_swap(&p->park_self, &s->self);
+	apiprof_park_swap((uint64_t *)&p->park_hoff, (uint64_t *)&s->hist_off);
+	apiprof_park_swap(&p->park_run, &p->run);
+	apiprof_add(&p->gen, 1);
+}
+
+/* The way in of a call that the inline way in sent out of line, in the
+ * wrapper's out-of-line half (apiprof_enter_out), before the runtime's:
+ * a timed call of full timing whose key is its row's parked run's swaps
+ * it in, and is timed as the inline way in times a call.  The wrapper's
+ * own way in does not look (in it, the swap's registers cost every call
+ * two pushes and pops, its arguments being live): the out-of-line half
+ * has saved them already.  Anything else is APIPROF_CALL_OUT. */
+APIPROF_INLINE unsigned apiprof_enter_parked(struct apiprof_api *api, struct apiprof_call *c,
+                                             uint32_t idx, uintptr_t ret)
+{
+	uintptr_t t = apiprof_tls_of(api);
+
+	c->slot = apiprof_slot_of(api);
+	c->tls = t;
+	/* a thread whose api is not registered yet (t and slot 0) has a
+	 * guard word that is not 0 (apiprof_api's tls) */
+	if (!apiprof_guard_is(t, 0) || !apiprof_frame_idle(c->slot))
+		return APIPROF_CALL_OUT;
+	uint64_t key = apiprof_full_key(c, ret);
+	struct apiprof_sites *p = &c->tab->sites[idx];
+	if (key != p->park_key)
+		return APIPROF_CALL_OUT;
+	apiprof_frame_enter(c->slot);
+	apiprof_unpark(c->tab, idx, p);
+	return APIPROF_CALL_TIMED;
 }
 
 /* Whether the thread's countdown is 0 (after apiprof_countdown_dec): the
@@ -795,10 +913,13 @@ APIPROF_INLINE unsigned apiprof_enter_sampled(struct apiprof_call *c, uint32_t i
 
 /* The rest of the way in of a full-timing call, once the guard word has
  * said full timing: timed inline while the thread is not inside the api
- * and the call continues the row's run of calls from one site. */
+ * and the call continues the row's run of calls from one site (a call of
+ * its parked run's is timed in the wrapper's out-of-line half,
+ * apiprof_enter_parked). */
 APIPROF_INLINE unsigned apiprof_enter_full(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
 {
-	if (apiprof_unlikely(!apiprof_frame_idle(c->slot) || !apiprof_same_site(c, idx, ret)))
+	if (apiprof_unlikely(!apiprof_frame_idle(c->slot) ||
+	                     !apiprof_same_run(c, idx, apiprof_full_key(c, ret))))
 		return APIPROF_CALL_OUT;
 	apiprof_frame_enter(c->slot);
 	return APIPROF_CALL_TIMED;
@@ -922,11 +1043,14 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 }
 
 /* apiprof_enter_slow for a wrapper's out-of-line half, from stack address
- * sp: fills in the slot as apiprof_enter does (the api may have got it
- * just now, with the thread's first call). */
+ * sp, unless the call swaps in its row's parked run (apiprof_enter_parked):
+ * fills in the slot as apiprof_enter does (the api may have got it just
+ * now, with the thread's first call). */
 APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apiprof_call *c,
                                           uintptr_t sp, uint32_t idx, uintptr_t ret)
 {
+	if (apiprof_enter_parked(api, c, idx, ret) == APIPROF_CALL_TIMED)
+		return APIPROF_CALL_TIMED;
 	unsigned how = apiprof_enter_slow(api, c, sp, idx, ret);
 
 	apiprof_call_fill(api, c, how);

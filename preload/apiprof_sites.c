@@ -372,38 +372,90 @@ APIPROF_INLINE uint64_t site_addr(uint64_t key)
 struct row {
 	struct apiprof_tab *tab;
 	uint32_t idx;
+	bool sampled; /* the owner's mode: sampled, or full timing */
 	struct apiprof_sites *s;
 	struct apiprof_cold *c;
 	struct apiprof_site_tbl *t; /* NULL: none (yet) */
 };
 
-APIPROF_INLINE struct row row_of(struct apiprof_tab *tab, uint32_t idx)
+APIPROF_INLINE struct row row_of(struct apiprof_tab *tab, uint32_t idx, bool sampled)
 {
 	struct apiprof_sites *s = sites_of(tab, idx);
 
-	return (struct row){tab, idx, s, apiprof_tab_cold(tab, idx), tbl_of(s)};
+	return (struct row){tab, idx, sampled, s, apiprof_tab_cold(tab, idx), tbl_of(s)};
+}
+
+/* The owner's mode, on its own thread. */
+static bool own_sampled(void)
+{
+	return apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+}
+
+/* Adds a run's figures d (calls, ticks, timed) to entry run - 1 of r's
+ * table, or to "(other callers)" (run 0, a run with no entry yet, which
+ * sampled mode has before its first timed call). */
+APIPROF_INLINE void ent_credit(const struct row *r, uint64_t run, const uint64_t d[3])
+{
+	if (d[0] != 0 && r->t != NULL)
+		ent_add_own(run ? &r->t->e[run - 1] : &r->t->e[SITE_OTHER], d[0], d[1], d[2]);
+}
+
+/* Adds r's parked run to its entry and, unless a folder closes the row
+ * (it read the tree with the runs, apiprof_cct_fold), to its node; then
+ * none is parked.  gen is odd. */
+static void park_settle(const struct row *r, bool node)
+{
+	struct apiprof_sites *s = r->s;
+	uint64_t pc = s->park_calls;
+	const uint64_t d[3] = {pc, s->park_ticks, pc};
+
+	if (s->park_key == 0)
+		return;
+	ent_credit(r, s->park_run, d);
+	if (node)
+		apiprof_cct_park_end(d, s->park_self);
+	apiprof_write_once(&s->park_key, 0);
+	apiprof_write_once(&s->park_calls, 0);
+	apiprof_write_once(&s->park_ticks, 0);
+	apiprof_write_once(&s->park_run, 0);
+}
+
+/* Parks r's run in progress, whose figures are d (none is parked). */
+static void park_run(const struct row *r, const uint64_t d[3])
+{
+	struct apiprof_sites *s = r->s;
+
+	apiprof_write_once(&s->park_calls, d[0]);
+	apiprof_write_once(&s->park_ticks, d[1]);
+	apiprof_write_once(&s->park_self, apiprof_read_once(&r->c->self));
+	apiprof_write_once(&s->park_hoff, apiprof_read_once(&r->c->hist_off));
+	apiprof_write_once(&s->park_run, s->run);
+	apiprof_write_once(&s->park_key, r->c->last);
 }
 
 /* Ends the run in progress of row r at the row's figures calls, ticks
  * and timed: what the row has had since the marks goes to the run's
- * entry (a run with no entry yet, which sampled mode has before its
- * first timed call, to "(other callers)") and to its node of the call
- * tree, whose hook also sets the row's self to the node of next, the key
- * of the run that begins (0: none, the run is only closed).  The one
- * place where a run's figures are computed.  gen is odd. */
+ * entry (ent_credit) and to its node of the call tree, whose hook also
+ * sets the row's self to the node of next, the key of the run that
+ * begins (0: none, the run is only closed); or, park, it is parked with
+ * those figures (none is parked), and only self is set.  The one place
+ * where a run's figures are computed.  gen is odd. */
 APIPROF_INLINE void run_end(const struct row *r, uint64_t calls, uint64_t ticks, uint64_t timed,
-                            uint64_t next)
+                            uint64_t next, bool park)
 {
 	struct apiprof_sites *s = r->s;
 	uint64_t run_calls = calls - s->mark_calls; /* the owner's own: plain loads */
-	uint64_t run_ticks = ticks - s->mark_ticks, run_timed = timed - s->mark_timed;
+	uint64_t run_ticks = ticks - s->mark_ticks;
+	/* full timing: every call timed (the inline swap keeps no mark_timed) */
+	uint64_t run_timed = r->sampled ? timed - s->mark_timed : run_calls;
 	const uint64_t delta[3] = {run_calls, run_ticks, run_timed};
 
-	apiprof_cct_run_end(r->tab, r->idx, delta, next);
-
-	if (run_calls != 0 && r->t != NULL) {
-		struct site_ent *e = s->run_ent ? s->run_ent : &r->t->e[SITE_OTHER];
-		ent_add_own(e, run_calls, run_ticks, run_timed);
+	if (park) {
+		park_run(r, delta);
+		apiprof_cct_run_end(r->tab, r->idx, NULL, next);
+	} else {
+		apiprof_cct_run_end(r->tab, r->idx, delta, next);
+		ent_credit(r, s->run, delta);
 	}
 	apiprof_write_once(&s->mark_calls, calls);
 	apiprof_write_once(&s->mark_ticks, ticks);
@@ -429,7 +481,6 @@ APIPROF_INLINE void run_begin(const struct row *r, int k, uint64_t key, bool sam
 	int64_t off = r->t->hist_off[k];
 
 	apiprof_write_once(&r->s->run, (uint64_t)k + 1);
-	r->s->run_ent = &r->t->e[k];
 	apiprof_write_once(&r->c->last, key);
 	/* the new run's timed calls count in its entry's histogram */
 	apiprof_write_once(&r->c->hist_off, off != 0 ? off : hist_off_new(r->tab, r->idx, r->t, k));
@@ -439,17 +490,21 @@ APIPROF_INLINE void run_begin(const struct row *r, int k, uint64_t key, bool sam
 
 /* The run that ends and the one of key at entry k, between an odd and an
  * even gen; evict (k < 0): key's site takes an entry first, after the
- * run ends (the run's entry may be the one evicted).  The entry. */
+ * run ends (the run's entry may be the one evicted).  In full timing the
+ * run that ends is parked (apiprof_unpark), and the one parked before it
+ * is added to its entry and node; not before an eviction, which may take
+ * the entry of either: both are added then.  The entry. */
 APIPROF_INLINE int run_switch(const struct row *r, int k, uint64_t key, uint64_t ekey)
 {
-	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+	bool sampled = r->sampled;
 	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]), ticks = apiprof_load(&r->c->ticks);
 	uint64_t timed = sampled ? row_timed(r->tab, r->idx, true) : calls;
 	uint64_t gen = r->s->gen;
 
 	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
 	apiprof_fence_release();
-	run_end(r, calls, ticks, timed, key);
+	park_settle(r, true);
+	run_end(r, calls, ticks, timed, key, k >= 0 && !sampled && r->c->last != 0);
 	if (k < 0)
 		k = site_claim(r->tab, r->idx, r->t, ekey);
 	run_begin(r, k, key, sampled);
@@ -493,7 +548,7 @@ APIPROF_INLINE bool cache_hit(const struct apiprof_site_tbl *t, const struct sit
 static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint32_t idx,
                                                   uint64_t key)
 {
-	const struct row rr = row_of(tab, idx), *r = &rr;
+	const struct row rr = row_of(tab, idx, own_sampled()), *r = &rr;
 	struct apiprof_site_tbl *t = r->t;
 	/* the entry's parent is the run key's node's function */
 	uint64_t ekey = site_addr(key) << 16 | apiprof_cct_parent_func(APIPROF_SITE_PARENT(key));
@@ -524,14 +579,13 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
  * (apiprof_tab_read_srec). */
 static __attribute__((noinline, cold)) void switch_bare(const struct row *r, uint64_t key)
 {
-	bool sampled = apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
 	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]), ticks = apiprof_load(&r->c->ticks);
-	uint64_t timed = sampled ? row_timed(r->tab, r->idx, true) : calls;
+	uint64_t timed = r->sampled ? row_timed(r->tab, r->idx, true) : calls;
 	uint64_t gen = r->s->gen;
 
 	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with the readers' loads */
 	apiprof_fence_release();
-	run_end(r, calls, ticks, timed, key);
+	run_end(r, calls, ticks, timed, key, false);
 	apiprof_write_once(&r->c->last, key);
 	apiprof_store_release(&r->s->gen, gen + 2);
 }
@@ -543,10 +597,14 @@ static __attribute__((noinline, cold)) void switch_bare(const struct row *r, uin
  * there still has the site it had. */
 void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 {
-	struct row r = row_of(tab, idx);
+	struct row r = row_of(tab, idx, own_sampled());
 
 	if (r.t == NULL && (r.t = tbl_get(r.s)) == NULL) {
 		switch_bare(&r, key);
+		return;
+	}
+	if (key == r.s->park_key) { /* as inline (the monotonic clock's calls) */
+		apiprof_unpark(tab, idx, r.s);
 		return;
 	}
 	const struct site_cache *h = cache_of(r.t, key);
@@ -559,29 +617,38 @@ void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 		switch_slow(tab, idx, key);
 }
 
-/* The run in progress of a reader's copy (calls since the marks): added
- * to its entry's figures as the copy is made. */
+/* The runs of a reader's copy, the one in progress (calls since the
+ * marks) and the parked one: each added to its entry's figures as the
+ * copy is made. */
 struct srec_run {
-	uint64_t entry; /* 1 + its entry, 0: "(other callers)" */
+	uint64_t entry; /* 1 + its entry, 0: "(other callers)", UINT64_MAX: none */
 	uint64_t calls, ticks, timed;
 };
 
-/* A reader's copy of entry k of t, with the run in progress if it is
- * k's. */
-static struct site_ent ent_read(const struct apiprof_site_tbl *t, int k, const struct srec_run *run)
+/* Adds run to x, entry k's copy, if it is k's. */
+static void run_into(struct site_ent *x, int k, const struct srec_run *run)
+{
+	bool mine = run->entry == (uint64_t)k + 1 || (run->entry == 0 && k == SITE_OTHER);
+
+	if (mine && run->calls != 0 && run->calls <= (uint64_t)1 << 62) {
+		x->calls += run->calls;
+		x->ticks += run->ticks;
+		x->timed += run->timed;
+	}
+}
+
+/* A reader's copy of entry k of t, with the runs that are k's. */
+static struct site_ent ent_read(const struct apiprof_site_tbl *t, int k,
+                                const struct srec_run run[2])
 {
 	struct site_ent x = {
 	        apiprof_read_once(&t->e[k].key),   apiprof_read_once(&t->e[k].calls),
 	        apiprof_read_once(&t->e[k].ticks), apiprof_read_once(&t->e[k].timed),
 	        apiprof_read_once(&t->e[k].err),
 	};
-	bool mine = run->entry == (uint64_t)k + 1 || (run->entry == 0 && k == SITE_OTHER);
 
-	if (mine && run->calls != 0 && run->calls <= (uint64_t)1 << 62) {
-		x.calls += run->calls;
-		x.ticks += run->ticks;
-		x.timed += run->timed;
-	}
+	run_into(&x, k, &run[0]);
+	run_into(&x, k, &run[1]);
 	return x;
 }
 
@@ -633,9 +700,9 @@ static void out_rank(struct apiprof_shm_srec *dst, int *n, const struct site_ent
 	out_put(dst, low, x);
 }
 
-/* One copy of t into dst, the run in progress added. */
+/* One copy of t into dst, the runs added. */
 static void srec_copy(struct apiprof_shm_srec *dst, const struct apiprof_site_tbl *t,
-                      const struct srec_run *run)
+                      const struct srec_run run[2])
 {
 	int n = 0;
 
@@ -651,9 +718,33 @@ static void srec_copy(struct apiprof_shm_srec *dst, const struct apiprof_site_tb
 	if (t != NULL)
 		o = ent_read(t, SITE_OTHER, run);
 	else /* no table (the arena had no room): every call, any of its sites */
-		o = (struct site_ent){0, run->calls, run->ticks, run->timed, 0};
+		o = (struct site_ent){0, run[0].calls, run[0].ticks, run[0].timed, 0};
 	o.key = o.key ? o.key : APIPROF_PARENT_UNKNOWN;
 	out_other(dst, &o);
+}
+
+/* The runs of row i, whose calls are calls, as a reader reads them
+ * (between two equal values of gen): in full timing every call is
+ * timed. */
+static void runs_read(struct srec_run run[2], struct apiprof_tab *tab, uint32_t i, bool sampled,
+                      uint64_t calls)
+{
+	const struct apiprof_sites *s = sites_of(tab, i);
+	uint64_t rc = calls - apiprof_read_once(&s->mark_calls);
+	uint64_t pc = apiprof_read_once(&s->park_calls);
+
+	run[0] = (struct srec_run){
+	        apiprof_read_once(&s->run),
+	        rc,
+	        apiprof_load(&apiprof_tab_cold(tab, i)->ticks) - apiprof_read_once(&s->mark_ticks),
+	        sampled ? row_timed(tab, i, true) - apiprof_read_once(&s->mark_timed) : rc,
+	};
+	run[1] = (struct srec_run){
+	        apiprof_read_once(&s->park_key) ? apiprof_read_once(&s->park_run) : UINT64_MAX,
+	        pc,
+	        apiprof_read_once(&s->park_ticks),
+	        pc,
+	};
 }
 
 /* A reader's half: row i's entries into dst, the APIPROF_SITES with the
@@ -674,21 +765,19 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
 			continue;
 		const struct apiprof_site_tbl *t = tbl_of(s);
 		uint64_t calls = apiprof_load(&tab->calls[i]);
-		struct srec_run run = {
-		        apiprof_read_once(&s->run),
-		        calls - apiprof_read_once(&s->mark_calls),
-		        apiprof_load(&c->ticks) - apiprof_read_once(&s->mark_ticks),
-		        row_timed(tab, i, sampled) - apiprof_read_once(&s->mark_timed),
-		};
+		struct srec_run run[2];
+		runs_read(run, tab, i, sampled, calls);
 		if (folded || t == NULL || apiprof_read_once(&c->last) == 0)
-			run.entry = folded ? UINT64_MAX : 0;
+			run[0].entry = folded ? UINT64_MAX : 0;
+		if (folded || t == NULL)
+			run[1].entry = UINT64_MAX;
 		if (folded)
-			run.calls = 0;
+			run[0].calls = 0;
 		if (t == NULL) /* no table: the row's own figures, whole */
-			run = (struct srec_run){0, calls, apiprof_load(&c->ticks),
-			                        row_timed(tab, i, sampled)};
+			run[0] = (struct srec_run){0, calls, apiprof_load(&c->ticks),
+			                           row_timed(tab, i, sampled)};
 		uint64_t floor = apiprof_read_once(&s->floor);
-		srec_copy(dst, t, &run);
+		srec_copy(dst, t, run);
 		apiprof_fence_acquire(); /* pairs with the switch's fence_release */
 		if (apiprof_read_once(&s->gen) != gen)
 			continue;
@@ -707,13 +796,14 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
  * it (a thread on its way out): the entries then have every call. */
 static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
-	struct row r = row_of(tab, i);
+	struct row r = row_of(tab, i, sampled);
 	uint64_t gen = r.s->gen;
 
 	apiprof_write_once(&r.s->gen, gen + 1);
 	apiprof_fence_release();
+	park_settle(&r, false);
 	run_end(&r, apiprof_load(&tab->calls[i]), apiprof_load(&r.c->ticks),
-	        row_timed(tab, i, sampled), 0);
+	        row_timed(tab, i, sampled), 0, false);
 	apiprof_store_release(&r.s->gen, gen + 2);
 }
 
@@ -834,7 +924,12 @@ void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
 	apiprof_write_once(&s->mark_ticks, 0);
 	apiprof_write_once(&s->mark_timed, 0);
 	apiprof_write_once(&s->run, 0);
-	s->run_ent = NULL;
+	apiprof_write_once(&s->park_key, 0);
+	apiprof_write_once(&s->park_calls, 0);
+	apiprof_write_once(&s->park_ticks, 0);
+	apiprof_write_once(&s->park_self, 0);
+	apiprof_write_once(&s->park_hoff, 0);
+	apiprof_write_once(&s->park_run, 0);
 	apiprof_write_once(&s->floor, 0);
 	for (int k = 0; t != NULL && k <= SITE_OTHER; k++) {
 		uint64_t *w = (uint64_t *)&t->e[k];

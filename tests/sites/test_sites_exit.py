@@ -28,7 +28,8 @@ CASE is one of:
 - latency, latprog: sl_spin's callers site_fast (1000 calls of 1 round) and
   site_slow (250 of 20000), every call a switch of site: exact counts, each
   with its own p50/p99, the slow site's p50 above the fast one's p99 (a
-  different log2 bucket: 20000 rounds against 1); the row's histogram
+  different log2 bucket: 20000 rounds against 1), and its total time
+  above the fast site's (5000 times the work); the row's histogram
   still has every call (timed == calls == its sum), its p50 and p99
   between the sites'; the same from a thread folded into "(exited)";
 - latsampled, APIPROF_SAMPLE=8: the sites' quantiles estimated, in the
@@ -419,6 +420,11 @@ def two_latencies(doc, state, sampled):
             fail("caller %s: %r" % (c["symbol"], c))
     if not fast["p99_ns"] < slow["p50_ns"]:
         fail("site_slow's p50 not above site_fast's p99: %r" % f["callers"])
+    # Every call switches site, and each site's time is the sum of its
+    # own calls' (its 250 calls do 5000 times the work of the other's
+    # 1000): a switch that kept the time of one run in the other's shows.
+    if not sampled and not fast["total_ns"] < slow["total_ns"]:
+        fail("site_slow's total time not above site_fast's: %r" % f["callers"])
     if not sampled and (f["timed"] != 1250 or sum(f["hist"]) != 1250):
         fail("the row's histogram lost calls: %r" % f)
     if not fast["p50_ns"] <= f["p50_ns"] <= slow["p50_ns"] or \
