@@ -462,6 +462,33 @@ APIPROF_INLINE void run_end(const struct row *r, uint64_t calls, uint64_t ticks,
 	apiprof_write_once(&s->mark_timed, timed);
 }
 
+/* run_end at the row's figures now (the owner's own: its last call has
+ * returned).  gen is odd. */
+static void run_end_now(const struct row *r, uint64_t next, bool park)
+{
+	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]);
+	uint64_t timed = r->sampled ? row_timed(r->tab, r->idx, true) : calls;
+
+	run_end(r, calls, apiprof_load(&r->c->ticks), timed, next, park);
+}
+
+/* The owner's writes to r's runs, between an odd gen (gen_open, whose
+ * release pairs with apiprof_tab_read_srec's loads) and the even one
+ * after it (gen_close, with the value gen_open gave). */
+APIPROF_INLINE uint64_t gen_open(const struct row *r)
+{
+	uint64_t gen = r->s->gen;
+
+	apiprof_write_once(&r->s->gen, gen + 1);
+	apiprof_fence_release();
+	return gen + 2;
+}
+
+APIPROF_INLINE void gen_close(const struct row *r, uint64_t done)
+{
+	apiprof_store_release(&r->s->gen, done);
+}
+
 /* Entry k's histogram as hist_off says it, given one first (the owner's
  * table: one table's entries are one thread's). */
 static __attribute__((noinline, cold)) int64_t hist_off_new(struct apiprof_tab *tab, uint32_t idx,
@@ -496,19 +523,14 @@ APIPROF_INLINE void run_begin(const struct row *r, int k, uint64_t key, bool sam
  * the entry of either: both are added then.  The entry. */
 APIPROF_INLINE int run_switch(const struct row *r, int k, uint64_t key, uint64_t ekey)
 {
-	bool sampled = r->sampled;
-	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]), ticks = apiprof_load(&r->c->ticks);
-	uint64_t timed = sampled ? row_timed(r->tab, r->idx, true) : calls;
-	uint64_t gen = r->s->gen;
+	uint64_t done = gen_open(r);
 
-	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with apiprof_tab_read_srec's loads */
-	apiprof_fence_release();
 	park_settle(r, true);
-	run_end(r, calls, ticks, timed, key, k >= 0 && !sampled && r->c->last != 0);
+	run_end_now(r, key, k >= 0 && !r->sampled && r->c->last != 0);
 	if (k < 0)
 		k = site_claim(r->tab, r->idx, r->t, ekey);
-	run_begin(r, k, key, sampled);
-	apiprof_store_release(&r->s->gen, gen + 2);
+	run_begin(r, k, key, r->sampled);
+	gen_close(r, done);
 	return k;
 }
 
@@ -579,15 +601,11 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
  * (apiprof_tab_read_srec). */
 static __attribute__((noinline, cold)) void switch_bare(const struct row *r, uint64_t key)
 {
-	uint64_t calls = apiprof_load(&r->tab->calls[r->idx]), ticks = apiprof_load(&r->c->ticks);
-	uint64_t timed = r->sampled ? row_timed(r->tab, r->idx, true) : calls;
-	uint64_t gen = r->s->gen;
+	uint64_t done = gen_open(r);
 
-	apiprof_write_once(&r->s->gen, gen + 1); /* pairs with the readers' loads */
-	apiprof_fence_release();
-	run_end(r, calls, ticks, timed, key, false);
+	run_end_now(r, key, false);
 	apiprof_write_once(&r->c->last, key);
-	apiprof_store_release(&r->s->gen, gen + 2);
+	gen_close(r, done);
 }
 
 /* The owner's half, as a call of key (its run key: return address and
@@ -797,14 +815,11 @@ bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab
 static void sites_close(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
 	struct row r = row_of(tab, i, sampled);
-	uint64_t gen = r.s->gen;
+	uint64_t done = gen_open(&r);
 
-	apiprof_write_once(&r.s->gen, gen + 1);
-	apiprof_fence_release();
 	park_settle(&r, false);
-	run_end(&r, apiprof_load(&tab->calls[i]), apiprof_load(&r.c->ticks),
-	        row_timed(tab, i, sampled), 0, false);
-	apiprof_store_release(&r.s->gen, gen + 2);
+	run_end_now(&r, 0, false);
+	gen_close(&r, done);
 }
 
 /* Adds from, a histogram of src's row i (NULL: none), with the bucket
