@@ -171,51 +171,53 @@ static char **execl_argv(const char *arg0, va_list *ap, char **small, size_t *n,
 	return argv;
 }
 
-APIPROF_EXPORT int execl(const char *path, const char *arg, ...)
-{
-	char *small[SMALL_ARGV];
-	va_list ap;
-	size_t n;
+/* Which exec the l-form stands for: execl searches no PATH and keeps
+ * environ, execlp searches PATH, execle takes the environment after the
+ * argument list's NULL. */
+enum execl_form { EXECL_PATH, EXECL_SEARCH, EXECL_ENV };
 
-	va_start(ap, arg);
-	char **argv = execl_argv(arg, &ap, small, &n, NULL);
-	va_end(ap);
+static int execl_run(enum execl_form form, const char *path, const char *arg, va_list *ap)
+{
+	char *small[SMALL_ARGV], **envp = NULL;
+	size_t n;
+	char **argv = execl_argv(arg, ap, small, &n, form == EXECL_ENV ? &envp : NULL);
+
 	if (argv == NULL)
 		return -1;
-	int r = execv(path, argv);
+	int r = form == EXECL_SEARCH ? execvp(path, argv)
+	        : form == EXECL_ENV  ? execve(path, argv, envp)
+	                             : execv(path, argv);
 	argv_put(argv, small, n);
+	return r;
+}
+
+APIPROF_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	int r = execl_run(EXECL_PATH, path, arg, &ap);
+	va_end(ap);
 	return r;
 }
 
 APIPROF_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *small[SMALL_ARGV];
 	va_list ap;
-	size_t n;
 
 	va_start(ap, arg);
-	char **argv = execl_argv(arg, &ap, small, &n, NULL);
+	int r = execl_run(EXECL_SEARCH, file, arg, &ap);
 	va_end(ap);
-	if (argv == NULL)
-		return -1;
-	int r = execvp(file, argv);
-	argv_put(argv, small, n);
 	return r;
 }
 
 APIPROF_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *small[SMALL_ARGV], **envp = NULL;
 	va_list ap;
-	size_t n;
 
 	va_start(ap, arg);
-	char **argv = execl_argv(arg, &ap, small, &n, &envp);
+	int r = execl_run(EXECL_ENV, path, arg, &ap);
 	va_end(ap);
-	if (argv == NULL)
-		return -1;
-	int r = execve(path, argv, envp);
-	argv_put(argv, small, n);
 	return r;
 }
 

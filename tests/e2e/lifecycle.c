@@ -3,6 +3,10 @@
  * lifecycle - the ends of a process image under a shim.
  *
  *   lifecycle exec N      N calls of tl_add, then exec itself as "exit N+1"
+ *   lifecycle execlp N    the same through execlp("lifecycle", ...), found
+ *                         on PATH
+ *   lifecycle execle N    the same through execle, with an environment that
+ *                         adds LIFECYCLE_FORM=execle (the new image prints it)
  *   lifecycle exit N      N calls, then exit(0)
  *   lifecycle _exit N     N calls, then _exit(3) (no atexit, no destructors)
  *   lifecycle quick_exit N  N calls, then quick_exit(4), whose one
@@ -120,11 +124,45 @@ static int spawns(const char *self, int n)
 	return 0;
 }
 
+/* An environment of environ's entries and one more. */
+static char **env_plus(char *more)
+{
+	size_t n = 0;
+
+	while (environ[n] != NULL)
+		n++;
+	char **env = calloc(n + 2, sizeof(*env));
+	if (env == NULL)
+		return NULL;
+	memcpy(env, environ, n * sizeof(*env));
+	env[n] = more;
+	return env;
+}
+
+/* N calls, then the image execs itself as "exit N+1" by the l-form FORM. */
+static int execs(const char *self, const char *form, int n)
+{
+	char next[16];
+
+	printf("%s: %d\n", form, calls(n));
+	fflush(stdout);
+	snprintf(next, sizeof(next), "%d", n + 1);
+	if (strcmp(form, "exec") == 0)
+		execl(self, self, "exit", next, (char *)NULL);
+	else if (strcmp(form, "execlp") == 0)
+		execlp("lifecycle", "lifecycle", "exit", next, (char *)NULL);
+	else if (strcmp(form, "execle") == 0) {
+		char **env = env_plus("LIFECYCLE_FORM=execle");
+		if (env != NULL)
+			execle(self, self, "exit", next, (char *)NULL, env);
+	}
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	int e = errno;
 	int n = argc > 2 ? atoi(argv[2]) : 0;
-	char next[16];
 
 	if (argc == 2 && strcmp(argv[1], "errno") == 0) {
 		printf("errno at main: %d\n", e);
@@ -132,15 +170,12 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3)
 		return 2;
-	if (strcmp(argv[1], "exec") == 0) {
-		printf("exec: %d\n", calls(n));
-		fflush(stdout);
-		snprintf(next, sizeof(next), "%d", n + 1);
-		execl(argv[0], argv[0], "exit", next, (char *)NULL);
-		return 127;
-	}
+	if (strncmp(argv[1], "exec", 4) == 0)
+		return execs(argv[0], argv[1], n);
 	if (strcmp(argv[1], "exit") == 0) {
 		printf("exit: %d\n", calls(n));
+		if (getenv("LIFECYCLE_FORM") != NULL)
+			printf("form: %s\n", getenv("LIFECYCLE_FORM"));
 		return 0;
 	}
 	if (strcmp(argv[1], "_exit") == 0) {

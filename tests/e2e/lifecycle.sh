@@ -16,6 +16,19 @@ APIPROF_OUTPUT="$tmp/exec.json" LD_PRELOAD="$preload" "$prog" exec 5 >"$tmp/o"
 [ "$(count "$tmp/exec.json.exec1")" -eq 5 ] || fail "pre-exec image: $(count "$tmp/exec.json.exec1") calls"
 [ "$(count "$tmp/exec.json")" -eq 6 ] || fail "post-exec image: $(count "$tmp/exec.json") calls"
 
+# execlp (found on PATH) and execle (its own environment) the same way.
+for form in execlp execle; do
+	APIPROF_OUTPUT="$tmp/$form.json" LD_PRELOAD="$preload" PATH="$(dirname "$prog"):$PATH" \
+		"$prog" $form 4 >"$tmp/o"
+	want="$form: 4
+exit: 5"
+	[ $form = execle ] && want="$want
+form: execle"
+	[ "$(cat "$tmp/o")" = "$want" ] || fail "$form output: $(cat "$tmp/o")"
+	[ "$(count "$tmp/$form.json.exec1")" -eq 4 ] || fail "pre-$form image: $(count "$tmp/$form.json.exec1") calls"
+	[ "$(count "$tmp/$form.json")" -eq 5 ] || fail "post-$form image: $(count "$tmp/$form.json") calls"
+done
+
 # _exit skips destructors: nothing is lost all the same.
 set +e
 APIPROF_OUTPUT="$tmp/x.json" LD_PRELOAD="$preload" "$prog" _exit 7 >/dev/null
@@ -72,4 +85,4 @@ fi
 
 # errno as main() finds it, and the runtime's own start-up left nothing.
 LD_PRELOAD="$preload" "$prog" errno | grep -qx "errno at main: 0" || fail "errno at main"
-echo "ok: exec, _exit, vfork, posix_spawn, $n forks (each child its own output and segment) and errno"
+echo "ok: exec, execlp, execle, _exit, vfork, posix_spawn, $n forks (each child its own output and segment) and errno"
