@@ -29,6 +29,7 @@ static struct apiprof_api api = {
         .library = "libc.so.6", /* loaded: no never-loaded line at exit */
         .spec = "flushcost",
         .nfuncs = NFUNCS,
+        .func_base = APIPROF_FUNC_UNSET,
         .symbols = names,
         .versions = NULL,
         .display = names,

@@ -228,6 +228,7 @@ static void gen_emit_api(const struct spec *s, struct gen_out *o)
 	               "\t.library = \"%s\",\n"
 	               "\t.spec = %s,\n"
 	               "\t.nfuncs = %zu,\n"
+	               "\t.func_base = APIPROF_FUNC_UNSET,\n"
 	               "\t.nsyms = %zu,\n"
 	               "\t.symbols = apiprof_symbols,\n"
 	               "\t.versions = apiprof_versions,\n"

@@ -131,8 +131,26 @@ void apiprof_api_publish(struct apiprof_api *api, uint32_t id)
 	apiprof_store_release(&api->tls, (uint64_t)apiprof_tls_off);
 }
 
+/* The api's place in the process's function table, reserved once: the
+ * first thread to swap its reservation in for APIPROF_FUNC_UNSET sets it
+ * for good, and a thread that finds it set reserves nothing.  A thread
+ * that lost the swap leaves its reservation unused (no name, no record):
+ * a range of the table, as its id is one of the ids. */
+static void funcs_reserve(struct apiprof_api *api)
+{
+	uint32_t unset = APIPROF_FUNC_UNSET;
+
+	if (apiprof_load_acquire(&api->func_base) != APIPROF_FUNC_UNSET)
+		return;
+	apiprof_cas_acq_rel(&api->func_base, &unset, apiprof_func_reserve(api->nfuncs));
+}
+
 /* Gives api a dense id.  Two threads may race here on first use; the loser
- * of the compare-and-swap simply leaves its id unused. */
+ * of the compare-and-swap simply leaves its id unused.  func_base is set
+ * (funcs_reserve) before any thread tries to claim the id, so whoever sees
+ * the id sees the one func_base there will ever be: the tables' rows, the
+ * names published (apiprof_segment_add_api), the records and the call tree
+ * all agree, and none of the racing threads waits for another. */
 void apiprof_register(struct apiprof_api *api)
 {
 	uint32_t zero = 0;
@@ -153,8 +171,7 @@ void apiprof_register(struct apiprof_api *api)
 		apiprof_signal_release(held);
 		return;
 	}
-	/* first: the tables' rows know their place in it (row_self) */
-	api->func_base = apiprof_func_reserve(api->nfuncs);
+	funcs_reserve(api); /* first: the tables' rows know their place in it (row_self) */
 	if (apiprof_cas_acq_rel(&api->id, &zero, id)) {
 		apiprof_wrappers_add(api);
 		apiprof_api_publish(api, id);

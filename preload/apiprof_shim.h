@@ -307,8 +307,15 @@ struct apiprof_tls {
 	uint32_t span;
 };
 
+/* func_base before the api's registration: no reservation yet.  A shim
+ * starts with it (gen_emit.c, preload/dyn), and the registration replaces
+ * it once, by compare-and-swap (apiprof_register). */
+#define APIPROF_FUNC_UNSET 0xffffffffu
+
 /* One per generated shim (per spec).  Static storage in the shim; the
- * runtime fills in `id` when the api is first used. */
+ * runtime fills in `func_base`, then `id`, when the api is first used:
+ * func_base is APIPROF_FUNC_UNSET until then and set once, before the id,
+ * so that a reader that sees the id sees it (apiprof_register). */
 struct apiprof_api {
 	uint32_t abi;                /* APIPROF_SHIM_ABI of the generating header */
 	uint32_t id;                 /* 0 until registered, then 1..61 */
@@ -366,12 +373,13 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
+/* 22: func_base starts APIPROF_FUNC_UNSET, set once (apiprof_register);
+ * 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
  * (the wrappers' section); 19: sampled mode's timed calls inline (struct
  * apiprof_tls's apis and span); 18: the table's hist_xor (LZCNT buckets);
  * 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
  * (hist_off); 15: the parent in the table */
-#define APIPROF_SHIM_ABI 21u
+#define APIPROF_SHIM_ABI 22u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */

@@ -47,6 +47,7 @@ struct apiprof_api *dyn_api_new(const struct spec *s)
 	api->library = s->library;
 	api->spec = s->path;
 	api->nfuncs = (uint32_t)s->nfuncs;
+	api->func_base = APIPROF_FUNC_UNSET;
 	api->nsyms = (uint32_t)nsyms;
 	api->symbols = symbols;
 	api->versions = versions;

@@ -50,7 +50,16 @@ treeprog (treelib.h) runs tr_root N times, then tr_close once.  CASE:
 - fork: forkprog (extra arguments FORKPROG SHIM_TREEF): a child forked
   inside a profiled call (tf_spawn) has its own paths only, exact, the
   call it returns from counted once in its root's other paths, nothing in
-  progress; the parent's paths exact.
+  progress; the parent's paths exact;
+- fork-alt: forkalt (extra arguments FORKALT SHIM_TREEF): tr_close from
+  two call sites by turns (a row keeps the other site's run parked), a
+  fork inside tf_spawn (the child goes on after it returned) or by fork()
+  between calls, more turns in the child and in the parent: each one's
+  callers of tr_close and its roots at the two sites are exactly its own
+  calls (the child none of the parent's parked run, the parent all of
+  its own), every call in a node, nothing in progress; with the TSC
+  (the parked run swapped in inline) and the monotonic clock (out of
+  line, apiprof_unpark).
 """
 import atexit
 import json
@@ -608,7 +617,83 @@ def case_fork():
             fail("how %d: the child shows %s in progress" % (how, th["in_progress"]))
 
 
+def alt_sites(th, who):
+    """tr_close's callers and its roots, by call site: {symbol: calls} each"""
+    close = [f for f in th["functions"] if (f["api"], f["name"]) == ("treer", "tr_close")]
+    if len(close) != 1:
+        fail("%s: %d rows of tr_close" % (who, len(close)))
+    callers = {}
+    for c in close[0]["callers"]:
+        if not c["exact"] or c.get("estimated"):
+            fail("%s: tr_close's caller %r is not exact" % (who, c))
+        callers[c["symbol"]] = callers.get(c["symbol"], 0) + c["calls"]
+    roots = {}
+    for n in th["tree"]:
+        if n["function"] == "treer.tr_close" and n["parent"] is None:
+            roots[n["site"]["symbol"]] = roots.get(n["site"]["symbol"], 0) + n["calls"]
+    return callers, roots
+
+
+def check_alt(doc, who, turns, spawns):
+    th = thread_of(doc)
+    check_sums(th, who)
+    want = {"site_a": turns, "site_b": turns}
+    callers, roots = alt_sites(th, who)
+    if callers != want or roots != want:
+        fail("%s: tr_close's callers %s and roots %s, it made %s" % (who, callers, roots, want))
+    close = ("treer.tr_close",)
+    have = {k: c for k, (c, _) in paths(th).items() if k[0] == close[0]}
+    mine = {close: 2 * turns, close + ("malloc.malloc",): 2 * turns,
+            close + ("malloc.free",): 2 * turns}
+    if have != mine:
+        fail("%s: tr_close's paths %s, it made %s" % (who, have, mine))
+    calls = {"%s.%s" % (f["api"], f["name"]): f["calls"] for f in th["functions"]}
+    if calls.get("treef.tf_spawn", 0) != spawns:
+        fail("%s: %d calls of tf_spawn, want %d" % (who, calls.get("treef.tf_spawn", 0), spawns))
+    if th.get("in_progress"):
+        fail("%s: shows %s in progress" % (who, th["in_progress"]))
+
+
+def case_fork_alt():
+    """forkalt N M K HOW: see the docstring; the parent says which pid its child had."""
+    forkalt, shim_f = sys.argv[10:12]
+    n, m, k = 7, 5, 3
+    for how, clock in ((1, "auto"), (2, "auto"), (1, "monotonic"), (2, "monotonic")):
+        tmp = tempfile.mkdtemp(prefix="apiprof-tree-")
+        atexit.register(shutil.rmtree, tmp, True)
+        env = dict(os.environ, LD_PRELOAD=" ".join([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A,
+                                                    SHIM_B, shim_f]),
+                   LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(forkalt)),
+                   APIPROF_OUTPUT=os.path.join(tmp, "out-%p.json"), APIPROF_SHM="0",
+                   APIPROF_CLOCK=clock)
+        env.pop("APIPROF_SAMPLE", None)
+        p = subprocess.run([forkalt, str(n), str(m), str(k), str(how)], env=env,
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            fail("forkalt %d exited %d: %s" % (how, p.returncode, p.stderr))
+        docs = {}
+        for name in os.listdir(tmp):
+            with open(os.path.join(tmp, name)) as f:
+                docs[json.load(f)["pid"]] = name
+            checker(os.path.join(tmp, name))
+        if len(docs) != 2:
+            fail("how %d: %d outputs, not the parent's and the child's" % (how, len(docs)))
+        child = int(p.stdout.split()[-1])
+        if child not in docs:
+            fail("how %d: no output of the child %d: %s" % (how, child, sorted(docs)))
+        for pid, name in docs.items():
+            with open(os.path.join(tmp, name)) as f:
+                doc = json.load(f)
+            if pid != child:
+                check_alt(doc, "how %d: the parent" % how, n + k, 1 if how == 1 else 0)
+            else:
+                check_alt(doc, "how %d: the child" % how, m, 1 if how == 1 else 0)
+        print("ok: fork-alt how %d, clock %s: parent %d and child %d turns each, exact"
+              % (how, clock, n + k, m))
+
+
 {"paths": case_paths, "top": case_top, "top-children": case_top_children,
- "arena-full": case_arena_full, "fork": case_fork, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
+ "arena-full": case_arena_full, "fork": case_fork,
+ "fork-alt": case_fork_alt, "once": case_once, "overflow": case_overflow, "sampled": case_sampled,
  "invariants": case_invariants}[CASE]()
 print("ok")
