@@ -239,7 +239,7 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
 
 /* Call sites (issue 23, issue 35).  A thread's calls of a function are
  * kept by site in a table of heavy hitters (space-saving by sets,
- * preload/apiprof_sites.c): a new site takes the place of the entry with
+ * preload/stats/apiprof_sites.c): a new site takes the place of the entry with
  * the fewest calls of its set, whose calls move to one more entry,
  * "(other callers)", so that the sites' calls add up to the function's.
  * A record carries the APIPROF_SITES entries with the most calls, and
@@ -257,7 +257,7 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
  * parent is 1 + the parent's index in the function table, or one of the
  * two values below (APIPROF_PARENT_UNKNOWN: the entry's calls had several).
  * (In the runtime, a run key's parent is a node of the thread's call tree,
- * preload/apiprof_cct.h; an entry's key has it as its function.)
+ * preload/stats/apiprof_cct.h; an entry's key has it as its function.)
  * A key is never 0, which marks an unused entry.
  * Return addresses are below 2^47 on x86-64 (below 2^48 the key keeps
  * them whole); 0 is a call whose site is not known (dynamic mode). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_watch.h - the collectors' promise of a look (issue 35.4), shared
- * by the runtime (apiprof_final.c) and apiprof-top (top/top_collect.c).
+ * by the runtime (apiprof_final.c) and apiprof-top (top/read/top_collect.c).
  *
  * A collector (an apiprof-top that watches all processes) holds, for as
  * long as it lives, an OFD write lock (fcntl F_OFD_SETLK) on one byte of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_ringbuf.h - the shared-memory ring's protocol, both halves side by
- * side: the writer's publish (the runtime, preload/apiprof_ring.c) and the
+ * side: the writer's publish (the runtime, apiprof_ring.c) and the
  * reader's copy (apiprof-top, the tests).  The record format and the
  * segment layout are the ABI (apiprof_abi.h); this is how a slot of it
  * changes hands.

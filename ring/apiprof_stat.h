@@ -4,7 +4,7 @@
  * function and the quantiles of its histogram, which the runtime and the
  * viewer both show, and the per-thread text table of APIPROF_SUMMARY and
  * apiprof-top -b (apiprof_stat_table.c).  (apiprof-top's live screen has
- * another one, of top/top_cols.c.)
+ * another one, of top/views/top_cols.c.)
  *
  * In sampled mode (APIPROF_SAMPLE=N > 1) every call is counted but only
  * some are timed: the time of all calls is estimated as calls x the mean
@@ -131,7 +131,7 @@ char *apiprof_stat_fmt_ns(char *buf, size_t cap, double ns, const char *micro);
  * The one table of a thread's functions: APIPROF_SUMMARY prints it at exit
  * and apiprof-top -b at each refresh, both from apiprof_stat_cols[], so a
  * column is defined once.  (apiprof-top's live screen has its own, with
- * the interval's figures and sorting: top/top_cols.c.)  Times as
+ * the interval's figures and sorting: top/views/top_cols.c.)  Times as
  * apiprof_stat_fmt_ns writes them, an estimated total with a leading '~';
  * counts exact.  Each function writes one line, '\n' included, into buf
  * (cap bytes, truncated as snprintf does) and returns snprintf's result

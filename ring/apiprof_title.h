@@ -4,7 +4,7 @@
  *
  * Servers rewrite their argv to say what each process is ("postgres:
  * checkpointer", "nginx: worker process").  The viewer reads it for a
- * running process (top/top_title.c), the runtime for its exit JSON; both
+ * running process (top/read/top_title.c), the runtime for its exit JSON; both
  * clean it here, so they show one title the same way.
  */
 #ifndef APIPROF_TITLE_H

@@ -87,7 +87,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 /* Who speaks for the run: the process exec'd here keeps this pid, and its
  * children, which inherit the variable, say nothing of what is the same in
  * all of them (a spec's library never loaded, dynamic mode's notes); with
- * -q, it says only what is wrong (apiprof_say, preload/apiprof_env.c). */
+ * -q, it says only what is wrong (apiprof_say, preload/life/apiprof_env.c). */
 static void set_hints_env(const struct run_opts *o)
 {
 	char pid[24];

@@ -27,7 +27,7 @@ from promlib import (Exporter, Prog, fail, parse, poll, private_shm, sockets_of,
                      value)
 
 THREADS, CALLS = 40, 100
-MAX_CONN = 128  # top/top_http.h
+MAX_CONN = 128  # top/export/top_http.h
 RSS_GROWTH_KB = 64 * 1024
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from promlib import (Exporter, fail, parse, poll, private_shm, sockets_of,  # noqa: E402
                      value)
 
-PER_ADDR = 16  # top/top_http.h TOP_HTTP_PER_ADDR
+PER_ADDR = 16  # top/export/top_http.h TOP_HTTP_PER_ADDR
 ATTACKERS = 140
 TRICKLE_S, TRICKLE_MAX = 0.1, 1200  # 120 s at most: then the deadline failed
 

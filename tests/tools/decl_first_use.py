@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Declarations at first use (docs/ARCHITECTURE.md "Style").
+"""Declarations at first use (docs/design/style.md).
 
 Finds a variable declared without an initializer at the top of a block when
 it could be declared where it gets its value:

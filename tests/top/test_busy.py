@@ -11,7 +11,7 @@ test writes a byte there.  While it blocks, the viewer (-b --json) must
 show the thread inside tt_wait, for a time that grows, exact (full timing
 knows the start), and no interval may charge the thread more than its
 wall time.  Once the call is over its count is exactly 1, and the
-intervals add up to its time (the charging rule of top/top_busy.c): no
+intervals add up to its time (the charging rule of top/model/top_busy.c): no
 more than the total and what the viewer charged between the release and
 the refresh that saw the call end, no less than the total less what the
 call ran before the interval in which it was first seen.  Then the same in

@@ -3,7 +3,7 @@
 """The docs list the live view's keys that its table has, no more, no
 fewer (issue 36.4): the key column of README.md's and top/README.md's key
 tables, and the keys of the man page's KEYS section, against top_keys[]
-(top/top_ui_keys.c) as keys_dump prints it.
+(top/ui/top_ui_keys.c) as keys_dump prints it.
 
     test_keys_docs.py KEYS_DUMP README.md top/README.md apiprof-top.1
 

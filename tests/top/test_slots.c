@@ -40,7 +40,7 @@ static void collector(struct top_watch *w, const char *dir)
 }
 
 /* Whether a process ending now would see a promise (the runtime's
- * question, asked as preload/apiprof_final.c asks it). */
+ * question, asked as preload/publish/apiprof_final.c asks it). */
 static bool promised(const char *dir)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);

@@ -3,7 +3,7 @@
  * failmmap.c - an mmap for the full arena's test (issue 35.2), preloaded
  * ahead of the runtime: with TREE_FAILMMAP_AFTER=N, every anonymous
  * mapping of exactly 1 MiB (a chunk of the runtime's arena,
- * preload/apiprof_arena.c) after the first N fails with ENOMEM, as on a
+ * preload/life/apiprof_arena.c) after the first N fails with ENOMEM, as on a
  * machine out of memory, or, with TREE_FAILMMAP_COUNT=M, the M after
  * them only (memory that comes back).  Every other mapping is the
  * kernel's.

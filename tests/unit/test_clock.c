@@ -24,7 +24,7 @@ static uint64_t fake_rdtsc(void)
 }
 #define __rdtsc fake_rdtsc
 
-#include "../../preload/apiprof_clock.c"
+#include "../../preload/life/apiprof_clock.c"
 
 void apiprof_warn(const char *fmt, ...)
 {

@@ -281,7 +281,7 @@ static bool header_words(int dfd, const char *name, uint32_t *flags, uint32_t *s
  * process has its pid now): one that died (SIGSEGV, SIGABRT, SIGKILL:
  * its state never became EXITED) or ended while a collector watched
  * (APIPROF_SHM_LEFT).  While one watches, that collector takes it
- * (top/top_collect.c); else nobody will read it, and the next start of a
+ * (top/read/top_collect.c); else nobody will read it, and the next start of a
  * process of the same user removes it, as --clean would.  A segment that
  * ended without the mark was kept by APIPROF_KEEP_SHM: the user's to
  * remove.  A pid that lives may be reused: that is the viewer's to

@@ -7,7 +7,7 @@
  * on one byte) from its first refresh to its last.  While any slot is
  * held, a profiled process of that user (or any, for root's) that ends
  * leaves its segment with its final totals, marked APIPROF_SHM_LEFT,
- * instead of removing it (preload/apiprof_final.c), so that a process of
+ * instead of removing it (apiprof_final.c), so that a process of
  * 1 ms is counted too.  Each collector that reads such a segment says so
  * in its header (`collected`, the byte of its slot), and the segment is
  * removed once every collector still holding a slot of the markers that

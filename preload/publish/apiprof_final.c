@@ -8,7 +8,7 @@
  * end of the image writes its final snapshot into the segment, whose ring
  * a viewer may never have asked for, and leaves the segment, marked
  * APIPROF_SHM_LEFT, for the collectors to read and remove
- * (top/top_collect.c).  With no lock held it is removed as before.
+ * (top/read/top_collect.c).  With no lock held it is removed as before.
  *
  * The marker is trusted only as a regular file of the uid its name gives
  * that no other user may write: only its uid (or root) can then hold a
