@@ -41,11 +41,10 @@ struct snap_head {
 	char comm[APIPROF_COMM_MAX];
 };
 
-/* The records of one snapshot of a row: its times (a struct
- * apiprof_shm_rec), its bytes and failures (a struct apiprof_shm_xrec,
- * for a row that declares them), its call sites (a struct
- * apiprof_shm_srec) and their quantiles (a struct apiprof_shm_qrec). */
-enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_SITEQ, REC_KINDS };
+/* The records of one snapshot of a row: its times, its bytes and
+ * failures (for a row that declares them), its call sites and their
+ * quantiles (apiprof_abi.h apiprof_rec_kinds). */
+#define ROW_RECS 4
 
 /* The copy of a site's histogram that its quantiles are worked out from:
  * 512 bytes, the whole stack a thread on its way out may spare, so one
@@ -55,35 +54,66 @@ enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_SITEQ, REC_KINDS };
 static struct {
 	uint32_t taken;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
-	struct apiprof_shm_srec sites; /* the entries the quantiles are of */
+	struct apiprof_rec_sites sites; /* the entries the quantiles are of */
 } qscratch;
 
-static bool qrec_fill(struct apiprof_shm_qrec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+/* The payload of a record of a row's kind: row i of tab (folded: an
+ * api's folded totals); false when there is none this time (the row's
+ * owner was changing its sites). */
+typedef bool rec_fill_fn(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i,
+                         bool folded);
+
+static bool fill_times(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+{
+	(void)folded;
+	apiprof_tab_read_rec(&r->u.times, tab, i);
+	return true;
+}
+
+static bool fill_acct(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+{
+	(void)folded;
+	apiprof_tab_read_xrec(&r->u.acct, tab, i);
+	return true;
+}
+
+static bool fill_sites(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+{
+	return apiprof_tab_read_srec(&r->u.sites, tab, i, apiprof_mode & APIPROF_MODE_SAMPLE,
+	                             folded);
+}
+
+static bool fill_siteq(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
 {
 	if (apiprof_xchg_acquire(&qscratch.taken, 1) != 0)
 		return false;
 	bool sampled = apiprof_mode & APIPROF_MODE_SAMPLE;
 	bool ok = apiprof_tab_read_srec(&qscratch.sites, tab, i, sampled, folded);
-	apiprof_tab_read_qrec(r, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
+	apiprof_tab_read_qrec(&r->u.siteq, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
 	apiprof_store_release(&qscratch.taken, 0);
 	return true;
 }
 
-/* The payload of a record of kind k; false when there is none this time
- * (the row's owner was changing its sites). */
-static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i,
-                     enum rec_kind k, bool folded)
+/* A row's kinds of record (the nodes are the thread's: flush_nodes). */
+static rec_fill_fn *const rec_fills[APIPROF_REC_KIND_END] = {
+        [APIPROF_REC_KIND_TIMES] = fill_times,
+        [APIPROF_REC_KIND_ACCT] = fill_acct,
+        [APIPROF_REC_KIND_SITES] = fill_sites,
+        [APIPROF_REC_KIND_SITEQ] = fill_siteq,
+};
+
+/* The head of a record of kind k of the snapshot sh, for function func. */
+static void head_fill(struct apiprof_rec_head *r, const struct snap_head *sh, uint32_t func,
+                      enum apiprof_rec_kind k)
 {
-	if (k == REC_ACCT)
-		apiprof_tab_read_xrec((struct apiprof_shm_xrec *)r, tab, i);
-	else if (k == REC_SITES)
-		return apiprof_tab_read_srec((struct apiprof_shm_srec *)r, tab, i,
-		                             apiprof_mode & APIPROF_MODE_SAMPLE, folded);
-	else if (k == REC_SITEQ)
-		return qrec_fill((struct apiprof_shm_qrec *)r, tab, i, folded);
-	else
-		apiprof_tab_read_rec(r, tab, i);
-	return true;
+	r->tid = sh->tid;
+	r->func = func;
+	r->flags = sh->flags;
+	r->thread_seq = sh->thread_seq;
+	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
+	r->tick = sh->tick;
+	r->reserved = 0;
+	apiprof_rec_set_kind(r, k);
 }
 
 /* Reserves a ring slot and fills it with row i of tab as function func,
@@ -94,23 +124,19 @@ static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_
  * it had no payload. */
 static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
                                        uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       const struct apiprof_busy *b, enum rec_kind k, uint64_t *pos)
+                                       const struct apiprof_busy *b, enum apiprof_rec_kind k,
+                                       uint64_t *pos)
 {
-	static const uint32_t kind_flags[REC_KINDS] = {0, APIPROF_REC_ACCT, APIPROF_REC_SITES,
-	                                               APIPROF_REC_SITEQ};
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
+	bool times = k == APIPROF_REC_KIND_TIMES;
 
 	if (r == NULL)
 		return NULL;
-	r->tid = sh->tid;
-	r->func = func;
-	r->flags =
-	        sh->flags | kind_flags[k] | (k == REC_TIMES && b ? APIPROF_REC_BUSY | b->bound : 0);
-	r->busy_since = b && k == REC_TIMES ? b->since : 0;
-	r->thread_seq = sh->thread_seq;
-	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
-	r->tick = sh->tick;
-	if (!rec_fill(r, tab, i, k, sh->flags & APIPROF_REC_FOLDED)) {
+	head_fill(&r->h, sh, func, k);
+	r->h.flags |= times && b ? APIPROF_REC_BUSY | b->bound : 0;
+	if (times)
+		r->u.times.busy_since = b ? b->since : 0;
+	if (!rec_fills[k](r, tab, i, sh->flags & APIPROF_REC_FOLDED)) {
 		apiprof_ring_abandon(h, r, *pos);
 		return NULL;
 	}
@@ -140,7 +166,7 @@ struct rec_note {
 
 /* The timed calls of a sites record's used entries (key != 0), as a
  * reader adds them up. */
-static uint64_t srec_timed(const struct apiprof_shm_srec *r)
+static uint64_t srec_timed(const struct apiprof_rec_sites *r)
 {
 	uint64_t n = 0;
 
@@ -150,14 +176,14 @@ static uint64_t srec_timed(const struct apiprof_shm_srec *r)
 }
 
 /* A filled slot of kind k and its note, before the commit. */
-static void rec_note(struct apiprof_shm_rec *r, enum rec_kind k, struct rec_note *n)
+static void rec_note(struct apiprof_shm_rec *r, enum apiprof_rec_kind k, struct rec_note *n)
 {
 	if (n == NULL)
 		return;
-	if (k == REC_SITES)
-		n->timed = srec_timed((const struct apiprof_shm_srec *)r);
-	else if (k == REC_SITEQ)
-		((struct apiprof_shm_qrec *)r)->timed = n->timed;
+	if (k == APIPROF_REC_KIND_SITES)
+		n->timed = srec_timed(&r->u.sites);
+	else if (k == APIPROF_REC_KIND_SITEQ)
+		r->u.siteq.timed = n->timed;
 }
 
 /* Row i of th's table as a record of kind k, noted in n (NULL: no note).
@@ -165,7 +191,8 @@ static void rec_note(struct apiprof_shm_rec *r, enum rec_kind k, struct rec_note
  * copy is dropped, and so is the rest. */
 static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
                       const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b, enum rec_kind k, struct rec_note *n)
+                      uint32_t i, const struct apiprof_busy *b, enum apiprof_rec_kind k,
+                      struct rec_note *n)
 {
 	uint64_t pos;
 
@@ -196,7 +223,7 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
  * keyframe leaves every row's latest in the ring for a reader that
  * attaches late.  Its gen is the entry's: a reset entry starts again.  An
  * idle row's keyframes thus write no quantiles, which a reader keeps
- * (apiprof_abi.h struct apiprof_shm_qrec). */
+ * (apiprof_abi.h struct apiprof_rec_siteq). */
 static bool siteq_due(const struct apiprof_qmark *m, uint32_t gen, const struct rec_note *s)
 {
 	uint64_t half = (1ull << apiprof_cfg.ring_order) / 2;
@@ -216,14 +243,15 @@ static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 {
 	struct rec_note sites = {false, 0, 0}, q;
 
-	if (!flush_rec(h, th, gen, sh, func, tab, i, b, REC_TIMES, NULL) ||
-	    (row_acct(tab, i) && !flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_ACCT, NULL)) ||
-	    !flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES, &sites))
+	if (!flush_rec(h, th, gen, sh, func, tab, i, b, APIPROF_REC_KIND_TIMES, NULL) ||
+	    (row_acct(tab, i) &&
+	     !flush_rec(h, th, gen, sh, func, tab, i, NULL, APIPROF_REC_KIND_ACCT, NULL)) ||
+	    !flush_rec(h, th, gen, sh, func, tab, i, NULL, APIPROF_REC_KIND_SITES, &sites))
 		return false;
 	if (m != NULL && !siteq_due(m, gen, &sites))
 		return true;
 	q = (struct rec_note){false, 0, sites.put ? sites.timed : 0};
-	if (!flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITEQ, &q))
+	if (!flush_rec(h, th, gen, sh, func, tab, i, NULL, APIPROF_REC_KIND_SITEQ, &q))
 		return false;
 	if (m != NULL && q.put && sites.put)
 		*m = (struct apiprof_qmark){sites.timed, q.pos, gen, 1};
@@ -298,24 +326,19 @@ static void flush_nodes(struct apiprof_shm_header *h, const struct snap_head *sh
 			return;
 		next = one.id;
 		uint64_t pos;
-		struct apiprof_shm_nrec *r =
-		        (struct apiprof_shm_nrec *)apiprof_ring_reserve(h, &pos);
+		struct apiprof_shm_rec *r = apiprof_ring_reserve(h, &pos);
 
 		if (r == NULL)
 			return;
-		r->tid = sh->tid;
-		r->func = 0;
-		r->flags = sh->flags | APIPROF_REC_NODES;
-		r->thread_seq = sh->thread_seq;
-		memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
-		r->tick = sh->tick;
-		r->count = apiprof_load_acquire(&t->count);
-		r->n = apiprof_cct_nodes(t, tabs, &next, r->node, APIPROF_NREC_NODES, all_mark);
-		if (r->n == 0 || (th != NULL && !entry_stable(th, gen))) {
-			apiprof_ring_abandon(h, (struct apiprof_shm_rec *)r, pos);
+		head_fill(&r->h, sh, 0, APIPROF_REC_KIND_NODES);
+		struct apiprof_rec_nodes *x = &r->u.nodes;
+		x->count = apiprof_load_acquire(&t->count);
+		x->n = apiprof_cct_nodes(t, tabs, &next, x->node, APIPROF_NREC_NODES, all_mark);
+		if (x->n == 0 || (th != NULL && !entry_stable(th, gen))) {
+			apiprof_ring_abandon(h, r, pos);
 			return;
 		}
-		apiprof_ring_commit((struct apiprof_shm_rec *)r, pos);
+		apiprof_ring_commit(r, pos);
 	}
 }
 
@@ -370,8 +393,9 @@ void apiprof_flush_folded(void)
 				continue;
 			sh.tick = apiprof_now();
 			struct rec_note n = {false, 0, 0};
-			for (enum rec_kind k = REC_TIMES; k < REC_KINDS; k++) {
-				if (k == REC_ACCT && !row_acct(tab, i))
+			for (enum apiprof_rec_kind k = APIPROF_REC_KIND_TIMES;
+			     k <= APIPROF_REC_KIND_SITEQ; k++) {
+				if (k == APIPROF_REC_KIND_ACCT && !row_acct(tab, i))
 					continue;
 				struct apiprof_shm_rec *r =
 				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
@@ -462,7 +486,7 @@ static bool reader_watching(struct apiprof_shm_header *h)
  * ring only for a reader that can still read it: one watching now, one
  * coming after exit to a segment kept by APIPROF_KEEP_SHM, or a collector
  * (apiprof_final.c), for which a ring no reader asked for gets pages for
- * this snapshot only: each row's records (REC_KINDS) and one more, for a
+ * this snapshot only: each row's records (ROW_RECS) and one more, for a
  * thread that writes its own meanwhile.  True when it is there for a
  * collector, which then takes the segment. */
 bool apiprof_flush_final(void)
@@ -473,7 +497,7 @@ bool apiprof_flush_final(void)
 	if (h != NULL && (apiprof_cfg.keep_shm || reader_watching(h)))
 		apiprof_segment_ring_reserve_at_exit();
 	else if (collector)
-		apiprof_segment_ring_reserve_final(apiprof_final_rows() * (REC_KINDS + 1) + 16);
+		apiprof_segment_ring_reserve_final(apiprof_final_rows() * (ROW_RECS + 1) + 16);
 	apiprof_flush_all(true);
 	return collector && apiprof_segment_ring() != NULL;
 }
