@@ -353,7 +353,7 @@ APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
 APIPROF_HIDDEN ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap);
 
 /* --- flushing (apiprof_flush.c) --------------------------------------- */
-APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);
+APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th);
 APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
 /* At exit: for a reader that can still read; true when the final snapshot
