@@ -349,15 +349,28 @@ struct apiprof_rec_head {
 	uint32_t reserved;           /* 0 */
 };
 
-/* The kinds of record.  0 is none: a slot that was never written. */
+/* The kinds of record, one row each: X(KIND, name, flag) makes
+ * APIPROF_REC_KIND_<KIND>, whose payload is struct apiprof_rec_<name>
+ * (the union's member <name>) and which sets flag in the head's flags.
+ * The kind's enum value, its member of the union and its row of
+ * apiprof_rec_kinds all come from here; the reader's read function
+ * (read_<name>) too.  Adding a kind: a row, its payload struct, a fill
+ * function in the runtime (apiprof_flush.c) and a read function in the
+ * reader (top_shm.c). */
+#define APIPROF_REC_KIND_LIST(X)                                                                   \
+	X(TIMES, times, 0)                                                                         \
+	X(ACCT, acct, APIPROF_REC_ACCT)                                                            \
+	X(SITES, sites, APIPROF_REC_SITES)                                                         \
+	X(SITEQ, siteq, APIPROF_REC_SITEQ)                                                         \
+	X(NODES, nodes, APIPROF_REC_NODES)
+
+/* 0 is no kind: a slot that was never written. */
+#define APIPROF_REC_KIND_ENUM(K, name, flag) APIPROF_REC_KIND_##K,
 enum apiprof_rec_kind {
-	APIPROF_REC_KIND_TIMES = 1, /* struct apiprof_rec_times */
-	APIPROF_REC_KIND_ACCT,      /* struct apiprof_rec_acct */
-	APIPROF_REC_KIND_SITES,     /* struct apiprof_rec_sites */
-	APIPROF_REC_KIND_SITEQ,     /* struct apiprof_rec_siteq */
-	APIPROF_REC_KIND_NODES,     /* struct apiprof_rec_nodes */
-	APIPROF_REC_KIND_END,
+	APIPROF_REC_KIND_NONE,
+	APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_ENUM) APIPROF_REC_KIND_END,
 };
+#undef APIPROF_REC_KIND_ENUM
 
 /* The calls and time of one thread's calls of one function
  * (APIPROF_REC_KIND_TIMES, no flag of its own). */
@@ -475,34 +488,28 @@ struct apiprof_rec_nodes {
 /* A ring slot: the head, then the payload of its kind. */
 struct apiprof_shm_rec {
 	struct apiprof_rec_head h;
+#define APIPROF_REC_KIND_MEMBER(K, name, flag) struct apiprof_rec_##name name;
 	union {
-		struct apiprof_rec_times times;
-		struct apiprof_rec_acct acct;
-		struct apiprof_rec_sites sites;
-		struct apiprof_rec_siteq siteq;
-		struct apiprof_rec_nodes nodes;
+		APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_MEMBER)
 	} u;
+#undef APIPROF_REC_KIND_MEMBER
 };
 
 /* The kinds' table, which the writer and the reader both go by: a name
  * for messages, the flag the kind sets in the head's flags, and the size
- * of its payload.  Adding a kind: a row here (with its payload struct in
- * the union), a fill function in the runtime and a read function in the
- * reader. */
+ * of its payload. */
 struct apiprof_rec_kind_info {
 	const char *name;
 	uint32_t flag;
 	uint16_t size;
 };
-#define APIPROF_REC_KIND_FLAGS                                                                     \
-	(APIPROF_REC_ACCT | APIPROF_REC_SITES | APIPROF_REC_SITEQ | APIPROF_REC_NODES)
+#define APIPROF_REC_KIND_FLAG(K, name, flag) | (flag)
+#define APIPROF_REC_KIND_FLAGS               (0u APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_FLAG))
+#define APIPROF_REC_KIND_ROW(K, name, flag)                                                        \
+	[APIPROF_REC_KIND_##K] = {#name, flag, sizeof(struct apiprof_rec_##name)},
 __attribute__((unused)) static const struct apiprof_rec_kind_info apiprof_rec_kinds[] = {
-        [APIPROF_REC_KIND_TIMES] = {"times", 0, sizeof(struct apiprof_rec_times)},
-        [APIPROF_REC_KIND_ACCT] = {"acct", APIPROF_REC_ACCT, sizeof(struct apiprof_rec_acct)},
-        [APIPROF_REC_KIND_SITES] = {"sites", APIPROF_REC_SITES, sizeof(struct apiprof_rec_sites)},
-        [APIPROF_REC_KIND_SITEQ] = {"siteq", APIPROF_REC_SITEQ, sizeof(struct apiprof_rec_siteq)},
-        [APIPROF_REC_KIND_NODES] = {"nodes", APIPROF_REC_NODES, sizeof(struct apiprof_rec_nodes)},
-};
+        [APIPROF_REC_KIND_NONE] = {"none", 0, 0}, APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_ROW)};
+#undef APIPROF_REC_KIND_ROW
 
 _Static_assert(sizeof(apiprof_rec_kinds) / sizeof(apiprof_rec_kinds[0]) == APIPROF_REC_KIND_END,
                "one row per record kind");

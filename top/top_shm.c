@@ -480,12 +480,10 @@ static bool read_siteq(struct top_snap *d, const struct apiprof_shm_rec *r, uint
 	return true;
 }
 
-/* One read function per row of apiprof_rec_kinds. */
-static rec_read_fn *const rec_reads[] = {
-        [APIPROF_REC_KIND_TIMES] = read_times, [APIPROF_REC_KIND_ACCT] = read_acct,
-        [APIPROF_REC_KIND_SITES] = read_sites, [APIPROF_REC_KIND_SITEQ] = read_siteq,
-        [APIPROF_REC_KIND_NODES] = read_nodes,
-};
+/* One read function per row of apiprof_rec_kinds: read_<name>. */
+#define READ_FN(K, name, flag) [APIPROF_REC_KIND_##K] = read_##name,
+static rec_read_fn *const rec_reads[] = {APIPROF_REC_KIND_LIST(READ_FN)};
+#undef READ_FN
 _Static_assert(sizeof(rec_reads) / sizeof(rec_reads[0]) == APIPROF_REC_KIND_END,
                "a read function per record kind");
 
