@@ -83,24 +83,21 @@
  * (header.sample > 1), timed == calls; when sampling, the time inside the
  * function is estimated as ticks * calls / timed.
  *
- * A function whose entry has APIPROF_FUNC_ACCT flags (its spec declares
- * "bytes", "fails" or "errno") gets, after each of its records, a second
- * one with APIPROF_REC_ACCT in flags: a struct apiprof_shm_xrec in the same
- * slot size, with the same tid, func, thread_seq and tick, carrying every
- * call's bytes and failures (counted in full in sampled mode too).  A
- * reader tells the two apart by that flag alone; either may be lost on
- * its own, and the next snapshot carries both again.
- *
- * Every function's record is also followed by one with APIPROF_REC_SITES
- * in flags (issue 23): a struct apiprof_shm_srec with the same header,
- * carrying the thread's calls of the function by call site and by the
- * profiled call they were made in (the call tree).  It too may be lost on
- * its own, or not written for a snapshot (its owner was busy updating it):
- * the next one carries everything.  After it comes one with
- * APIPROF_REC_SITEQ: each site's latency quantiles (struct
- * apiprof_shm_qrec), only when they changed (see there), and which may
- * likewise be lost or missing (then that snapshot's sites have none,
- * unless an earlier one still holds).
+ * Every record is a struct apiprof_shm_rec: one head (struct
+ * apiprof_rec_head), whose kind says which payload of the union follows
+ * (the table apiprof_rec_kinds: name, flag, payload size).  A function's
+ * snapshot is its times record (APIPROF_REC_KIND_TIMES), then for a
+ * function whose entry has APIPROF_FUNC_ACCT flags (its spec declares
+ * "bytes", "fails" or "errno") its bytes and failures
+ * (APIPROF_REC_KIND_ACCT, counted in full in sampled mode too), then its
+ * calls by call site and by the profiled call they were made in (the
+ * call tree; APIPROF_REC_KIND_SITES, issue 23), then each site's latency
+ * quantiles (APIPROF_REC_KIND_SITEQ), only when they changed (see
+ * there).  All have the same tid, func, thread_seq and tick.  Each may be
+ * lost on its own, or (sites, quantiles) not written for a snapshot (its
+ * owner was busy updating it; then that snapshot's sites have no
+ * quantiles, unless an earlier one still holds): the next snapshot
+ * carries everything.
  *
  * Readers must treat every byte as hostile: check magic, version,
  * header_size, the sizes and offsets against the real size of the mapping,
@@ -110,13 +107,15 @@
 #ifndef APIPROF_ABI_H
 #define APIPROF_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
 #define APIPROF_SHM_VERSION                                                                        \
-	9u /* 9: both of issue 35's: the sites' error bounds (struct apiprof_shm_srec              \
-	    * calls_error, a larger slot) and APIPROF_REC_NODES (the call tree's nodes);           \
-	    * 7: APIPROF_REC_SITEQ; 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
+	10u /* 10: one record head with a kind and a size (struct apiprof_rec_head);               \
+	     * 9: both of issue 35's: the sites' error bounds (calls_error, a larger slot) and     \
+	     * APIPROF_REC_NODES (the call tree's nodes); 7: APIPROF_REC_SITEQ;                    \
+	     * 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
 #define APIPROF_SHM_PREFIX "apiprof-"
 
 /* Bucket b counts the durations d (in ticks) with floor(log2(d|1)) == b. */
@@ -223,19 +222,13 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
  * a shim built before the start was kept): busy_since is the first
  * snapshot that saw the call, so it has run at least tick - busy_since. */
 #define APIPROF_REC_BUSY_BOUND 0x10u
-/* Not a struct apiprof_shm_rec but a struct apiprof_shm_xrec, written
- * right after the record of the same snapshot of a function that has
- * APIPROF_FUNC_ACCT flags. */
-#define APIPROF_REC_ACCT 0x20u
-/* Not a struct apiprof_shm_rec but a struct apiprof_shm_srec: the call
- * sites of the same snapshot of a function. */
-#define APIPROF_REC_SITES 0x40u
-/* Not a struct apiprof_shm_rec but a struct apiprof_shm_qrec: the latency
- * quantiles of the call sites of the same snapshot of a function. */
-#define APIPROF_REC_SITEQ 0x80u
-/* Not a struct apiprof_shm_rec but a struct apiprof_shm_nrec: nodes of
- * the thread's calling-context tree (issue 35.2); func is 0. */
-#define APIPROF_REC_NODES 0x100u
+/* The flags of the record kinds other than the times (apiprof_rec_kinds:
+ * the head's kind says which payload follows; a reader's copy of the
+ * flags carries the kind's flag). */
+#define APIPROF_REC_ACCT  0x20u  /* bytes and failures */
+#define APIPROF_REC_SITES 0x40u  /* the call sites of the same snapshot */
+#define APIPROF_REC_SITEQ 0x80u  /* their latency quantiles */
+#define APIPROF_REC_NODES 0x100u /* nodes of the thread's calling-context tree; func is 0 */
 
 /* Call sites (issue 23, issue 35).  A thread's calls of a function are
  * kept by site in a table of heavy hitters (space-saving by sets,
@@ -337,46 +330,72 @@ struct apiprof_shm_func {
 	uint32_t api_id;                /* dense id of the api within the process (1..61) */
 };
 
-struct apiprof_shm_rec {
+/* What every ring record starts with: the slot's seqlock word, then the
+ * snapshot the record is part of (the records of one snapshot of a
+ * (thread, function) have the same tid, func, thread_seq and tick), and
+ * what the payload is.  A reader copies the slot, then goes by kind: a
+ * kind it does not know, or a size that is not the kind's
+ * (apiprof_rec_kinds), was not written by this version's runtime. */
+struct apiprof_rec_head {
 	uint64_t seq;                /* 2*pos+1 while written, 2*pos+2 when complete */
 	uint32_t tid;                /* 0 for a folded record */
 	uint32_t func;               /* index into the function table */
-	uint32_t flags;              /* APIPROF_REC_* */
+	uint32_t flags;              /* APIPROF_REC_*, the kind's flag among them */
 	uint32_t thread_seq;         /* per-thread snapshot generation, increasing */
 	char comm[APIPROF_COMM_MAX]; /* thread name */
 	uint64_t tick;               /* when the snapshot was taken */
-	uint64_t calls;              /* cumulative since the thread started */
-	uint64_t ticks;              /* cumulative time inside the function */
-	uint64_t min_ticks;          /* UINT64_MAX when no timed call yet */
+	uint16_t kind;               /* enum apiprof_rec_kind */
+	uint16_t size;               /* bytes of the payload: the kind's (apiprof_rec_kinds) */
+	uint32_t reserved;           /* 0 */
+};
+
+/* The kinds of record, one row each: X(KIND, name, flag) makes
+ * APIPROF_REC_KIND_<KIND>, whose payload is struct apiprof_rec_<name>
+ * (the union's member <name>) and which sets flag in the head's flags.
+ * The kind's enum value, its member of the union and its row of
+ * apiprof_rec_kinds all come from here; the reader's read function
+ * (read_<name>) too.  Adding a kind: a row, its payload struct, a fill
+ * function in the runtime (apiprof_flush.c) and a read function in the
+ * reader (top_shm.c). */
+#define APIPROF_REC_KIND_LIST(X)                                                                   \
+	X(TIMES, times, 0)                                                                         \
+	X(ACCT, acct, APIPROF_REC_ACCT)                                                            \
+	X(SITES, sites, APIPROF_REC_SITES)                                                         \
+	X(SITEQ, siteq, APIPROF_REC_SITEQ)                                                         \
+	X(NODES, nodes, APIPROF_REC_NODES)
+
+/* 0 is no kind: a slot that was never written. */
+#define APIPROF_REC_KIND_ENUM(K, name, flag) APIPROF_REC_KIND_##K,
+enum apiprof_rec_kind {
+	APIPROF_REC_KIND_NONE,
+	APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_ENUM) APIPROF_REC_KIND_END,
+};
+#undef APIPROF_REC_KIND_ENUM
+
+/* The calls and time of one thread's calls of one function
+ * (APIPROF_REC_KIND_TIMES, no flag of its own). */
+struct apiprof_rec_times {
+	uint64_t calls;     /* cumulative since the thread started */
+	uint64_t ticks;     /* cumulative time inside the function */
+	uint64_t min_ticks; /* UINT64_MAX when no timed call yet */
 	uint64_t max_ticks;
 	uint64_t timed; /* calls that were timed (== calls unless sampling) */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 	uint64_t busy_since; /* APIPROF_REC_BUSY: when the call in progress started, else 0 */
-	uint64_t room[17];   /* unused: a slot's room for struct apiprof_shm_srec */
 };
 
-/* The bytes and failures of one thread's calls of one function, in a
- * ring slot (flags has APIPROF_REC_ACCT): the same header as a struct
- * apiprof_shm_rec, and the same snapshot as the record with the same tid,
- * func and thread_seq.  Bytes count only calls that did not fail;
- * failures count calls, which are also in the record's calls and time. */
-struct apiprof_shm_xrec {
-	uint64_t seq;
-	uint32_t tid;
-	uint32_t func;
-	uint32_t flags; /* APIPROF_REC_ACCT | the record's flags */
-	uint32_t thread_seq;
-	char comm[APIPROF_COMM_MAX];
-	uint64_t tick;
-	uint64_t calls;    /* as in the record */
+/* The bytes and failures of one thread's calls of one function
+ * (APIPROF_REC_KIND_ACCT, flag APIPROF_REC_ACCT), written right after
+ * the times of the same snapshot of a function that has
+ * APIPROF_FUNC_ACCT flags.  Bytes count only calls that did not fail;
+ * failures count calls, which are also in the times' calls and time. */
+struct apiprof_rec_acct {
+	uint64_t calls;    /* as in the times */
 	uint64_t bytes;    /* the sum of the sizes */
 	uint64_t failures; /* calls that failed */
 	uint64_t size_hist[APIPROF_SIZE_BUCKETS];
 	uint64_t errnos[APIPROF_ERRNO_SLOTS]; /* failed calls by errno, with "errno" */
 };
-
-_Static_assert(sizeof(struct apiprof_shm_xrec) <= sizeof(struct apiprof_shm_rec),
-               "an xrec fits a ring slot");
 
 /* One call site's share of a function's calls.  timed of the calls were
  * timed and took ticks; when sampling (timed < calls) the site's calls
@@ -390,70 +409,47 @@ struct apiprof_shm_site {
 	uint64_t timed;
 };
 
-/* The call sites of one thread's calls of one function, in a ring slot
- * (flags has APIPROF_REC_SITES): the same header as a struct
- * apiprof_shm_rec and the same snapshot as the record with the same tid,
- * func and thread_seq.  site[APIPROF_SITES] is "(other callers)": its key
- * has address 0 and the parent of all of its calls, or
- * APIPROF_PARENT_UNKNOWN.  The entries' calls add up to `calls`.
- * calls_error[k] bounds entry k's count: the site had at least
+/* The call sites of one thread's calls of one function
+ * (APIPROF_REC_KIND_SITES, flag APIPROF_REC_SITES).  site[APIPROF_SITES]
+ * is "(other callers)": its key has address 0 and the parent of all of
+ * its calls, or APIPROF_PARENT_UNKNOWN.  The entries' calls add up to
+ * `calls`.  calls_error[k] bounds entry k's count: the site had at least
  * site[k].calls calls (those counted since it last took an entry) and at
  * most site[k].calls + calls_error[k] (0: exact; in sampled mode, of the
  * estimate).  calls_error[APIPROF_SITES] is the most calls that any one
  * site counted in "(other callers)" may have had. */
-struct apiprof_shm_srec {
-	uint64_t seq;
-	uint32_t tid;
-	uint32_t func;
-	uint32_t flags; /* APIPROF_REC_SITES | the record's flags */
-	uint32_t thread_seq;
-	char comm[APIPROF_COMM_MAX];
-	uint64_t tick;
-	uint64_t calls; /* as in the record */
-	uint64_t reserved;
+struct apiprof_rec_sites {
+	uint64_t calls; /* as in the times */
 	struct apiprof_shm_site site[APIPROF_SITES + 1];
 	uint64_t calls_error[APIPROF_SITES + 1];
 };
-
-_Static_assert(sizeof(struct apiprof_shm_srec) <= sizeof(struct apiprof_shm_rec),
-               "an srec fits a ring slot");
 
 /* One call site's latency quantiles since the start, from its own log2
  * histogram (as a record's p50/p99 are from hist): exact to the bucket
  * when every call is timed, estimates of the timed calls when sampling. */
 #define APIPROF_SITEQ_NONE UINT64_MAX /* no timed call, or no histogram */
 struct apiprof_shm_siteq {
-	uint64_t key;       /* the entry's key, as in the APIPROF_REC_SITES record */
+	uint64_t key;       /* the entry's key, as in the sites record */
 	uint64_t p50_ticks; /* APIPROF_SITEQ_NONE: not known */
 	uint64_t p99_ticks;
 };
 
-/* The quantiles of the call sites of one thread's calls of one function,
- * in a ring slot (flags has APIPROF_REC_SITEQ): the same header as a
- * struct apiprof_shm_rec, and the same snapshot as the APIPROF_REC_SITES
- * record with the same tid, func and thread_seq, entry k for its entry k
- * (key 0: unused).  The runtime writes one only when the sites had timed
- * calls since the row's previous one (or that one is more than half a
- * ring old), so a reader pairs it with the sites of the same snapshot,
- * or of a later one whose entries (key != 0) add up to the same timed
- * calls: the quantiles of a histogram with no new call are the same. */
-struct apiprof_shm_qrec {
-	uint64_t seq;
-	uint32_t tid;
-	uint32_t func;
-	uint32_t flags; /* APIPROF_REC_SITEQ | the record's flags */
-	uint32_t thread_seq;
-	char comm[APIPROF_COMM_MAX];
-	uint64_t tick;
-	uint64_t calls; /* as in the record */
-	/* the timed calls of the used entries (key != 0) of the
-	 * APIPROF_REC_SITES record of the same snapshot; 0: not known */
+/* The quantiles of the call sites of one thread's calls of one function
+ * (APIPROF_REC_KIND_SITEQ, flag APIPROF_REC_SITEQ): the same snapshot as
+ * the sites record with the same tid, func and thread_seq, entry k for
+ * its entry k (key 0: unused).  The runtime writes one only when the
+ * sites had timed calls since the row's previous one (or that one is
+ * more than half a ring old), so a reader pairs it with the sites of the
+ * same snapshot, or of a later one whose entries (key != 0) add up to
+ * the same timed calls: the quantiles of a histogram with no new call
+ * are the same. */
+struct apiprof_rec_siteq {
+	uint64_t calls; /* as in the times */
+	/* the timed calls of the used entries (key != 0) of the sites
+	 * record of the same snapshot; 0: not known */
 	uint64_t timed;
 	struct apiprof_shm_siteq site[APIPROF_SITES + 1];
 };
-
-_Static_assert(sizeof(struct apiprof_shm_qrec) <= sizeof(struct apiprof_shm_rec),
-               "a qrec fits a ring slot");
 
 /* One node of a thread's calling-context tree (issue 35.2): a path of
  * profiled calls, a root (parent 0) from call site ret (0: its context is
@@ -478,25 +474,62 @@ struct apiprof_shm_node {
 #define APIPROF_NREC_NODES 7       /* nodes a record carries */
 #define APIPROF_NODE_MAX   0x3fffu /* the highest id a node can have */
 
-/* Nodes of one thread's tree (flags has APIPROF_REC_NODES), in a ring
- * slot: the same header as a struct apiprof_shm_rec (func 0); each node
- * as of the snapshot's tick.  The flusher writes the nodes that changed
- * since its previous snapshot of the thread, and every node on a
- * keyframe, so a reader that keeps the newest of each id has the tree. */
-struct apiprof_shm_nrec {
-	uint64_t seq;
-	uint32_t tid;
-	uint32_t func;  /* 0 */
-	uint32_t flags; /* APIPROF_REC_NODES | the record's flags */
-	uint32_t thread_seq;
-	char comm[APIPROF_COMM_MAX];
-	uint64_t tick;
+/* Nodes of one thread's tree (APIPROF_REC_KIND_NODES, flag
+ * APIPROF_REC_NODES, func 0); each node as of the snapshot's tick.  The
+ * flusher writes the nodes that changed since its previous snapshot of
+ * the thread, and every node on a keyframe, so a reader that keeps the
+ * newest of each id has the tree. */
+struct apiprof_rec_nodes {
 	uint32_t n;     /* nodes in this record */
 	uint32_t count; /* nodes in the thread's tree (ids 1..count) */
 	struct apiprof_shm_node node[APIPROF_NREC_NODES];
 };
 
-_Static_assert(sizeof(struct apiprof_shm_nrec) <= sizeof(struct apiprof_shm_rec),
-               "an nrec fits a ring slot");
+/* A ring slot: the head, then the payload of its kind. */
+struct apiprof_shm_rec {
+	struct apiprof_rec_head h;
+#define APIPROF_REC_KIND_MEMBER(K, name, flag) struct apiprof_rec_##name name;
+	union {
+		APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_MEMBER)
+	} u;
+#undef APIPROF_REC_KIND_MEMBER
+};
+
+/* The kinds' table, which the writer and the reader both go by: a name
+ * for messages, the flag the kind sets in the head's flags, and the size
+ * of its payload. */
+struct apiprof_rec_kind_info {
+	const char *name;
+	uint32_t flag;
+	uint16_t size;
+};
+#define APIPROF_REC_KIND_FLAG(K, name, flag) | (flag)
+#define APIPROF_REC_KIND_FLAGS               (0u APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_FLAG))
+#define APIPROF_REC_KIND_ROW(K, name, flag)                                                        \
+	[APIPROF_REC_KIND_##K] = {#name, flag, sizeof(struct apiprof_rec_##name)},
+__attribute__((unused)) static const struct apiprof_rec_kind_info apiprof_rec_kinds[] = {
+        [APIPROF_REC_KIND_NONE] = {"none", 0, 0}, APIPROF_REC_KIND_LIST(APIPROF_REC_KIND_ROW)};
+#undef APIPROF_REC_KIND_ROW
+
+_Static_assert(sizeof(apiprof_rec_kinds) / sizeof(apiprof_rec_kinds[0]) == APIPROF_REC_KIND_END,
+               "one row per record kind");
+_Static_assert(sizeof(struct apiprof_rec_head) == 56, "the head is 56 bytes");
+_Static_assert(sizeof(struct apiprof_shm_rec) == 744, "a ring slot is 744 bytes (version 9's)");
+_Static_assert(sizeof(((struct apiprof_shm_rec *)0)->u) <= UINT16_MAX, "a size fits the head");
+
+/* The kind's table row, or NULL for a kind no row has. */
+static inline const struct apiprof_rec_kind_info *apiprof_rec_kind(uint32_t kind)
+{
+	return kind > 0 && kind < APIPROF_REC_KIND_END ? &apiprof_rec_kinds[kind] : NULL;
+}
+
+/* Marks r as a record of kind k (a row of the table): its kind, its
+ * payload's size and its flag. */
+static inline void apiprof_rec_set_kind(struct apiprof_rec_head *r, enum apiprof_rec_kind k)
+{
+	r->kind = (uint16_t)k;
+	r->size = apiprof_rec_kinds[k].size;
+	r->flags = (r->flags & ~APIPROF_REC_KIND_FLAGS) | apiprof_rec_kinds[k].flag;
+}
 
 #endif /* APIPROF_ABI_H */

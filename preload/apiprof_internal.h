@@ -88,13 +88,13 @@ APIPROF_HIDDEN void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n);
 APIPROF_HIDDEN void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab,
                                      uint32_t i);
 /* Row i of a table into a ring record's statistics (calls .. hist). */
-APIPROF_HIDDEN void apiprof_tab_read_rec(struct apiprof_shm_rec *dst, struct apiprof_tab *tab,
+APIPROF_HIDDEN void apiprof_tab_read_rec(struct apiprof_rec_times *dst, struct apiprof_tab *tab,
                                          uint32_t i);
 /* Row i's bytes and failures (dst->acct false when it has none), and the
  * same into a ring slot (only for a row that has them). */
 APIPROF_HIDDEN void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab,
                                           uint32_t i);
-APIPROF_HIDDEN void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab,
+APIPROF_HIDDEN void apiprof_tab_read_xrec(struct apiprof_rec_acct *dst, struct apiprof_tab *tab,
                                           uint32_t i);
 /* Adds row i of src into row i of dst (sampled: the process samples). */
 APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
@@ -117,7 +117,7 @@ static inline int64_t apiprof_hist_off(struct apiprof_tab *tab, const uint64_t *
 /* Row i's calls by site into a ring slot's entries and calls, with the
  * run in progress (not for an api's folded totals, which have none);
  * false when its owner kept changing it. */
-APIPROF_HIDDEN bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab,
+APIPROF_HIDDEN bool apiprof_tab_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab,
                                           uint32_t i, bool sampled, bool folded);
 /* A timed call of row idx of tab about to start from another site (or
  * parent) than the run in progress, whose key is key: the run ends, and
@@ -144,8 +144,8 @@ APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, 
 /* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), for the
  * entries of sites (a copy of its sites record; NULL: none), with scratch
  * as above. */
-APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab,
-                                          uint32_t i, struct apiprof_shm_srec *sites,
+APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab,
+                                          uint32_t i, const struct apiprof_rec_sites *sites,
                                           uint64_t *scratch);
 /* The key of the run in progress of the row whose call is parent (a node
  * of this thread's call tree, a run key's parent part: the row of the
@@ -353,7 +353,7 @@ APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
 APIPROF_HIDDEN ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap);
 
 /* --- flushing (apiprof_flush.c) --------------------------------------- */
-APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all);
+APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th);
 APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
 /* At exit: for a reader that can still read; true when the final snapshot

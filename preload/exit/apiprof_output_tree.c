@@ -2,7 +2,7 @@
 /*
  * apiprof_output_tree.c - the call sites and the call tree in the exit
  * outputs (issues 23, 35): per function its self time, its callers (the
- * entries of struct apiprof_shm_srec, apiprof_sites.c) and its children
+ * entries of struct apiprof_rec_sites, apiprof_sites.c) and its children
  * (from the calling-context tree, apiprof_cct.c: the nodes made inside
  * its nodes, on every path), and per thread the tree's nodes, in the
  * JSON; the tree by paths of functions and the functions with the most
@@ -48,7 +48,7 @@ static struct {
 	struct entry e[TREE_ENTRIES];
 	uint32_t n;
 	bool incomplete;                     /* some row's entries are missing */
-	struct apiprof_shm_srec rec;         /* one row being read */
+	struct apiprof_rec_sites rec;        /* one row being read */
 	uint64_t hist[APIPROF_HIST_BUCKETS]; /* an entry's, for its quantiles */
 	uint32_t lines;                      /* of the tree printed */
 	uint64_t top_ticks[TOP_FUNCS];

@@ -41,11 +41,58 @@ struct snap_head {
 	char comm[APIPROF_COMM_MAX];
 };
 
-/* The records of one snapshot of a row: its times (a struct
- * apiprof_shm_rec), its bytes and failures (a struct apiprof_shm_xrec,
- * for a row that declares them), its call sites (a struct
- * apiprof_shm_srec) and their quantiles (a struct apiprof_shm_qrec). */
-enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_SITEQ, REC_KINDS };
+/* The kinds of pass over a thread (or the folded totals). */
+enum flush_kind {
+	FLUSH_INCREMENTAL, /* the rows called since the previous incremental pass */
+	FLUSH_KEYFRAME,    /* every row ever called, of a live thread */
+	FLUSH_EXITED,      /* a keyframe's snapshot of a thread that exited */
+	FLUSH_THREAD_END,  /* an exiting thread's own last snapshot */
+	FLUSH_FOLDED,      /* the totals of exited threads folded together (tid 0) */
+	FLUSH_KINDS,
+};
+
+/* Each kind's record flags, whether it writes every row (else the rows
+ * whose calls moved from their shadow count, which only the incremental
+ * passes keep), and whether the flusher's own pass of that kind looks
+ * at the calls in progress (a live thread's). */
+static const struct {
+	uint32_t rec_flags;
+	bool every_row;
+	bool inflight;
+} flush_kinds[FLUSH_KINDS] = {
+        [FLUSH_INCREMENTAL] = {0, false, true},
+        [FLUSH_KEYFRAME] = {APIPROF_REC_KEYFRAME, true, true},
+        [FLUSH_EXITED] = {APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED, true, false},
+        [FLUSH_THREAD_END] = {APIPROF_REC_THREAD_EXITED, true, false},
+        [FLUSH_FOLDED] = {APIPROF_REC_FOLDED | APIPROF_REC_KEYFRAME, true, false},
+};
+
+/* One pass over one thread's statistics (or the folded totals).  The
+ * flusher's own passes (flusher) keep the quantiles' marks and look at
+ * the calls in progress, state that is the flusher's alone; the other
+ * passes (a thread's end, the image's end) may run beside them. */
+struct flush_pass {
+	struct apiprof_shm_header *h;
+	enum flush_kind kind;
+	bool flusher;
+	struct apiprof_thread *th; /* NULL: the folded totals */
+	uint32_t gen;              /* th's entry generation: a reset under the pass ends it */
+	struct snap_head sh;
+};
+
+/* One row of a pass. */
+struct flush_row {
+	struct apiprof_tab *tab;
+	uint32_t i;                          /* the row in tab */
+	uint32_t func;                       /* its index in the function table */
+	const struct apiprof_busy *inflight; /* its call in progress, or NULL */
+	struct apiprof_qmark *mark;          /* its quantiles' mark (the flusher's), or NULL */
+};
+
+/* The records of one snapshot of a row: its times, its bytes and
+ * failures (for a row that declares them), its call sites and their
+ * quantiles (apiprof_abi.h apiprof_rec_kinds). */
+#define ROW_RECS 4
 
 /* The copy of a site's histogram that its quantiles are worked out from:
  * 512 bytes, the whole stack a thread on its way out may spare, so one
@@ -55,63 +102,88 @@ enum rec_kind { REC_TIMES, REC_ACCT, REC_SITES, REC_SITEQ, REC_KINDS };
 static struct {
 	uint32_t taken;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
-	struct apiprof_shm_srec sites; /* the entries the quantiles are of */
+	struct apiprof_rec_sites sites; /* the entries the quantiles are of */
 } qscratch;
 
-static bool qrec_fill(struct apiprof_shm_qrec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+/* The payload of a record of a row's kind: row i of tab (folded: an
+ * api's folded totals); false when there is none this time (the row's
+ * owner was changing its sites). */
+typedef bool rec_fill_fn(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i,
+                         bool folded);
+
+static bool fill_times(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+{
+	(void)folded;
+	apiprof_tab_read_rec(&r->u.times, tab, i);
+	return true;
+}
+
+static bool fill_acct(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+{
+	(void)folded;
+	apiprof_tab_read_xrec(&r->u.acct, tab, i);
+	return true;
+}
+
+static bool fill_sites(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
+{
+	return apiprof_tab_read_srec(&r->u.sites, tab, i, apiprof_mode & APIPROF_MODE_SAMPLE,
+	                             folded);
+}
+
+static bool fill_siteq(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
 {
 	if (apiprof_xchg_acquire(&qscratch.taken, 1) != 0)
 		return false;
 	bool sampled = apiprof_mode & APIPROF_MODE_SAMPLE;
 	bool ok = apiprof_tab_read_srec(&qscratch.sites, tab, i, sampled, folded);
-	apiprof_tab_read_qrec(r, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
+	apiprof_tab_read_qrec(&r->u.siteq, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
 	apiprof_store_release(&qscratch.taken, 0);
 	return true;
 }
 
-/* The payload of a record of kind k; false when there is none this time
- * (the row's owner was changing its sites). */
-static bool rec_fill(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i,
-                     enum rec_kind k, bool folded)
-{
-	if (k == REC_ACCT)
-		apiprof_tab_read_xrec((struct apiprof_shm_xrec *)r, tab, i);
-	else if (k == REC_SITES)
-		return apiprof_tab_read_srec((struct apiprof_shm_srec *)r, tab, i,
-		                             apiprof_mode & APIPROF_MODE_SAMPLE, folded);
-	else if (k == REC_SITEQ)
-		return qrec_fill((struct apiprof_shm_qrec *)r, tab, i, folded);
-	else
-		apiprof_tab_read_rec(r, tab, i);
-	return true;
-}
+/* A row's kinds of record (the nodes are the thread's: flush_nodes). */
+static rec_fill_fn *const rec_fills[APIPROF_REC_KIND_END] = {
+        [APIPROF_REC_KIND_TIMES] = fill_times,
+        [APIPROF_REC_KIND_ACCT] = fill_acct,
+        [APIPROF_REC_KIND_SITES] = fill_sites,
+        [APIPROF_REC_KIND_SITEQ] = fill_siteq,
+};
 
-/* Reserves a ring slot and fills it with row i of tab as function func,
- * a record of kind k, marked with the call in progress in that row if any
- * (b, else NULL), in place: a record is 744 bytes, too much for the stack
- * of a thread on its way out (see the README's stack bound).  The caller
- * commits or abandons the slot; NULL when the ring dropped the record or
- * it had no payload. */
-static struct apiprof_shm_rec *rec_put(struct apiprof_shm_header *h, const struct snap_head *sh,
-                                       uint32_t func, struct apiprof_tab *tab, uint32_t i,
-                                       const struct apiprof_busy *b, enum rec_kind k, uint64_t *pos)
+/* The head of a record of kind k of the snapshot sh, for function func. */
+static void head_fill(struct apiprof_rec_head *r, const struct snap_head *sh, uint32_t func,
+                      enum apiprof_rec_kind k)
 {
-	static const uint32_t kind_flags[REC_KINDS] = {0, APIPROF_REC_ACCT, APIPROF_REC_SITES,
-	                                               APIPROF_REC_SITEQ};
-	struct apiprof_shm_rec *r = apiprof_ring_reserve(h, pos);
-
-	if (r == NULL)
-		return NULL;
 	r->tid = sh->tid;
 	r->func = func;
-	r->flags =
-	        sh->flags | kind_flags[k] | (k == REC_TIMES && b ? APIPROF_REC_BUSY | b->bound : 0);
-	r->busy_since = b && k == REC_TIMES ? b->since : 0;
+	r->flags = sh->flags;
 	r->thread_seq = sh->thread_seq;
 	memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
 	r->tick = sh->tick;
-	if (!rec_fill(r, tab, i, k, sh->flags & APIPROF_REC_FOLDED)) {
-		apiprof_ring_abandon(h, r, *pos);
+	r->reserved = 0;
+	apiprof_rec_set_kind(r, k);
+}
+
+/* Reserves a ring slot and fills it with row w as a record of kind k,
+ * its times marked with the row's call in progress if any, in place: a
+ * record is 744 bytes, too much for the stack of a thread on its way out
+ * (see the README's stack bound).  The caller commits or abandons the
+ * slot; NULL when the ring dropped the record or it had no payload. */
+static struct apiprof_shm_rec *rec_put(const struct flush_pass *p, const struct flush_row *w,
+                                       enum apiprof_rec_kind k, uint64_t *pos)
+{
+	struct apiprof_shm_rec *r = apiprof_ring_reserve(p->h, pos);
+	const struct apiprof_busy *b = w->inflight;
+	bool times = k == APIPROF_REC_KIND_TIMES;
+
+	if (r == NULL)
+		return NULL;
+	head_fill(&r->h, &p->sh, w->func, k);
+	r->h.flags |= times && b ? APIPROF_REC_BUSY | b->bound : 0;
+	if (times)
+		r->u.times.busy_since = b ? b->since : 0;
+	if (!rec_fills[k](r, w->tab, w->i, p->sh.flags & APIPROF_REC_FOLDED)) {
+		apiprof_ring_abandon(p->h, r, *pos);
 		return NULL;
 	}
 	return r;
@@ -123,9 +195,11 @@ static bool row_acct(struct apiprof_tab *tab, uint32_t i)
 	return apiprof_tab_cold(tab, i)->acct != NULL;
 }
 
-static bool entry_stable(struct apiprof_thread *th, uint32_t gen)
+/* Whether the pass's thread entry is still the one it began with (the
+ * folded totals' always is). */
+static bool entry_stable(const struct flush_pass *p)
 {
-	return apiprof_load_acquire(&th->gen) == gen;
+	return p->th == NULL || apiprof_load_acquire(&p->th->gen) == p->gen;
 }
 
 /* What a row's sites record and its quantiles record tell each other:
@@ -140,7 +214,7 @@ struct rec_note {
 
 /* The timed calls of a sites record's used entries (key != 0), as a
  * reader adds them up. */
-static uint64_t srec_timed(const struct apiprof_shm_srec *r)
+static uint64_t srec_timed(const struct apiprof_rec_sites *r)
 {
 	uint64_t n = 0;
 
@@ -150,32 +224,31 @@ static uint64_t srec_timed(const struct apiprof_shm_srec *r)
 }
 
 /* A filled slot of kind k and its note, before the commit. */
-static void rec_note(struct apiprof_shm_rec *r, enum rec_kind k, struct rec_note *n)
+static void rec_note(struct apiprof_shm_rec *r, enum apiprof_rec_kind k, struct rec_note *n)
 {
 	if (n == NULL)
 		return;
-	if (k == REC_SITES)
-		n->timed = srec_timed((const struct apiprof_shm_srec *)r);
-	else if (k == REC_SITEQ)
-		((struct apiprof_shm_qrec *)r)->timed = n->timed;
+	if (k == APIPROF_REC_KIND_SITES)
+		n->timed = srec_timed(&r->u.sites);
+	else if (k == APIPROF_REC_KIND_SITEQ)
+		r->u.siteq.timed = n->timed;
 }
 
-/* Row i of th's table as a record of kind k, noted in n (NULL: no note).
- * False when the entry was reset under us (a new thread took it): the
- * copy is dropped, and so is the rest. */
-static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
-                      const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b, enum rec_kind k, struct rec_note *n)
+/* Row w as a record of kind k, noted in n (NULL: no note).  False when
+ * the entry was reset under us (a new thread took it): the copy is
+ * dropped, and so is the rest. */
+static bool flush_rec(const struct flush_pass *p, const struct flush_row *w,
+                      enum apiprof_rec_kind k, struct rec_note *n)
 {
 	uint64_t pos;
 
-	if (!entry_stable(th, gen))
+	if (!entry_stable(p))
 		return false;
-	if (func >= apiprof_ring_funcs_named(h))
+	if (w->func >= apiprof_ring_funcs_named(p->h))
 		return true;
-	struct apiprof_shm_rec *r = rec_put(h, sh, func, tab, i, b, k, &pos);
-	if (r != NULL && !entry_stable(th, gen)) {
-		apiprof_ring_abandon(h, r, pos);
+	struct apiprof_shm_rec *r = rec_put(p, w, k, &pos);
+	if (r != NULL && !entry_stable(p)) {
+		apiprof_ring_abandon(p->h, r, pos);
 		return false;
 	}
 	if (r == NULL)
@@ -196,7 +269,7 @@ static bool flush_rec(struct apiprof_shm_header *h, struct apiprof_thread *th, u
  * keyframe leaves every row's latest in the ring for a reader that
  * attaches late.  Its gen is the entry's: a reset entry starts again.  An
  * idle row's keyframes thus write no quantiles, which a reader keeps
- * (apiprof_abi.h struct apiprof_shm_qrec). */
+ * (apiprof_abi.h struct apiprof_rec_siteq). */
 static bool siteq_due(const struct apiprof_qmark *m, uint32_t gen, const struct rec_note *s)
 {
 	uint64_t half = (1ull << apiprof_cfg.ring_order) / 2;
@@ -205,28 +278,27 @@ static bool siteq_due(const struct apiprof_qmark *m, uint32_t gen, const struct 
 	       s->pos - m->pos >= half;
 }
 
-/* Row i's record, then for a row that declares bytes or failures its
- * APIPROF_REC_ACCT record, then its call sites and their quantiles: every
- * time on the exit paths (m NULL), when siteq_due says so in the
- * flusher's passes, which keep the marks m (only that thread writes
- * them). */
-static bool flush_row(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t gen,
-                      const struct snap_head *sh, uint32_t func, struct apiprof_tab *tab,
-                      uint32_t i, const struct apiprof_busy *b, struct apiprof_qmark *m)
+/* Row w's times, then for a row that declares bytes or failures its
+ * bytes and failures, then its call sites and their quantiles: every
+ * time on the passes without marks, when siteq_due says so in the
+ * flusher's passes, which keep the row's mark (only that thread writes
+ * it). */
+static bool flush_row(const struct flush_pass *p, const struct flush_row *w)
 {
 	struct rec_note sites = {false, 0, 0}, q;
+	struct apiprof_qmark *m = w->mark;
 
-	if (!flush_rec(h, th, gen, sh, func, tab, i, b, REC_TIMES, NULL) ||
-	    (row_acct(tab, i) && !flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_ACCT, NULL)) ||
-	    !flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITES, &sites))
+	if (!flush_rec(p, w, APIPROF_REC_KIND_TIMES, NULL) ||
+	    (row_acct(w->tab, w->i) && !flush_rec(p, w, APIPROF_REC_KIND_ACCT, NULL)) ||
+	    !flush_rec(p, w, APIPROF_REC_KIND_SITES, &sites))
 		return false;
-	if (m != NULL && !siteq_due(m, gen, &sites))
+	if (m != NULL && !siteq_due(m, p->gen, &sites))
 		return true;
 	q = (struct rec_note){false, 0, sites.put ? sites.timed : 0};
-	if (!flush_rec(h, th, gen, sh, func, tab, i, NULL, REC_SITEQ, &q))
+	if (!flush_rec(p, w, APIPROF_REC_KIND_SITEQ, &q))
 		return false;
 	if (m != NULL && q.put && sites.put)
-		*m = (struct apiprof_qmark){sites.timed, q.pos, gen, 1};
+		*m = (struct apiprof_qmark){sites.timed, q.pos, p->gen, 1};
 	return true;
 }
 
@@ -239,26 +311,28 @@ static void busy_rows(const struct apiprof_busy *b, uint32_t n, uint32_t *now, u
 	*shown = b && b->shown <= n ? b->shown : 0;
 }
 
-/* Writes th's statistics for one api.  `all` writes every function that
- * was ever called, otherwise only those called since the helper's previous
- * snapshot (the shadow counts, which only the helper's incremental passes
- * touch, so the exit paths can run beside it).  With the scan's state b,
- * the row of a call in progress is written too, marked, and the row last
- * marked once more when its call is over, so that a reader's newest record
- * of each row tells whether it is in progress. */
-static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, uint32_t id,
-                      const struct snap_head *sh, bool all, uint32_t gen, struct apiprof_busy *b,
-                      bool own)
+/* Writes the pass's thread's statistics for one api: every function
+ * that was ever called, or (an incremental pass) only those called since
+ * the flusher's previous incremental pass (the shadow counts, which only
+ * those passes touch, so the exit paths can run beside them).  With the
+ * flusher's look at the calls in progress, the row of a call in progress
+ * is written too, marked, and the row last marked once more when its
+ * call is over, so that a reader's newest record of each row tells
+ * whether it is in progress. */
+static void flush_api(const struct flush_pass *p, uint32_t id)
 {
+	struct apiprof_thread *th = p->th;
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
+	bool all = flush_kinds[p->kind].every_row;
+	struct apiprof_busy *b = p->flusher && flush_kinds[p->kind].inflight ? th->busy[id] : NULL;
 	uint32_t busy, shown;
 
 	if (api == NULL || tab == NULL)
 		return;
 	/* the marks, after the shadow counts (apiprof_thread.c) */
 	struct apiprof_qmark *m =
-	        own ? (struct apiprof_qmark *)(th->shadow[id] + api->nfuncs) : NULL;
+	        p->flusher ? (struct apiprof_qmark *)(th->shadow[id] + api->nfuncs) : NULL;
 	busy_rows(b, api->nfuncs, &busy, &shown);
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		uint64_t calls = apiprof_load(&tab->calls[i]);
@@ -267,26 +341,28 @@ static void flush_api(struct apiprof_shm_header *h, struct apiprof_thread *th, u
 		if ((calls == 0 && !forced) ||
 		    (!all && !forced && apiprof_load(&th->shadow[id][i]) == calls))
 			continue;
-		if (!flush_row(h, th, gen, sh, api->func_base + i, tab, i, in ? b : NULL,
-		               m ? &m[i] : NULL))
+		const struct flush_row w = {tab, i, api->func_base + i, in ? b : NULL,
+		                            m ? &m[i] : NULL};
+		if (!flush_row(p, &w))
 			return;
-		if (!all) /* only the helper's incremental passes keep shadows */
+		if (!all) /* only the incremental passes keep shadows */
 			apiprof_store(&th->shadow[id][i], calls);
 	}
 	if (b != NULL)
 		b->shown = busy;
 }
 
-/* The nodes of th's tree (NULL: the folded one) as APIPROF_REC_NODES
- * records, filled in place: those that changed since the flusher's
- * latest record of them, or all (all_mark[0]); the flusher's own passes
- * note them (all_mark[1]).  A record the ring drops is sent again by the
- * next keyframe; none is kept of an entry reset meanwhile (gen). */
-static void flush_nodes(struct apiprof_shm_header *h, const struct snap_head *sh,
-                        struct apiprof_thread *th, uint32_t gen, bool all_mark[2])
+/* The nodes of the pass's tree (the thread's, or the folded one) as
+ * APIPROF_REC_NODES records, filled in place: those that changed since
+ * the flusher's latest record of them, or all (a pass of every row); the
+ * flusher's own passes note them.  A record the ring drops is sent again
+ * by the next keyframe; none is kept of an entry reset meanwhile. */
+static void flush_nodes(const struct flush_pass *p)
 {
+	struct apiprof_thread *th = p->th;
 	struct apiprof_cct *t = th ? apiprof_load_acquire(&th->cct) : apiprof_cct_folded();
 	struct apiprof_tab *const *tabs = th ? th->tab : NULL;
+	bool all_mark[2] = {flush_kinds[p->kind].every_row, p->flusher};
 	uint32_t next = 0;
 
 	while (t != NULL && apiprof_load_acquire(&t->head) != NULL) {
@@ -298,96 +374,86 @@ static void flush_nodes(struct apiprof_shm_header *h, const struct snap_head *sh
 			return;
 		next = one.id;
 		uint64_t pos;
-		struct apiprof_shm_nrec *r =
-		        (struct apiprof_shm_nrec *)apiprof_ring_reserve(h, &pos);
+		struct apiprof_shm_rec *r = apiprof_ring_reserve(p->h, &pos);
 
 		if (r == NULL)
 			return;
-		r->tid = sh->tid;
-		r->func = 0;
-		r->flags = sh->flags | APIPROF_REC_NODES;
-		r->thread_seq = sh->thread_seq;
-		memcpy(r->comm, sh->comm, APIPROF_COMM_MAX);
-		r->tick = sh->tick;
-		r->count = apiprof_load_acquire(&t->count);
-		r->n = apiprof_cct_nodes(t, tabs, &next, r->node, APIPROF_NREC_NODES, all_mark);
-		if (r->n == 0 || (th != NULL && !entry_stable(th, gen))) {
-			apiprof_ring_abandon(h, (struct apiprof_shm_rec *)r, pos);
+		head_fill(&r->h, &p->sh, 0, APIPROF_REC_KIND_NODES);
+		struct apiprof_rec_nodes *x = &r->u.nodes;
+		x->count = apiprof_load_acquire(&t->count);
+		x->n = apiprof_cct_nodes(t, tabs, &next, x->node, APIPROF_NREC_NODES, all_mark);
+		if (x->n == 0 || !entry_stable(p)) {
+			apiprof_ring_abandon(p->h, r, pos);
 			return;
 		}
-		apiprof_ring_commit((struct apiprof_shm_rec *)r, pos);
+		apiprof_ring_commit(r, pos);
 	}
 }
 
-/* th's snapshot; `busy` (the flusher's passes of live threads) also
- * tells the calls in progress; `own` (the flusher's passes) writes
- * quantiles by the marks (flush_row). */
-static void flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all, bool busy,
-                         bool own)
+/* th's snapshot, a pass of that kind; the flusher's (flusher) also
+ * looks at the calls in progress and keeps the quantiles' marks. */
+static void flush_thread(struct apiprof_thread *th, enum flush_kind kind, bool flusher)
 {
-	struct apiprof_shm_header *h = apiprof_segment_ring();
-	uint32_t gen = apiprof_load_acquire(&th->gen);
-	struct snap_head sh;
+	struct flush_pass p = {.h = apiprof_segment_ring(),
+	                       .kind = kind,
+	                       .flusher = flusher,
+	                       .th = th,
+	                       .gen = apiprof_load_acquire(&th->gen)};
 
-	if (h == NULL || (gen & 1u))
+	if (p.h == NULL || (p.gen & 1u))
 		return;
-	sh.tid = apiprof_thread_identity(th, sh.comm);
-	sh.flags = rec_flags;
-	sh.tick = apiprof_now();
+	p.sh.tid = apiprof_thread_identity(th, p.sh.comm);
+	p.sh.flags = flush_kinds[kind].rec_flags;
+	p.sh.tick = apiprof_now();
 	/* The flusher and the thread itself (as it exits) may both be here. */
-	sh.thread_seq = apiprof_add_fetch_relaxed(&th->snap_seq, 1);
-	if (busy)
-		apiprof_busy_scan(th, gen, sh.tick);
+	p.sh.thread_seq = apiprof_add_fetch_relaxed(&th->snap_seq, 1);
+	if (flusher && flush_kinds[kind].inflight)
+		apiprof_busy_scan(th, p.gen, p.sh.tick);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
-		flush_api(h, th, id, &sh, all, gen, busy ? th->busy[id] : NULL, own);
-	flush_nodes(h, &sh, th, gen, (bool[2]){all, own});
+		flush_api(&p, id);
+	flush_nodes(&p);
 }
 
-void apiprof_flush_thread(struct apiprof_thread *th, uint32_t rec_flags, bool all)
+/* An exiting thread's last snapshot, by itself. */
+void apiprof_flush_thread(struct apiprof_thread *th)
 {
-	flush_thread(th, rec_flags, all, false, false);
+	flush_thread(th, FLUSH_THREAD_END, false);
 }
 
 /* The numbers of threads folded away, as one record per function, tid 0. */
 void apiprof_flush_folded(void)
 {
-	struct apiprof_shm_header *h = apiprof_segment_ring();
-	struct snap_head sh = {.flags = APIPROF_REC_FOLDED | APIPROF_REC_KEYFRAME,
-	                       .comm = "(exited)"};
+	struct flush_pass p = {
+	        .h = apiprof_segment_ring(),
+	        .kind = FLUSH_FOLDED,
+	        .sh = {.flags = flush_kinds[FLUSH_FOLDED].rec_flags, .comm = "(exited)"}};
 
-	if (h == NULL)
+	if (p.h == NULL)
 		return;
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 		struct apiprof_tab *tab = apiprof_api_folded(id);
 
 		for (uint32_t i = 0; api && tab && i < api->nfuncs; i++) {
-			uint32_t func = api->func_base + i;
-			uint64_t pos;
+			const struct flush_row w = {tab, i, api->func_base + i, NULL, NULL};
 
 			if (apiprof_load(&tab->calls[i]) == 0 ||
-			    func >= apiprof_ring_funcs_named(h))
+			    w.func >= apiprof_ring_funcs_named(p.h))
 				continue;
-			sh.tick = apiprof_now();
-			struct rec_note n = {false, 0, 0};
-			for (enum rec_kind k = REC_TIMES; k < REC_KINDS; k++) {
-				if (k == REC_ACCT && !row_acct(tab, i))
-					continue;
-				struct apiprof_shm_rec *r =
-				        rec_put(h, &sh, func, tab, i, NULL, k, &pos);
-				if (r == NULL)
-					continue;
-				rec_note(r, k, &n);
-				apiprof_ring_commit(r, pos);
-			}
+			p.sh.tick = apiprof_now();
+			flush_row(&p, &w);
 		}
 	}
-	sh.tick = apiprof_now();
-	flush_nodes(h, &sh, NULL, 0, (bool[2]){true, false});
+	p.sh.tick = apiprof_now();
+	flush_nodes(&p);
 }
 
-static void flush_records(bool keyframe, bool busy)
+/* A pass of kind (incremental or keyframe) over every thread; a
+ * keyframe also repeats the exited threads and the folded totals. */
+static void flush_records(enum flush_kind kind, bool flusher)
 {
+	bool keyframe = kind == FLUSH_KEYFRAME;
+
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
 
@@ -396,10 +462,9 @@ static void flush_records(bool keyframe, bool busy)
 			 * /proc, a few us a thread. */
 			if (keyframe)
 				apiprof_thread_rename(th);
-			flush_thread(th, keyframe ? APIPROF_REC_KEYFRAME : 0, keyframe, busy, busy);
+			flush_thread(th, kind, flusher);
 		} else if (st == APIPROF_T_EXITED && keyframe)
-			flush_thread(th, APIPROF_REC_KEYFRAME | APIPROF_REC_THREAD_EXITED, true,
-			             false, busy);
+			flush_thread(th, FLUSH_EXITED, flusher);
 	}
 	if (keyframe)
 		apiprof_flush_folded();
@@ -427,7 +492,7 @@ static void flush_ack(struct apiprof_shm_header *h, uint32_t asked)
  * Without a ring only the clock and the heartbeat move: a reader then has
  * a ready segment to show (APIPROF_SHM_NO_RING says why it has no numbers),
  * and a waking reader's wait ends. */
-static void flush_all(bool keyframe, bool busy)
+static void flush_all(enum flush_kind kind, bool flusher)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
 
@@ -437,9 +502,9 @@ static void flush_all(bool keyframe, bool busy)
 	uint32_t asked = apiprof_load_seq_cst(&h->reader_gen);
 	apiprof_write_once(&h->tick_hz, apiprof_clock_hz());
 	if (apiprof_segment_ring() != NULL)
-		flush_records(keyframe, busy);
+		flush_records(kind, flusher);
 	apiprof_store_release(&h->heartbeat_tick, apiprof_now());
-	if (keyframe)
+	if (kind == FLUSH_KEYFRAME)
 		flush_ack(h, asked);
 }
 
@@ -447,7 +512,7 @@ static void flush_all(bool keyframe, bool busy)
  * the other callers (the exit paths) may run beside it. */
 void apiprof_flush_all(bool keyframe)
 {
-	flush_all(keyframe, false);
+	flush_all(keyframe ? FLUSH_KEYFRAME : FLUSH_INCREMENTAL, false);
 }
 
 /* True while a reader has said it will look again (reader_until_ns).  The
@@ -462,7 +527,7 @@ static bool reader_watching(struct apiprof_shm_header *h)
  * ring only for a reader that can still read it: one watching now, one
  * coming after exit to a segment kept by APIPROF_KEEP_SHM, or a collector
  * (apiprof_final.c), for which a ring no reader asked for gets pages for
- * this snapshot only: each row's records (REC_KINDS) and one more, for a
+ * this snapshot only: each row's records (ROW_RECS) and one more, for a
  * thread that writes its own meanwhile.  True when it is there for a
  * collector, which then takes the segment. */
 bool apiprof_flush_final(void)
@@ -473,7 +538,7 @@ bool apiprof_flush_final(void)
 	if (h != NULL && (apiprof_cfg.keep_shm || reader_watching(h)))
 		apiprof_segment_ring_reserve_at_exit();
 	else if (collector)
-		apiprof_segment_ring_reserve_final(apiprof_final_rows() * (REC_KINDS + 1) + 16);
+		apiprof_segment_ring_reserve_final(apiprof_final_rows() * (ROW_RECS + 1) + 16);
 	apiprof_flush_all(true);
 	return collector && apiprof_segment_ring() != NULL;
 }
@@ -611,7 +676,9 @@ static void *flusher_main(void *arg)
 		uint32_t asked = apiprof_load_seq_cst(&h->reader_gen);
 		bool full = woken || asked != served;
 		n = full ? 0 : n + 1;
-		flush_all(full || n % apiprof_cfg.keyframe == 0, true);
+		flush_all(full || n % apiprof_cfg.keyframe == 0 ? FLUSH_KEYFRAME
+		                                                : FLUSH_INCREMENTAL,
+		          true);
 		/* the value read, not flushed_gen: a reader's late pwrite may
 		 * put reader_gen back, which must not make every pass a
 		 * keyframe */

@@ -128,7 +128,7 @@ struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint6
 		return NULL;
 	}
 	struct apiprof_shm_rec *s = slot_at(h, *pos);
-	if (!apiprof_seq_claim(&s->seq, *pos)) {
+	if (!apiprof_seq_claim(&s->h.seq, *pos)) {
 		apiprof_fetch_add_relaxed(&h->dropped, 1);
 		return NULL;
 	}
@@ -138,7 +138,7 @@ struct apiprof_shm_rec *apiprof_ring_reserve(struct apiprof_shm_header *h, uint6
 /* Publishes the record filled in at pos. */
 void apiprof_ring_commit(struct apiprof_shm_rec *s, uint64_t pos)
 {
-	apiprof_seq_publish(&s->seq, apiprof_seq_complete(pos));
+	apiprof_seq_publish(&s->h.seq, apiprof_seq_complete(pos));
 }
 
 /* Gives up a reserved slot whose content turned out wrong: counted as
@@ -149,7 +149,7 @@ void apiprof_ring_commit(struct apiprof_shm_rec *s, uint64_t pos)
  * record saw seq change, and drops its copy. */
 void apiprof_ring_abandon(struct apiprof_shm_header *h, struct apiprof_shm_rec *s, uint64_t pos)
 {
-	apiprof_seq_publish(&s->seq, geom_of(h).ring_order ? 2 * pos : 0);
+	apiprof_seq_publish(&s->h.seq, geom_of(h).ring_order ? 2 * pos : 0);
 	apiprof_fetch_add_relaxed(&h->dropped, 1);
 }
 
@@ -162,8 +162,8 @@ int apiprof_ring_write(struct apiprof_shm_header *h, const struct apiprof_shm_re
 
 	if (s == NULL)
 		return -1;
-	memcpy((char *)s + sizeof(s->seq), (const char *)r + sizeof(r->seq),
-	       sizeof(*r) - sizeof(r->seq));
+	memcpy((char *)s + sizeof(s->h.seq), (const char *)r + sizeof(r->h.seq),
+	       sizeof(*r) - sizeof(r->h.seq));
 	apiprof_ring_commit(s, pos);
 	return 0;
 }

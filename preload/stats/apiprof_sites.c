@@ -670,7 +670,7 @@ static struct site_ent ent_read(const struct apiprof_site_tbl *t, int k,
 	return x;
 }
 
-static void out_put(struct apiprof_shm_srec *dst, int j, const struct site_ent *x)
+static void out_put(struct apiprof_rec_sites *dst, int j, const struct site_ent *x)
 {
 	dst->site[j] = (struct apiprof_shm_site){x->key, x->calls, x->ticks, x->timed};
 	dst->calls_error[j] = x->err;
@@ -678,7 +678,7 @@ static void out_put(struct apiprof_shm_srec *dst, int j, const struct site_ent *
 
 /* Adds x to dst's "(other callers)", whose parent is that of all of its
  * calls, or APIPROF_PARENT_UNKNOWN. */
-static void out_other(struct apiprof_shm_srec *dst, const struct site_ent *x)
+static void out_other(struct apiprof_rec_sites *dst, const struct site_ent *x)
 {
 	struct apiprof_shm_site *o = &dst->site[APIPROF_SITES];
 	uint64_t p = x->key ? APIPROF_SITE_PARENT(x->key) : APIPROF_PARENT_UNKNOWN;
@@ -696,7 +696,7 @@ static void out_other(struct apiprof_shm_srec *dst, const struct site_ent *x)
 
 /* Entry x into dst's APIPROF_SITES with the most calls (n of them so
  * far), or the one it beats, or itself, into "(other callers)". */
-static void out_rank(struct apiprof_shm_srec *dst, int *n, const struct site_ent *x)
+static void out_rank(struct apiprof_rec_sites *dst, int *n, const struct site_ent *x)
 {
 	if (x->calls == 0)
 		return;
@@ -719,7 +719,7 @@ static void out_rank(struct apiprof_shm_srec *dst, int *n, const struct site_ent
 }
 
 /* One copy of t into dst, the runs added. */
-static void srec_copy(struct apiprof_shm_srec *dst, const struct apiprof_site_tbl *t,
+static void srec_copy(struct apiprof_rec_sites *dst, const struct apiprof_site_tbl *t,
                       const struct srec_run run[2])
 {
 	int n = 0;
@@ -771,7 +771,7 @@ static void runs_read(struct srec_run run[2], struct apiprof_tab *tab, uint32_t 
  * taken while the owner was not switching (a few tries; false when it
  * always was: the next snapshot has it).  Written straight into dst,
  * which may be a ring slot. */
-bool apiprof_tab_read_srec(struct apiprof_shm_srec *dst, struct apiprof_tab *tab, uint32_t i,
+bool apiprof_tab_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab, uint32_t i,
                            bool sampled, bool folded)
 {
 	struct apiprof_sites *s = sites_of(tab, i);
@@ -1023,8 +1023,8 @@ bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, uint64_t key, b
 /* Written straight into dst, a ring slot: the entries of a copy of the
  * sites (apiprof_tab_read_srec, into scratch's srec), each paired with
  * the sites of the same snapshot by its key. */
-void apiprof_tab_read_qrec(struct apiprof_shm_qrec *dst, struct apiprof_tab *tab, uint32_t i,
-                           struct apiprof_shm_srec *sites, uint64_t *scratch)
+void apiprof_tab_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab, uint32_t i,
+                           const struct apiprof_rec_sites *sites, uint64_t *scratch)
 {
 	dst->calls = apiprof_load(&tab->calls[i]);
 	dst->timed = 0; /* the flusher stamps it */

@@ -126,7 +126,7 @@ void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab, u
 }
 
 /* The same into a ring slot, sizes beyond the record's last bucket in it. */
-void apiprof_tab_read_xrec(struct apiprof_shm_xrec *dst, struct apiprof_tab *tab, uint32_t i)
+void apiprof_tab_read_xrec(struct apiprof_rec_acct *dst, struct apiprof_tab *tab, uint32_t i)
 {
 	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
 	const struct apiprof_acct *a = c->acct;
@@ -193,7 +193,7 @@ void apiprof_tab_read(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32
 	row_read(&o, tab, i);
 }
 
-void apiprof_tab_read_rec(struct apiprof_shm_rec *dst, struct apiprof_tab *tab, uint32_t i)
+void apiprof_tab_read_rec(struct apiprof_rec_times *dst, struct apiprof_tab *tab, uint32_t i)
 {
 	const struct row_out o = {&dst->calls,     &dst->ticks, &dst->min_ticks,
 	                          &dst->max_ticks, &dst->timed, dst->hist};

@@ -399,7 +399,7 @@ static void thread_retire(struct apiprof_thread *th)
 	memcpy(w, comm, sizeof(w));
 	apiprof_store(&th->comm_w[0], w[0]);
 	apiprof_store(&th->comm_w[1], w[1]);
-	apiprof_flush_thread(th, APIPROF_REC_THREAD_EXITED, true);
+	apiprof_flush_thread(th);
 	apiprof_store_release(&th->state, APIPROF_T_EXITED);
 	/* No table and no frame: calls of every api go out of line */
 	memset(apiprof_tls_self()->api, 0, sizeof(apiprof_tls_self()->api));

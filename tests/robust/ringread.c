@@ -97,7 +97,7 @@ static unsigned bucket(uint64_t d)
 }
 
 /* One record's histogram against its own min and max; 0 when it fits. */
-static int hist_fits(const struct apiprof_shm_rec *r)
+static int hist_fits(const struct apiprof_rec_times *r)
 {
 	uint64_t sum = 0;
 	int lo = -1, hi = -1;
@@ -133,12 +133,11 @@ static int check_hists(const struct top_seg *s, uint64_t n)
 	for (uint64_t pos = h->head > cap ? h->head - cap : 0; pos < h->head; pos++) {
 		struct apiprof_shm_rec r;
 
-		if (!apiprof_ring_read(&v, pos, &r) ||
-		    (r.flags & (APIPROF_REC_ACCT | APIPROF_REC_SITES | APIPROF_REC_SITEQ)) ||
-		    r.calls != n || r.timed == 0)
+		if (!apiprof_ring_read(&v, pos, &r) || r.h.kind != APIPROF_REC_KIND_TIMES ||
+		    r.u.times.calls != n || r.u.times.timed == 0)
 			continue;
 		checked++;
-		bad |= hist_fits(&r);
+		bad |= hist_fits(&r.u.times);
 	}
 	fprintf(stderr, "ringread: %llu records of the finished run, histograms %s\n",
 	        (unsigned long long)checked, bad ? "WRONG" : "consistent");

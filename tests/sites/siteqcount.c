@@ -62,18 +62,19 @@ static void count(const struct top_seg *s, struct count *c)
 		struct apiprof_shm_rec r;
 		uint32_t t;
 
-		if (!apiprof_ring_read(&v, pos, &r) || r.tid == 0 || r.thread_seq >= MAX_SEQ ||
-		    (r.flags & APIPROF_REC_NODES) || (t = tid_slot(c, r.tid)) == MAX_TIDS)
+		if (!apiprof_ring_read(&v, pos, &r) || r.h.tid == 0 || r.h.thread_seq >= MAX_SEQ ||
+		    r.h.kind == APIPROF_REC_KIND_NODES || (t = tid_slot(c, r.h.tid)) == MAX_TIDS)
 			continue;
-		c->low[t] = r.thread_seq < c->low[t] ? r.thread_seq : c->low[t];
-		c->high[t] = r.thread_seq > c->high[t] ? r.thread_seq : c->high[t];
-		c->q[t] |= (r.flags & APIPROF_REC_SITEQ) != 0;
-		if (r.flags & APIPROF_REC_SITEQ)
-			c->siteq[r.thread_seq]++;
-		else if (r.flags & APIPROF_REC_SITES)
-			c->sites[r.thread_seq]++;
-		else if (!(r.flags & APIPROF_REC_ACCT))
-			c->times[r.thread_seq]++;
+		uint32_t seq = r.h.thread_seq;
+		c->low[t] = seq < c->low[t] ? seq : c->low[t];
+		c->high[t] = seq > c->high[t] ? seq : c->high[t];
+		c->q[t] |= r.h.kind == APIPROF_REC_KIND_SITEQ;
+		if (r.h.kind == APIPROF_REC_KIND_SITEQ)
+			c->siteq[seq]++;
+		else if (r.h.kind == APIPROF_REC_KIND_SITES)
+			c->sites[seq]++;
+		else if (r.h.kind == APIPROF_REC_KIND_TIMES)
+			c->times[seq]++;
 	}
 }
 

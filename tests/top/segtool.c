@@ -120,14 +120,15 @@ static void first_record(int fd, struct apiprof_shm_header *h)
 	struct apiprof_shm_rec r;
 
 	memset(&r, 0, sizeof(r));
-	r.seq = apiprof_seq_complete(0);
-	r.tid = (uint32_t)h->pid;
-	snprintf(r.comm, sizeof(r.comm), "%s", h->comm);
-	r.tick = 1;
-	r.calls = r.timed = 42;
-	r.ticks = 42 * 1000;
-	r.min_ticks = r.max_ticks = 1000;
-	r.hist[9] = 42;
+	r.h.seq = apiprof_seq_complete(0);
+	r.h.tid = (uint32_t)h->pid;
+	snprintf(r.h.comm, sizeof(r.h.comm), "%s", h->comm);
+	r.h.tick = 1;
+	apiprof_rec_set_kind(&r.h, APIPROF_REC_KIND_TIMES);
+	r.u.times.calls = r.u.times.timed = 42;
+	r.u.times.ticks = 42 * 1000;
+	r.u.times.min_ticks = r.u.times.max_ticks = 1000;
+	r.u.times.hist[9] = 42;
 	put(fd, &r, sizeof(r), h->ring_off);
 	h->head = 1;
 }

@@ -160,7 +160,7 @@ static void bad_records(void)
 
 			memcpy(img, image, base.size);
 			r = (void *)(img + h->ring_off + pos * h->rec_size);
-			r->func = funcs[k];
+			r->h.func = funcs[k];
 			feed(img, base.size);
 		}
 	}

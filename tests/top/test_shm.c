@@ -82,8 +82,8 @@ static void test_wrap_and_lost(void)
 	tseg_func(&t, 0, "a", "f");
 	for (uint64_t i = 0; i < 20; i++) /* head 20: positions 12..19 remain */
 		tseg_write(&t, (uint32_t)(1 + i % 4), 0, i + 1, i + 1, 10);
-	tseg_slot(&t, 19)->seq = 2 * 19 + 1; /* in flight */
-	tseg_slot(&t, 18)->seq = 2 * 10 + 2; /* stale lap */
+	tseg_slot(&t, 19)->h.seq = 2 * 19 + 1; /* in flight */
+	tseg_slot(&t, 18)->h.seq = 2 * 10 + 2; /* stale lap */
 	attach(&s, &p, &t);
 	CHECK(read_ok(&s, &p));
 	CHECK(p.lost == 2 && p.ncells == 4);
@@ -119,6 +119,54 @@ static void test_func_index(void)
 	top_seg_close(&s);
 	top_proc_free(&p);
 	tseg_destroy(&t);
+}
+
+/* The reader's verdict on a segment whose only record is a times record
+ * with kind and size as given; err gets its line. */
+static int read_kind(uint16_t kind, uint16_t size, char *err, size_t errlen)
+{
+	struct tseg t;
+	struct top_seg s;
+	struct top_proc p;
+
+	tseg_create(&t, 4, 3);
+	tseg_func(&t, 0, "a", "f");
+	struct apiprof_shm_rec *r = tseg_slot(&t, tseg_write(&t, 1, 0, 1, 1, 1));
+	r->h.kind = kind;
+	r->h.size = size;
+	attach(&s, &p, &t);
+	int rc = top_seg_read(&s, &p, err, errlen);
+	top_seg_close(&s);
+	top_proc_free(&p);
+	tseg_destroy(&t);
+	return rc;
+}
+
+/* The kinds' table, and a record whose kind is not in it or whose size
+ * is not its kind's: refused with one line that says which. */
+static void test_rec_kinds(void)
+{
+	char err[TOP_ERR_LEN] = "";
+
+	for (uint32_t k = 1; k < APIPROF_REC_KIND_END; k++) {
+		const struct apiprof_rec_kind_info *i = apiprof_rec_kind(k);
+
+		CHECK(i && i->name && i->size > 0 && i->size % 8 == 0);
+		CHECK(i->size <= sizeof(((struct apiprof_shm_rec *)0)->u));
+		CHECK((i->flag & ~APIPROF_REC_KIND_FLAGS) == 0);
+	}
+	CHECK(apiprof_rec_kind(0) == NULL && apiprof_rec_kind(APIPROF_REC_KIND_END) == NULL);
+	uint16_t times = (uint16_t)sizeof(struct apiprof_rec_times);
+	CHECK(read_kind(APIPROF_REC_KIND_TIMES, times, err, sizeof(err)) == 0);
+	CHECK(read_kind(APIPROF_REC_KIND_END, times, err, sizeof(err)) == TOP_SEG_INVALID);
+	CHECK(!strcmp(err, "record of unknown kind 6"));
+	CHECK(read_kind(0, 0, err, sizeof(err)) == TOP_SEG_INVALID);
+	CHECK(!strcmp(err, "record of unknown kind 0"));
+	CHECK(read_kind(APIPROF_REC_KIND_TIMES, times + 8, err, sizeof(err)) == TOP_SEG_INVALID);
+	CHECK(!strcmp(err, "times record of 568 bytes, not 560"));
+	/* the payload of another kind's size */
+	CHECK(read_kind(APIPROF_REC_KIND_SITES, times, err, sizeof(err)) == TOP_SEG_INVALID);
+	CHECK(!strcmp(err, "sites record of 560 bytes, not 688"));
 }
 
 static void test_names(void)
@@ -237,6 +285,7 @@ int main(void)
 	test_roundtrip();
 	test_wrap_and_lost();
 	test_func_index();
+	test_rec_kinds();
 	test_names();
 	test_liveness_and_clean();
 	test_clean_unseen_ns();

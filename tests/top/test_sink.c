@@ -68,7 +68,7 @@ static void test_yield_all(void)
 	tseg_write(&t, 100, 0, 9, 30, 7); /* pos 1: supersedes pos 0 */
 	tseg_write(&t, 101, 1, 6, 2, 7);  /* pos 2 */
 	tseg_write(&t, 102, 1, 8, 4, 7);  /* pos 3: in flight below */
-	tseg_slot(&t, 3)->seq = 2 * 3 + 1;
+	tseg_slot(&t, 3)->h.seq = 2 * 3 + 1;
 	t.h->dropped = 5;
 	memset(&g, 0, sizeof(g));
 	CHECK(top_seg_open(&s, t.path, err, sizeof(err)) == 0);

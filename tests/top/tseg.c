@@ -122,81 +122,63 @@ struct apiprof_shm_rec *tseg_slot(struct tseg *t, uint64_t pos)
 	return (struct apiprof_shm_rec *)(t->mem + t->h->ring_off + (pos & mask) * t->h->rec_size);
 }
 
+/* Takes the next position for a record of kind k of (tid, func) at
+ * tick, its head filled and its payload zero; the caller fills the
+ * payload and publishes it (publish). */
+static struct apiprof_shm_rec *begin(struct tseg *t, uint64_t *pos, uint32_t tid, uint32_t func,
+                                     enum apiprof_rec_kind k)
+{
+	struct apiprof_shm_rec *r;
+
+	*pos = t->h->head++;
+	r = tseg_slot(t, *pos);
+	memset(r, 0, sizeof(*r));
+	r->h.tid = tid;
+	r->h.func = func;
+	snprintf(r->h.comm, sizeof(r->h.comm), "t%u", tid);
+	apiprof_rec_set_kind(&r->h, k);
+	return r;
+}
+
+static uint64_t publish(struct apiprof_shm_rec *r, uint64_t pos)
+{
+	apiprof_seq_publish(&r->h.seq, apiprof_seq_complete(pos));
+	return pos;
+}
+
 /* Publishes a complete record of `calls` calls lasting ticks_each each;
  * returns its position. */
 uint64_t tseg_write(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick, uint64_t calls,
                     uint64_t ticks_each)
 {
-	uint64_t pos = t->h->head++;
-	struct apiprof_shm_rec *r = tseg_slot(t, pos);
+	uint64_t pos;
+	struct apiprof_shm_rec *r = begin(t, &pos, tid, func, APIPROF_REC_KIND_TIMES);
+	struct apiprof_rec_times *x = &r->u.times;
 	int b = 0;
 
-	memset(r, 0, sizeof(*r));
-	r->tid = tid;
-	r->func = func;
-	snprintf(r->comm, sizeof(r->comm), "t%u", tid);
-	r->tick = tick;
-	r->calls = r->timed = calls;
-	r->ticks = calls * ticks_each;
-	r->min_ticks = calls ? ticks_each : UINT64_MAX;
-	r->max_ticks = calls ? ticks_each : 0;
+	r->h.tick = tick;
+	x->calls = x->timed = calls;
+	x->ticks = calls * ticks_each;
+	x->min_ticks = calls ? ticks_each : UINT64_MAX;
+	x->max_ticks = calls ? ticks_each : 0;
 	while (b < APIPROF_HIST_BUCKETS - 1 && ((ticks_each | 1) >> (b + 1)))
 		b++;
-	r->hist[b] = calls;
-	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
-	return pos;
-}
-
-/* Publishes a record of (tid, func) at tick with flags and calls, whose
- * entries after the header (as a struct apiprof_shm_srec's, or a struct
- * apiprof_shm_qrec's at the same place) are the len bytes of entries;
- * returns its position. */
-static uint64_t write_entries(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
-                              uint32_t flags, uint64_t calls, uint64_t reserved,
-                              const void *entries, size_t len)
-{
-	uint64_t pos = t->h->head++;
-	struct apiprof_shm_rec *r = tseg_slot(t, pos);
-	struct apiprof_shm_srec x;
-
-	_Static_assert(offsetof(struct apiprof_shm_srec, site) ==
-	                       offsetof(struct apiprof_shm_qrec, site),
-	               "the entries start at the same place");
-	memset(r, 0, sizeof(*r));
-	memset(&x, 0, sizeof(x));
-	x.tid = tid;
-	x.func = func;
-	x.flags = flags;
-	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
-	x.tick = tick;
-	x.calls = calls;
-	x.reserved = reserved; /* a qrec's timed */
-	memcpy(r, &x, offsetof(struct apiprof_shm_srec, site));
-	memcpy((char *)r + offsetof(struct apiprof_shm_srec, site), entries, len);
-	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
-	return pos;
+	x->hist[b] = calls;
+	return publish(r, pos);
 }
 
 /* An APIPROF_REC_NODES record of n nodes (at most APIPROF_NREC_NODES). */
 uint64_t tseg_write_nodes(struct tseg *t, uint32_t tid, uint64_t tick,
                           const struct apiprof_shm_node *node, uint32_t n)
 {
-	uint64_t pos = t->h->head++;
-	struct apiprof_shm_rec *r = tseg_slot(t, pos);
-	struct apiprof_shm_nrec x;
+	uint64_t pos;
+	struct apiprof_shm_rec *r = begin(t, &pos, tid, 0, APIPROF_REC_KIND_NODES);
 
-	memset(r, 0, sizeof(*r));
-	memset(&x, 0, sizeof(x));
-	x.tid = tid;
-	x.flags = APIPROF_REC_NODES;
-	snprintf(x.comm, sizeof(x.comm), "t%u", tid);
-	x.tick = tick;
-	x.n = n;
-	x.count = n;
-	memcpy(x.node, node, n * sizeof(*node));
-	memcpy((char *)r + sizeof(r->seq), (char *)&x + sizeof(x.seq), sizeof(x) - sizeof(x.seq));
-	apiprof_seq_publish(&r->seq, apiprof_seq_complete(pos));
-	return pos;
+	r->h.tick = tick;
+	r->u.nodes.n = n;
+	r->u.nodes.count = n;
+	memcpy(r->u.nodes.node, node, n * sizeof(*node));
+	return publish(r, pos);
 }
 
 /* An APIPROF_REC_SITES record: the 1 + APIPROF_SITES entries of site
@@ -204,8 +186,13 @@ uint64_t tseg_write_nodes(struct tseg *t, uint32_t tid, uint64_t tick,
 uint64_t tseg_write_sites(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                           uint64_t calls, const struct apiprof_shm_site *site)
 {
-	return write_entries(t, tid, func, tick, APIPROF_REC_SITES, calls, 0, site,
-	                     (APIPROF_SITES + 1) * sizeof(*site));
+	uint64_t pos;
+	struct apiprof_shm_rec *r = begin(t, &pos, tid, func, APIPROF_REC_KIND_SITES);
+
+	r->h.tick = tick;
+	r->u.sites.calls = calls;
+	memcpy(r->u.sites.site, site, sizeof(r->u.sites.site));
+	return publish(r, pos);
 }
 
 /* An APIPROF_REC_SITEQ record: the quantiles q of the 1 + APIPROF_SITES
@@ -220,6 +207,12 @@ uint64_t tseg_write_siteq(struct tseg *t, uint32_t tid, uint32_t func, uint64_t 
 uint64_t tseg_write_siteq_timed(struct tseg *t, uint32_t tid, uint32_t func, uint64_t tick,
                                 uint64_t calls, uint64_t timed, const struct apiprof_shm_siteq *q)
 {
-	return write_entries(t, tid, func, tick, APIPROF_REC_SITEQ, calls, timed, q,
-	                     (APIPROF_SITES + 1) * sizeof(*q));
+	uint64_t pos;
+	struct apiprof_shm_rec *r = begin(t, &pos, tid, func, APIPROF_REC_KIND_SITEQ);
+
+	r->h.tick = tick;
+	r->u.siteq.calls = calls;
+	r->u.siteq.timed = timed;
+	memcpy(r->u.siteq.site, q, sizeof(r->u.siteq.site));
+	return publish(r, pos);
 }

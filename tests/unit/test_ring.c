@@ -13,7 +13,6 @@
 #include "apiprof_internal.h"
 #include "check.h"
 
-
 static struct apiprof_shm_header *make_segment(uint32_t order, uint32_t funcs)
 {
 	struct apiprof_ring_geom g = {funcs, order};
@@ -46,11 +45,12 @@ static struct apiprof_shm_rec rec(uint32_t tid, uint64_t v)
 	struct apiprof_shm_rec r;
 
 	memset(&r, 0, sizeof(r));
-	r.tid = tid;
-	r.func = (uint32_t)(v % 7);
-	r.calls = v;
-	r.ticks = v * 3;
-	r.hist[APIPROF_HIST_BUCKETS - 1] = v;
+	r.h.tid = tid;
+	r.h.func = (uint32_t)(v % 7);
+	apiprof_rec_set_kind(&r.h, APIPROF_REC_KIND_TIMES);
+	r.u.times.calls = v;
+	r.u.times.ticks = v * 3;
+	r.u.times.hist[APIPROF_HIST_BUCKETS - 1] = v;
 	return r;
 }
 
@@ -88,8 +88,10 @@ static void test_publish_and_wrap(void)
 
 		CHECK(ok == (pos >= 6)); /* positions 0..5 were overwritten */
 		if (ok) {
-			CHECK(got.tid == 42 && got.calls == pos && got.ticks == pos * 3);
-			CHECK(got.hist[APIPROF_HIST_BUCKETS - 1] == pos && got.func == pos % 7);
+			CHECK(got.h.tid == 42 && got.u.times.calls == pos &&
+			      got.u.times.ticks == pos * 3);
+			CHECK(got.u.times.hist[APIPROF_HIST_BUCKETS - 1] == pos &&
+			      got.h.func == pos % 7);
 		}
 	}
 	free(h);
@@ -100,16 +102,16 @@ static void test_drop_busy_slot(void)
 	struct apiprof_shm_header *h = make_segment(2, 8);
 	struct apiprof_shm_rec r = rec(1, 1), got;
 
-	slot(h, 1)->seq = 2 * 1 + 1;            /* a producer is still writing position 1 */
+	slot(h, 1)->h.seq = 2 * 1 + 1;          /* a producer is still writing position 1 */
 	CHECK(apiprof_ring_write(h, &r) == 0);  /* pos 0 */
 	CHECK(apiprof_ring_write(h, &r) == -1); /* pos 1: busy, dropped */
 	CHECK(apiprof_ring_write(h, &r) == 0);  /* pos 2 */
 	CHECK(h->head == 3 && h->dropped == 1);
 	CHECK(read_pos(h, 0, &got) && !read_pos(h, 1, &got) && read_pos(h, 2, &got));
 	/* A producer a lap behind may not overwrite a newer record. */
-	slot(h, 3)->seq = 2 * 7 + 2;
+	slot(h, 3)->h.seq = 2 * 7 + 2;
 	CHECK(apiprof_ring_write(h, &r) == -1);
-	CHECK(slot(h, 3)->seq == 2 * 7 + 2 && h->dropped == 2);
+	CHECK(slot(h, 3)->h.seq == 2 * 7 + 2 && h->dropped == 2);
 	free(h);
 }
 
@@ -189,7 +191,8 @@ static void test_many_producers(void)
 		if (!read_pos(shared, pos, &got))
 			continue;
 		intact++;
-		CHECK(got.ticks == got.calls * 3 && got.tid == got.calls / 1000000 + 1);
+		CHECK(got.u.times.ticks == got.u.times.calls * 3 &&
+		      got.h.tid == got.u.times.calls / 1000000 + 1);
 	}
 	CHECK(intact > 0);
 	free(shared);

@@ -360,60 +360,63 @@ static int copy_funcs(struct top_seg *s, const struct top_seg_sink *k, uint32_t 
 	return k->funcs(k->ctx, s->funcs, count);
 }
 
-static void rec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
-{
-	d->tid = r->tid;
-	d->func = r->func;
-	d->flags = r->flags;
-	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
-	d->tick = r->tick;
-	d->busy_since = r->busy_since;
-	d->st.calls = r->calls;
-	d->st.ticks = r->ticks;
-	d->st.timed = r->timed;
-	d->st.min = r->min_ticks;
-	d->st.max = r->max_ticks;
-	memcpy(d->st.hist, r->hist, sizeof(d->st.hist));
-	memset(&d->st.acct, 0, sizeof(d->st.acct));
-}
-
-/* The header that an APIPROF_REC_ACCT or APIPROF_REC_SITES record shares
- * with a record, and its calls; the rest zero. */
-static void head_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+/* The head every record has, once; the payload's read function fills
+ * the rest.  The flags carry the kind's flag (apiprof_rec_kinds), which
+ * the model goes by. */
+static void head_to_snap(struct top_snap *d, const struct apiprof_rec_head *h,
+                         const struct apiprof_rec_kind_info *kind)
 {
 	memset(d, 0, sizeof(*d));
-	d->tid = r->tid;
-	d->func = r->func;
-	d->flags = r->flags;
-	top_shm_sanitize(d->comm, r->comm, sizeof(r->comm));
-	d->tick = r->tick;
-	d->st.calls = r->calls;
+	d->tid = h->tid;
+	d->func = h->func;
+	d->flags = (h->flags & ~APIPROF_REC_KIND_FLAGS) | kind->flag;
+	top_shm_sanitize(d->comm, h->comm, sizeof(h->comm));
+	d->tick = h->tick;
 }
 
-/* An APIPROF_REC_ACCT record: the same header, then bytes and failures. */
-static void xrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
-{
-	struct apiprof_shm_xrec x;
+/* A payload into d, whose head is filled; false when the record is
+ * refused (then lost).  A function index it names (a parent's) raises
+ * func_end, which the pass checks against func_count as it does the
+ * record's own. */
+typedef bool rec_read_fn(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end);
 
-	memcpy(&x, r, sizeof(x));
-	head_to_snap(d, r);
-	d->st.acct.bytes = x.bytes;
-	d->st.acct.failures = x.failures;
-	memcpy(d->st.acct.size_hist, x.size_hist, sizeof(x.size_hist));
-	memcpy(d->st.acct.errnos, x.errnos, sizeof(x.errnos));
+static bool read_times(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
+{
+	const struct apiprof_rec_times *x = &r->u.times;
+
+	(void)func_end;
+	d->busy_since = x->busy_since;
+	d->st.calls = x->calls;
+	d->st.ticks = x->ticks;
+	d->st.timed = x->timed;
+	d->st.min = x->min_ticks;
+	d->st.max = x->max_ticks;
+	memcpy(d->st.hist, x->hist, sizeof(d->st.hist));
+	return true;
 }
 
-/* An APIPROF_REC_SITES record: the same header, then the sites.  A
- * parent's function index raises func_end, which the pass checks against
- * func_count as it does the record's own. */
-static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
+/* Bytes and failures. */
+static bool read_acct(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
 {
-	struct apiprof_shm_srec x;
+	const struct apiprof_rec_acct *x = &r->u.acct;
 
-	memcpy(&x, r, sizeof(x));
-	head_to_snap(d, r);
+	(void)func_end;
+	d->st.calls = x->calls;
+	d->st.acct.bytes = x->bytes;
+	d->st.acct.failures = x->failures;
+	memcpy(d->st.acct.size_hist, x->size_hist, sizeof(x->size_hist));
+	memcpy(d->st.acct.errnos, x->errnos, sizeof(x->errnos));
+	return true;
+}
+
+/* The sites; a parent's function index raises func_end. */
+static bool read_sites(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
+{
+	const struct apiprof_rec_sites *x = &r->u.sites;
+
+	d->st.calls = x->calls;
 	for (int i = 0; i <= APIPROF_SITES; i++) {
-		const struct apiprof_shm_site *e = &x.site[i];
+		const struct apiprof_shm_site *e = &x->site[i];
 		uint32_t parent = APIPROF_SITE_PARENT(e->key);
 
 		if (e->key == 0)
@@ -428,26 +431,24 @@ static void srec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, ui
 		                                                e->timed,
 		                                                e->key,
 		                                                (uint32_t)i,
-		                                                x.calls_error[i]};
+		                                                x->calls_error[i]};
 	}
+	return true;
 }
 
-/* An APIPROF_REC_NODES record: the same header, then nodes, each
- * refused unless its parent is below it (a parent is made before its
- * children: no cycle) and its function is in the table (func_end, as a
- * record's own); the record is lost when one is refused. */
-static bool nrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
+/* Nodes, each refused unless its parent is below it (a parent is made
+ * before its children: no cycle) and its function is in the table
+ * (func_end, as a record's own); the record is lost when one is
+ * refused. */
+static bool read_nodes(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
 {
-	struct apiprof_shm_nrec x;
+	const struct apiprof_rec_nodes *x = &r->u.nodes;
 
-	memcpy(&x, r, sizeof(x));
-	head_to_snap(d, r);
 	d->func = 0;
-	d->st.calls = 0;
-	if (x.n > APIPROF_NREC_NODES)
+	if (x->n > APIPROF_NREC_NODES)
 		return false;
-	for (uint32_t i = 0; i < x.n; i++) {
-		const struct apiprof_shm_node *e = &x.node[i];
+	for (uint32_t i = 0; i < x->n; i++) {
+		const struct apiprof_shm_node *e = &x->node[i];
 
 		if (e->id > APIPROF_NODE_MAX || (e->id == 0 && e->parent != 0) ||
 		    (e->id != 0 && e->parent >= e->id))
@@ -459,24 +460,32 @@ static bool nrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r, ui
 	return true;
 }
 
-/* An APIPROF_REC_SITEQ record: the same header, then each entry's
- * quantiles; a pair out of order (p50 above p99) is not known. */
-static void qrec_to_snap(struct top_snap *d, const struct apiprof_shm_rec *r)
+/* Each entry's quantiles; a pair out of order (p50 above p99) is not
+ * known. */
+static bool read_siteq(struct top_snap *d, const struct apiprof_shm_rec *r, uint64_t *func_end)
 {
-	struct apiprof_shm_qrec x;
+	const struct apiprof_rec_siteq *x = &r->u.siteq;
 
-	memcpy(&x, r, sizeof(x));
-	head_to_snap(d, r);
-	d->siteq.timed = x.timed;
+	(void)func_end;
+	d->st.calls = x->calls;
+	d->siteq.timed = x->timed;
 	for (int i = 0; i <= APIPROF_SITES; i++) {
-		const struct apiprof_shm_siteq *e = &x.site[i];
+		const struct apiprof_shm_siteq *e = &x->site[i];
 		bool ok = e->p50_ticks <= e->p99_ticks;
 
 		d->siteq.q[i].key = e->key;
 		d->siteq.q[i].p50 = ok ? e->p50_ticks : APIPROF_SITEQ_NONE;
 		d->siteq.q[i].p99 = ok ? e->p99_ticks : APIPROF_SITEQ_NONE;
 	}
+	return true;
 }
+
+/* One read function per row of apiprof_rec_kinds: read_<name>. */
+#define READ_FN(K, name, flag) [APIPROF_REC_KIND_##K] = read_##name,
+static rec_read_fn *const rec_reads[] = {APIPROF_REC_KIND_LIST(READ_FN)};
+#undef READ_FN
+_Static_assert(sizeof(rec_reads) / sizeof(rec_reads[0]) == APIPROF_REC_KIND_END,
+               "a read function per record kind");
 
 /* The ring as this pass's header (validated) places it in the mapping. */
 static struct apiprof_ring_view ring_view(const struct top_seg *s)
@@ -504,47 +513,69 @@ static uint64_t scan_start(struct top_seg *s, uint64_t head)
 	return s->last_seen;
 }
 
+/* One pass's reading of the ring: the sink, the largest function index
+ * seen (+1), for the caller to check against func_count, and where a
+ * refused record says why. */
+struct ring_scan {
+	struct top_seg *s;
+	const struct top_seg_sink *k;
+	uint64_t func_end;
+	char *err;
+	size_t errlen;
+};
+
+/* The kind's row of a record's head, or NULL (err says why) when the
+ * kind is not in the table or the size is not the kind's. */
+static const struct apiprof_rec_kind_info *rec_kind_of(const struct apiprof_rec_head *h,
+                                                       struct ring_scan *sc)
+{
+	const struct apiprof_rec_kind_info *kind = apiprof_rec_kind(h->kind);
+
+	if (kind == NULL)
+		snprintf(sc->err, sc->errlen, "record of unknown kind %u", (unsigned)h->kind);
+	else if (h->size != kind->size)
+		snprintf(sc->err, sc->errlen, "%s record of %u bytes, not %u", kind->name,
+		         (unsigned)h->size, (unsigned)kind->size);
+	return kind != NULL && h->size == kind->size ? kind : NULL;
+}
+
 /* Yields one record.  Returns 1 when yielded, 0 when lost (the seqlock
  * of apiprof_ringbuf.h: no retry, the next snapshot of the same thread and
- * function carries the same and more), -1 on a function index beyond the
- * table. */
-static int yield(struct top_seg *s, const struct top_seg_sink *k, uint64_t pos, uint64_t *func_end)
+ * function carries the same and more), -1 when refused: a function index
+ * beyond the table, a kind or a size not this version's (sc->err). */
+static int yield(struct ring_scan *sc, uint64_t pos)
 {
-	struct apiprof_ring_view v = ring_view(s);
+	struct apiprof_ring_view v = ring_view(sc->s);
 	struct apiprof_shm_rec r;
 	struct top_snap snap;
 
 	if (!apiprof_ring_read(&v, pos, &r))
 		return 0;
-	if (r.func >= s->hdr.func_cap)
+	if (r.h.func >= sc->s->hdr.func_cap) {
+		snprintf(sc->err, sc->errlen, "record refers to a function beyond func_cap");
 		return -1;
-	if (r.func + 1ull > *func_end)
-		*func_end = r.func + 1ull;
-	if (r.flags & APIPROF_REC_NODES) {
-		if (!nrec_to_snap(&snap, &r, func_end))
-			return 0;
-	} else if (r.flags & APIPROF_REC_SITES) {
-		srec_to_snap(&snap, &r, func_end);
-	} else if (r.flags & APIPROF_REC_SITEQ)
-		qrec_to_snap(&snap, &r);
-	else if (r.flags & APIPROF_REC_ACCT)
-		xrec_to_snap(&snap, &r);
-	else
-		rec_to_snap(&snap, &r);
-	k->snap(k->ctx, &snap);
+	}
+	const struct apiprof_rec_kind_info *kind = rec_kind_of(&r.h, sc);
+	if (kind == NULL)
+		return -1;
+	if (r.h.func + 1ull > sc->func_end)
+		sc->func_end = r.h.func + 1ull;
+	head_to_snap(&snap, &r.h, kind);
+	if (!rec_reads[r.h.kind](&snap, &r, &sc->func_end))
+		return 0;
+	sc->k->snap(sc->k->ctx, &snap);
 	return 1;
 }
 
-/* Yields the ring's new records, newest first; returns the largest
- * function index seen (+1), for the caller to check against func_count. */
-static int scan_ring(struct top_seg *s, const struct top_seg_sink *k, uint64_t head,
-                     uint64_t *func_end)
+/* Yields the ring's new records, newest first. */
+static int scan_ring(struct ring_scan *sc, uint64_t head)
 {
+	struct top_seg *s = sc->s;
 	uint64_t start = scan_start(s, head);
 
-	*func_end = 0;
+	sc->func_end = 0;
 	for (uint64_t pos = head; pos != start; pos--) {
-		int rc = yield(s, k, pos - 1, func_end);
+		int rc = yield(sc, pos - 1);
 
 		if (rc < 0)
 			return -1;
@@ -757,7 +788,7 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
                      size_t errlen)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
-	uint64_t func_end;
+	struct ring_scan sc = {s, k, 0, err, errlen};
 
 	/* Pairs with the runtime's release store of the magic, published
 	 * last: seeing it means seeing the fields written before it. */
@@ -773,12 +804,12 @@ static int read_pass(struct top_seg *s, int pid, const struct top_seg_sink *k, c
 	uint64_t head = apiprof_load_acquire(&mh->head);
 	if (check_backed(s, head, err, errlen))
 		return TOP_SEG_INVALID;
-	if (scan_ring(s, k, head, &func_end))
-		return fail(err, errlen, "record refers to a function beyond func_cap");
+	if (scan_ring(&sc, head))
+		return TOP_SEG_INVALID;
 	/* Loaded after the records: a function is published before any record
 	 * names it, so this count covers every record just read. */
 	uint32_t count = apiprof_load_acquire(&mh->func_count);
-	if (count > s->hdr.func_cap || func_end > count)
+	if (count > s->hdr.func_cap || sc.func_end > count)
 		return fail(err, errlen, "record refers to a function beyond func_count");
 	if (copy_funcs(s, k, count))
 		return fail(err, errlen, "out of memory");

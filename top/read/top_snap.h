@@ -50,7 +50,7 @@ struct top_site {
 	uint64_t timed;
 	uint64_t key;   /* as the record has it, for its quantiles (struct top_siteq) */
 	uint32_t entry; /* its index in the record */
-	/* the site had from calls to calls + err calls (struct apiprof_shm_srec
+	/* the site had from calls to calls + err calls (struct apiprof_rec_sites
 	 * calls_error); for "(other callers)", the most any one of its sites had */
 	uint64_t err;
 };
