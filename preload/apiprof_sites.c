@@ -331,6 +331,11 @@ static int site_claim(struct apiprof_tab *tab, uint32_t idx, struct apiprof_site
 	return v;
 }
 
+static bool parked_in_call(struct apiprof_tab *tab, uint32_t i);
+
+/* The parent's call is its row's call in progress: one of the row's
+ * parked run's when that is timed where it is (APIPROF_CALL_PARKED), and
+ * the key is then the parked run's. */
 uint64_t apiprof_parent_run_key(uint32_t parent)
 {
 	uint32_t api, row;
@@ -338,7 +343,11 @@ uint64_t apiprof_parent_run_key(uint32_t parent)
 	if (!apiprof_cct_node_row(parent, &api, &row))
 		return 0;
 	struct apiprof_tab *tab = apiprof_tls_self()->api[api].tab;
-	return tab ? apiprof_read_once(&apiprof_tab_cold(tab, row)->last) & ~RUN_AGAIN : 0;
+	if (tab == NULL)
+		return 0;
+	const uint64_t *k = parked_in_call(tab, row) ? &sites_of(tab, row)->park_key
+	                                             : &apiprof_tab_cold(tab, row)->last;
+	return apiprof_read_once(k) & ~RUN_AGAIN;
 }
 
 /* Whether addr lies in apiprof's own code, and if so, the site of the
