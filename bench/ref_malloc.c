@@ -40,11 +40,11 @@ __thread uint64_t ref_calls[FN_COUNT] __attribute__((tls_model("initial-exec")))
 #include <x86intrin.h>
 
 __thread uint64_t ref_ticks[FN_COUNT] __attribute__((tls_model("initial-exec")));
-#define REF_TIMED_CALL(i, call)                          \
-	do {                                              \
-		uint64_t ref_t0 = __rdtsc();              \
-		call;                                     \
-		ref_ticks[i] += __rdtsc() - ref_t0;       \
+#define REF_TIMED_CALL(i, call)                                                                    \
+	do {                                                                                       \
+		uint64_t ref_t0 = __rdtsc();                                                       \
+		call;                                                                              \
+		ref_ticks[i] += __rdtsc() - ref_t0;                                                \
 	} while (0)
 #else
 #define REF_TIMED_CALL(i, call) call
