@@ -16,6 +16,12 @@
  * threads that race to the first call both look the functions up and
  * store the same pointers; the workloads it is preloaded on are
  * single-threaded python3.
+ *
+ * Built with REF_TIMED (bench_ref_malloc_timed), each wrapper also reads
+ * the TSC before and after the real call and adds the difference to a
+ * TLS counter: the ideal shim's work (ref_shim.c REF_IDEAL) on malloc,
+ * what any profiler that times every call with the TSC costs the
+ * program at the least: the floor of full timing.
  */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -29,6 +35,20 @@ enum { FN_MALLOC, FN_CALLOC, FN_REALLOC, FN_FREE, FN_COUNT };
 
 /* Global (hidden), so that the increments are not optimised away. */
 __thread uint64_t ref_calls[FN_COUNT] __attribute__((tls_model("initial-exec")));
+
+#ifdef REF_TIMED
+#include <x86intrin.h>
+
+__thread uint64_t ref_ticks[FN_COUNT] __attribute__((tls_model("initial-exec")));
+#define REF_TIMED_CALL(i, call)                                                                    \
+	do {                                                                                       \
+		uint64_t ref_t0 = __rdtsc();                                                       \
+		call;                                                                              \
+		ref_ticks[i] += __rdtsc() - ref_t0;                                                \
+	} while (0)
+#else
+#define REF_TIMED_CALL(i, call) call
+#endif
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -77,8 +97,11 @@ EXPORT void *malloc(size_t n)
 			return boot_alloc(n);
 		resolve();
 	}
+	void *r;
+
 	ref_calls[FN_MALLOC]++;
-	return real_malloc(n);
+	REF_TIMED_CALL(FN_MALLOC, r = real_malloc(n));
+	return r;
 }
 
 EXPORT void *calloc(size_t k, size_t n)
@@ -88,8 +111,11 @@ EXPORT void *calloc(size_t k, size_t n)
 			return n != 0 && k > SIZE_MAX / n ? NULL : boot_alloc(k * n);
 		resolve();
 	}
+	void *r;
+
 	ref_calls[FN_CALLOC]++;
-	return real_calloc(k, n);
+	REF_TIMED_CALL(FN_CALLOC, r = real_calloc(k, n));
+	return r;
 }
 
 /* A block of the buffer moves to the real heap, with as much of the
@@ -113,8 +139,11 @@ EXPORT void *realloc(void *p, size_t n)
 			return boot_alloc(n);
 		resolve();
 	}
+	void *r;
+
 	ref_calls[FN_REALLOC]++;
-	return real_realloc(p, n);
+	REF_TIMED_CALL(FN_REALLOC, r = real_realloc(p, n));
+	return r;
 }
 
 EXPORT void free(void *p)
@@ -125,5 +154,5 @@ EXPORT void free(void *p)
 		resolve();
 	}
 	ref_calls[FN_FREE]++;
-	real_free(p);
+	REF_TIMED_CALL(FN_FREE, real_free(p));
 }

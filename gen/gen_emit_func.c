@@ -489,6 +489,21 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 	gen_out_puts(e->o, "\t}\n");
 }
 
+/* A call of its row's parked run (callers that take turns), timed
+ * inline where it is (apiprof_shim.h apiprof_start_parked): the wrapper
+ * only, the out-of-line way in never says it. */
+static void gen_emit_parked(const struct gen_fn *e)
+{
+	gen_out_printf(e->o,
+	               "\tif (apiprof_how == APIPROF_CALL_PARKED) {\n"
+	               "\t\tapiprof_start_parked(&apiprof_self.api, &apiprof_c, %zu);\n",
+	               e->f->row);
+	gen_emit_call(e, "\t\t", false);
+	gen_emit_leave(e, "\t\t", "apiprof_leave_parked");
+	gen_emit_return(e, true, true);
+	gen_out_puts(e->o, "\t}\n");
+}
+
 /* Everything the fast path leaves: forwarded (nested, runtime busy, no
  * table yet), a new site, sampled mode's timed calls inside another api's
  * call, the monotonic clock.  Out of line, with the wrapper's stack
@@ -556,6 +571,7 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	               "\t\t\t      : APIPROF_CALL_OUT;\n",
 	               gen_acct_any(e) ? "_acct" : "", e->f->row);
 	gen_emit_timed(e, true);
+	gen_emit_parked(e);
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_leave(e, "\t\t", "apiprof_leave_counted");

@@ -132,6 +132,10 @@ APIPROF_HIDDEN void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i);
  * paths (APIPROF_CCT_OVF | 0) until the row's next switch, which every
  * next call of it makes. */
 APIPROF_HIDDEN void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i);
+/* Counts the owner's call of row i that a jump or a throw abandons (no
+ * time) in the run it was made in: the parked run when it was one of
+ * that run's (APIPROF_CALL_PARKED), else the run in progress. */
+APIPROF_HIDDEN void apiprof_sites_abandoned(struct apiprof_tab *tab, uint32_t i);
 /* Adds the histograms of row i's sites, with the bucket noted but not yet
  * counted where it is in one of them, into hist. */
 APIPROF_HIDDEN void apiprof_sites_hist_add(uint64_t *hist, struct apiprof_tab *tab, uint32_t i);

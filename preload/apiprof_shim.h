@@ -183,11 +183,14 @@ struct apiprof_acct {
  * The run before it is kept aside, parked: its key, node, histogram and
  * entry, and its figures so far, which are in neither its entry nor its
  * node yet.  A call of the parked key (callers that take turns, as an
- * interpreter's malloc's do) swaps the two runs inline (apiprof_unpark),
- * a few loads and stores between two values of gen; any other key comes
- * out of line, where the parked run is added to its entry and node and
- * the run that ends is parked in its place.  Full timing only: in sampled
- * mode nothing is parked (park_key 0, which no key is).
+ * interpreter's malloc's do) is timed inline where it is, without a swap
+ * (APIPROF_CALL_PARKED): its node is the parked one, its bucket goes to
+ * the parked histogram, and its way out adds its figures to the parked
+ * run's and to the marks alike, so that the run in progress keeps its
+ * own, between an odd and an even gen (apiprof_leave_parked).  Any other
+ * key comes out of line, where the parked run is added to its entry and
+ * node and the run that ends is parked in its place.  Full timing only:
+ * in sampled mode nothing is parked (park_key 0, which no key is).
  *
  * Only the owner writes it; a reader copies it between two equal even
  * values of gen (apiprof_sites.c has both halves).  In full timing a
@@ -196,13 +199,15 @@ struct apiprof_site_tbl; /* apiprof_sites.c: the entries, from the arena */
 struct apiprof_sites {
 	uint64_t gen;                    /* odd while the owner writes */
 	uint64_t mark_calls, mark_ticks; /* the row's when the run began */
-	uint64_t run;                    /* 1 + the entry of the run in progress, 0: none */
 	/* The parked run: its key (0: none), its figures since it began
 	 * (in full timing its timed calls are its calls), its node (as
-	 * struct apiprof_cold's self), its histogram (as hist_off) and
-	 * 1 + its entry (0: "(other callers)"). */
+	 * struct apiprof_cold's self) and its histogram (as hist_off, never
+	 * 0: a parked call's way out counts through it), on the first line,
+	 * which a parked call touches; then 1 + its entry (0: "(other
+	 * callers)"). */
 	uint64_t park_key, park_calls, park_ticks, park_self;
 	int64_t park_hoff;
+	uint64_t run; /* 1 + the entry of the run in progress, 0: none */
 	uint64_t park_run;
 	uint64_t mark_timed; /* sampled mode: the row's timed calls when the run began */
 	/* An upper bound on the calls of any site that has no entry (the
@@ -213,7 +218,13 @@ struct apiprof_sites {
 	 * then, or when the arena had no room: every call is then in
 	 * "(other callers)"); set once (release), kept by resets. */
 	struct apiprof_site_tbl *tbl;
-	uint64_t reserved[3]; /* two lines: the inline swap's words in the first */
+	/* The start (struct apiprof_cold's t0) of the parked run's latest
+	 * call timed where it is: while the row's t0 is this, that call is
+	 * the row's call in progress, which a jump or a throw that abandons
+	 * it counts in the parked run (apiprof_sites_abandoned).  Kept by
+	 * resets, as t0 is. */
+	uint64_t park_t0;
+	uint64_t reserved[2];
 };
 
 _Static_assert(sizeof(struct apiprof_sites) == 128, "a row's sites are two lines");
@@ -373,13 +384,15 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 22: func_base starts APIPROF_FUNC_UNSET, set once (apiprof_register);
- * 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
+/* 23: a call of the parked run timed in the wrapper without a swap
+ * (APIPROF_CALL_PARKED), park_t0; 22: func_base starts APIPROF_FUNC_UNSET,
+ * set once (apiprof_register); 21: the parked run (struct apiprof_sites,
+ * apiprof_unpark); 20: entries_end
  * (the wrappers' section); 19: sampled mode's timed calls inline (struct
  * apiprof_tls's apis and span); 18: the table's hist_xor (LZCNT buckets);
  * 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
  * (hist_off); 15: the parent in the table */
-#define APIPROF_SHIM_ABI 22u
+#define APIPROF_SHIM_ABI 23u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -398,6 +411,9 @@ enum apiprof_how {
 	APIPROF_CALL_COUNTED, /* sampled mode between two timed calls */
 	APIPROF_CALL_SLOW,    /* the monotonic clock: timed out of line */
 	APIPROF_CALL_OUT,     /* apiprof_enter only: ask apiprof_enter_slow */
+	/* apiprof_enter only: a timed call of the row's parked run, timed
+	 * where it is (apiprof_start_parked, the call, apiprof_leave_parked) */
+	APIPROF_CALL_PARKED,
 };
 
 /* The state a wrapper carries across the real call: only the start, and
@@ -758,7 +774,7 @@ APIPROF_INLINE _Bool apiprof_any_in_call(uintptr_t t)
 
 /* The run key of a timed call of row idx from return address ret, made
  * in `parent` (apiprof_sites.c): the inline way in times the calls whose
- * key is the row's run's (`last`), or the parked run's (apiprof_unpark),
+ * key is the row's run's (`last`), or the parked run's (APIPROF_CALL_PARKED),
  * and leaves the others out of line, where the switch to a new run keeps
  * no register of the wrapper's (its arguments are live).  The parent is
  * kept in c for apiprof_start. */
@@ -832,7 +848,10 @@ APIPROF_INLINE void apiprof_park_swap(uint64_t *parked, uint64_t *cur)
  * copy checks (apiprof_sites.c); only this thread writes these words,
  * and x86 keeps its stores in order, as volatile asm keeps them in
  * program order.  After the frame word is set: a signal handler's call
- * of the api meanwhile is nested, and forwarded. */
+ * of the api meanwhile is nested, and forwarded.  For the calls the
+ * wrapper does not time where they are (APIPROF_CALL_PARKED): the
+ * monotonic clock's (apiprof_site_switch) and dynamic mode's
+ * (apiprof_enter_any). */
 APIPROF_INLINE void apiprof_unpark(struct apiprof_tab *tab, uint32_t idx, struct apiprof_sites *p)
 {
 	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
@@ -845,33 +864,6 @@ APIPROF_INLINE void apiprof_unpark(struct apiprof_tab *tab, uint32_t idx, struct
 	apiprof_park_swap((uint64_t *)&p->park_hoff, (uint64_t *)&s->hist_off);
 	apiprof_park_swap(&p->park_run, &p->run);
 	apiprof_add(&p->gen, 1);
-}
-
-/* The way in of a call that the inline way in sent out of line, in the
- * wrapper's out-of-line half (apiprof_enter_out), before the runtime's:
- * a timed call of full timing whose key is its row's parked run's swaps
- * it in, and is timed as the inline way in times a call.  The wrapper's
- * own way in does not look (in it, the swap's registers cost every call
- * two pushes and pops, its arguments being live): the out-of-line half
- * has saved them already.  Anything else is APIPROF_CALL_OUT. */
-APIPROF_INLINE unsigned apiprof_enter_parked(struct apiprof_api *api, struct apiprof_call *c,
-                                             uint32_t idx, uintptr_t ret)
-{
-	uintptr_t t = apiprof_tls_of(api);
-
-	c->slot = apiprof_slot_of(api);
-	c->tls = t;
-	/* a thread whose api is not registered yet (t and slot 0) has a
-	 * guard word that is not 0 (apiprof_api's tls) */
-	if (!apiprof_guard_is(t, 0) || !apiprof_frame_idle(c->slot))
-		return APIPROF_CALL_OUT;
-	uint64_t key = apiprof_full_key(c, ret);
-	struct apiprof_sites *p = &c->tab->sites[idx];
-	if (key != p->park_key)
-		return APIPROF_CALL_OUT;
-	apiprof_frame_enter(c->slot);
-	apiprof_unpark(c->tab, idx, p);
-	return APIPROF_CALL_TIMED;
 }
 
 /* Whether the thread's countdown is 0 (after apiprof_countdown_dec): the
@@ -919,18 +911,32 @@ APIPROF_INLINE unsigned apiprof_enter_sampled(struct apiprof_call *c, uint32_t i
 	return apiprof_enter_due(c, idx, ret);
 }
 
+/* Whether a call of key is one of row idx's parked run (struct
+ * apiprof_sites): a plain load, as apiprof_same_run's.  The table is
+ * loaded again from the slot, as apiprof_start_parked does. */
+APIPROF_INLINE _Bool apiprof_parked_run(const struct apiprof_call *c, uint32_t idx, uint64_t key)
+{
+	return key == apiprof_tab_at(c->slot)->sites[idx].park_key;
+}
+
 /* The rest of the way in of a full-timing call, once the guard word has
  * said full timing: timed inline while the thread is not inside the api
- * and the call continues the row's run of calls from one site (a call of
- * its parked run's is timed in the wrapper's out-of-line half,
- * apiprof_enter_parked). */
+ * and the call continues the row's run of calls from one site, or is one
+ * of its parked run's (callers that take turns), which is timed inline
+ * too, where it is (APIPROF_CALL_PARKED, apiprof_start_parked). */
 APIPROF_INLINE unsigned apiprof_enter_full(struct apiprof_call *c, uint32_t idx, uintptr_t ret)
 {
-	if (apiprof_unlikely(!apiprof_frame_idle(c->slot) ||
-	                     !apiprof_same_run(c, idx, apiprof_full_key(c, ret))))
+	if (apiprof_unlikely(!apiprof_frame_idle(c->slot)))
+		return APIPROF_CALL_OUT;
+	uint64_t key = apiprof_full_key(c, ret);
+	if (apiprof_likely(apiprof_same_run(c, idx, key))) {
+		apiprof_frame_enter(c->slot);
+		return APIPROF_CALL_TIMED;
+	}
+	if (!apiprof_parked_run(c, idx, key))
 		return APIPROF_CALL_OUT;
 	apiprof_frame_enter(c->slot);
-	return APIPROF_CALL_TIMED;
+	return APIPROF_CALL_PARKED;
 }
 
 /* Decides what a call of row idx from return address ret is (enum
@@ -1042,6 +1048,11 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 	struct apiprof_call tmp;
 	unsigned how = apiprof_enter(api, c, idx, ret);
 
+	if (apiprof_unlikely(how == APIPROF_CALL_PARKED)) {
+		/* one body: the parked run swapped in, and timed as the run */
+		apiprof_unpark(c->tab, idx, &c->tab->sites[idx]);
+		return APIPROF_CALL_TIMED;
+	}
 	if (apiprof_likely(how != APIPROF_CALL_OUT))
 		return how;
 	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
@@ -1051,14 +1062,11 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 }
 
 /* apiprof_enter_slow for a wrapper's out-of-line half, from stack address
- * sp, unless the call swaps in its row's parked run (apiprof_enter_parked):
- * fills in the slot as apiprof_enter does (the api may have got it just
- * now, with the thread's first call). */
+ * sp: fills in the slot as apiprof_enter does (the api may have got it
+ * just now, with the thread's first call). */
 APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apiprof_call *c,
                                           uintptr_t sp, uint32_t idx, uintptr_t ret)
 {
-	if (apiprof_enter_parked(api, c, idx, ret) == APIPROF_CALL_TIMED)
-		return APIPROF_CALL_TIMED;
 	unsigned how = apiprof_enter_slow(api, c, sp, idx, ret);
 
 	apiprof_call_fill(api, c, how);
@@ -1083,6 +1091,27 @@ APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_
 	apiprof_store(&s->t0, c->t0);
 }
 
+/* apiprof_start of an APIPROF_CALL_PARKED call: the innermost call is
+ * the parked run's node, and the start is also the parked run's latest
+ * (park_t0: a jump that abandons the call finds it there).  The table
+ * and the parent are loaded again (they have not changed): kept from the
+ * way in, they made the compiler copy registers on every timed call's
+ * way (3 instructions in the malloc shim's free). */
+APIPROF_INLINE void apiprof_start_parked(const struct apiprof_api *api, struct apiprof_call *c,
+                                         uint32_t idx)
+{
+	struct apiprof_tab *tab = apiprof_tab_at(c->slot);
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_sites *p = &tab->sites[idx];
+
+	(void)api;
+	apiprof_store(&tab->parent, apiprof_cur(c->tls));
+	apiprof_cur_set(c->tls, apiprof_load(&p->park_self));
+	c->t0 = __rdtsc();
+	apiprof_store(&s->t0, c->t0);
+	apiprof_store(&p->park_t0, c->t0);
+}
+
 /* Counts a duration in its histogram bucket.  The increment of a bucket
  * chosen by the duration just measured is a store whose address is known
  * only once the TSC has been read; everything after it on the thread then
@@ -1090,16 +1119,22 @@ APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_
  * bucket is only noted, and the one noted by the previous timed call is
  * incremented instead: its address comes from a load that is ready long
  * before. */
-APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, const struct apiprof_cold *s,
-                                       uint64_t d)
+APIPROF_INLINE void apiprof_hist_defer_at(struct apiprof_tab *tab, const int64_t *hist_off,
+                                          uint64_t d)
 {
 	int64_t due = __atomic_load_n(&tab->due, __ATOMIC_RELAXED);
 
 	apiprof_add(&tab->sink + due, 1);
 	/* the row's histogram for the run's site (hist_off): a plain load,
 	 * only this thread writes the word */
-	__atomic_store_n(&tab->due, s->hist_off + (int64_t)apiprof_hist_bucket_lz(tab, d),
+	__atomic_store_n(&tab->due, *hist_off + (int64_t)apiprof_hist_bucket_lz(tab, d),
 	                 __ATOMIC_RELAXED);
+}
+
+APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, const struct apiprof_cold *s,
+                                       uint64_t d)
+{
+	apiprof_hist_defer_at(tab, &s->hist_off, d);
 }
 
 /* The rest of a timed call's record. */
@@ -1134,6 +1169,43 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 	apiprof_record_time(s, d);
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
+}
+
+/* The end of an APIPROF_CALL_PARKED call of row idx of the table at
+ * slot, as apiprof_leave's: its bucket in the parked run's histogram,
+ * and its figures, once they are the row's, added to the parked run's
+ * and to the marks alike (the run in progress keeps its own), between
+ * an odd and an even gen (the readers' copies check it, apiprof_sites.c);
+ * only this thread writes these words, and x86 keeps its stores in
+ * order, as volatile asm keeps them in program order.  The table. */
+APIPROF_INLINE struct apiprof_tab *apiprof_leave_park(const struct apiprof_api *api,
+                                                      uintptr_t slot, uint32_t idx)
+{
+	uint64_t t1 = __rdtsc();
+	struct apiprof_tab *tab = apiprof_tab_at(slot);
+	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_sites *p = &tab->sites[idx];
+	uint64_t d = t1 - s->t0; /* as apiprof_leave */
+
+	apiprof_pop(api, tab);
+	apiprof_hist_defer_at(tab, &p->park_hoff, d);
+	apiprof_add(&p->gen, 1);
+	apiprof_record_time(s, d);
+	apiprof_add(&tab->calls[idx], 1);
+	apiprof_add(&p->mark_ticks, d);
+	apiprof_add(&p->mark_calls, 1);
+	apiprof_add(&p->park_ticks, d);
+	apiprof_add(&p->park_calls, 1);
+	apiprof_add(&p->gen, 1);
+	apiprof_frame_leave(slot);
+	return tab;
+}
+
+/* Ends an APIPROF_CALL_PARKED call of row idx of api. */
+APIPROF_INLINE void apiprof_leave_parked(const struct apiprof_api *api,
+                                         const struct apiprof_call *c, uint32_t idx)
+{
+	apiprof_leave_park(api, c->slot, idx);
 }
 
 /* Ends an APIPROF_CALL_COUNTED call of row idx of api.  Its site is not
@@ -1273,6 +1345,18 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 	apiprof_frame_leave(slot);
 	/* Last: nothing is left to keep across the errno lookup of a failure. */
 	apiprof_acct_add(tab, s, failed, err, n, sized);
+}
+
+/* apiprof_leave_parked of a function that declares bytes or failures. */
+APIPROF_INLINE void apiprof_leave_parked_acct(const struct apiprof_api *api,
+                                              const struct apiprof_call *c, uint32_t idx,
+                                              _Bool failed, _Bool err, uint64_t n, _Bool sized)
+{
+	/* the slot not kept: apiprof_enter_acct */
+	struct apiprof_tab *tab = apiprof_leave_park(api, apiprof_slot_of(api), idx);
+
+	(void)c;
+	apiprof_acct_add(tab, apiprof_tab_cold(tab, idx), failed, err, n, sized);
 }
 
 /* apiprof_leave_counted of a function that declares them. */

@@ -331,6 +331,11 @@ static int site_claim(struct apiprof_tab *tab, uint32_t idx, struct apiprof_site
 	return v;
 }
 
+static bool parked_in_call(struct apiprof_tab *tab, uint32_t i);
+
+/* The parent's call is its row's call in progress: one of the row's
+ * parked run's when that is timed where it is (APIPROF_CALL_PARKED), and
+ * the key is then the parked run's. */
 uint64_t apiprof_parent_run_key(uint32_t parent)
 {
 	uint32_t api, row;
@@ -338,7 +343,11 @@ uint64_t apiprof_parent_run_key(uint32_t parent)
 	if (!apiprof_cct_node_row(parent, &api, &row))
 		return 0;
 	struct apiprof_tab *tab = apiprof_tls_self()->api[api].tab;
-	return tab ? apiprof_read_once(&apiprof_tab_cold(tab, row)->last) & ~RUN_AGAIN : 0;
+	if (tab == NULL)
+		return 0;
+	const uint64_t *k = parked_in_call(tab, row) ? &sites_of(tab, row)->park_key
+	                                             : &apiprof_tab_cold(tab, row)->last;
+	return apiprof_read_once(k) & ~RUN_AGAIN;
 }
 
 /* Whether addr lies in apiprof's own code, and if so, the site of the
@@ -621,7 +630,7 @@ void apiprof_site_switch(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 		switch_bare(&r, key);
 		return;
 	}
-	if (key == r.s->park_key) { /* as inline (the monotonic clock's calls) */
+	if (key == r.s->park_key) { /* the monotonic clock's calls, swapped in */
 		apiprof_unpark(tab, idx, r.s);
 		return;
 	}
@@ -918,12 +927,49 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
 	apiprof_fetch_add_relaxed(&to->floor, spill);
 }
 
+/* Whether row i's call in progress (the owner's) is one of its parked
+ * run's, timed where it is (APIPROF_CALL_PARKED): in full timing every
+ * timed call of the row stores its start in t0, and only those in
+ * park_t0 too (both kept by resets). */
+static bool parked_in_call(struct apiprof_tab *tab, uint32_t i)
+{
+	uint64_t t0 = apiprof_read_once(&apiprof_tab_cold(tab, i)->t0);
+
+	return t0 != 0 && apiprof_read_once(&sites_of(tab, i)->park_t0) == t0;
+}
+
+/* A fork child's row whose call was in progress at the fork (its tables
+ * reset): the call's run is not known.  A call of the parked run, whose
+ * way out adds it to the parked run, finds one of "(other callers)"
+ * that no call continues (RUN_AGAIN), as the run in progress is. */
 void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i)
 {
 	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	struct apiprof_sites *s = sites_of(tab, i);
 
 	apiprof_write_once(&c->self, APIPROF_CCT_OVF | 0u);
 	apiprof_write_once(&c->last, RUN_AGAIN);
+	if (parked_in_call(tab, i)) {
+		apiprof_write_once(&s->park_self, APIPROF_CCT_OVF | 0u);
+		apiprof_write_once(&s->park_key, RUN_AGAIN);
+	}
+}
+
+void apiprof_sites_abandoned(struct apiprof_tab *tab, uint32_t i)
+{
+	struct apiprof_sites *s = sites_of(tab, i);
+
+	if (apiprof_read_once(&s->park_key) == 0 || !parked_in_call(tab, i)) {
+		apiprof_add(&tab->calls[i], 1);
+		return;
+	}
+	struct row r = row_of(tab, i, false); /* only full timing parks */
+	uint64_t done = gen_open(&r);
+
+	apiprof_add(&tab->calls[i], 1);
+	apiprof_write_once(&s->mark_calls, s->mark_calls + 1);
+	apiprof_write_once(&s->park_calls, s->park_calls + 1);
+	gen_close(&r, done);
 }
 
 /* Zeroes row i's sites, word by word (a reader may be copying them), and
@@ -943,7 +989,9 @@ void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
 	apiprof_write_once(&s->park_calls, 0);
 	apiprof_write_once(&s->park_ticks, 0);
 	apiprof_write_once(&s->park_self, 0);
-	apiprof_write_once(&s->park_hoff, 0);
+	/* a parked call's way out counts through it at any moment (a fork
+	 * child's call in progress): the row's own, never 0 */
+	apiprof_write_once(&s->park_hoff, apiprof_hist_off(tab, apiprof_tab_cold(tab, i)->hist));
 	apiprof_write_once(&s->park_run, 0);
 	apiprof_write_once(&s->floor, 0);
 	for (int k = 0; t != NULL && k <= SITE_OTHER; k++) {

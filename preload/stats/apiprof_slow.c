@@ -120,7 +120,7 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 
 	if (s->tab != NULL) {
 		if (api != NULL && row < api->nfuncs)
-			apiprof_add(&s->tab->calls[row], 1);
+			apiprof_sites_abandoned(s->tab, row);
 		if (kept)
 			parent = apiprof_load(&s->tab->parent);
 	}
