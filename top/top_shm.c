@@ -28,14 +28,6 @@
 #include "top_clock.h"
 #include "top_shm.h"
 
-/* The largest tables the runtime makes (apiprof_env.c: APIPROF_RING_RECORDS
- * at most 1 << 22, APIPROF_MAX_FUNCS at most 1 << 20).  A header that
- * claims more was not written by it, and would have one refresh read
- * gigabytes. */
-#define MAX_RING_ORDER 22u
-#define MAX_FUNC_CAP   (1u << 20)
-#define MAX_TICK_HZ    1000000000000ull
-
 /* Bounded copy of a fixed-size, maybe unterminated field; anything a
  * terminal could interpret becomes '?'.  dst holds srclen + 1 bytes. */
 void top_shm_sanitize(char *dst, const char *src, size_t srclen)
@@ -239,100 +231,13 @@ void top_seg_close(struct top_seg *s)
 
 /* --- validation ------------------------------------------------------------------ */
 
-/* off + n * size <= limit, without overflow. */
-static bool table_fits(uint64_t off, uint64_t n, uint64_t size, uint64_t limit)
-{
-	uint64_t len, end;
+_Static_assert(TOP_SEG_INVALID == APIPROF_LAYOUT_INVALID && TOP_SEG_NOTREADY == APIPROF_LAYOUT_NOTREADY,
+               "the layout's verdicts are the reader's");
 
-	return !__builtin_mul_overflow(n, size, &len) && !__builtin_add_overflow(off, len, &end) &&
-	       end <= limit;
-}
-
-/* One line per bad field: which one, its value, and why. */
-static int bad_field(char *err, size_t errlen, const char *field, uint64_t v, const char *why)
-{
-	snprintf(err, errlen, "bad %s %llu: %s", field, (unsigned long long)v, why);
-	return TOP_SEG_INVALID;
-}
-
-static int check_process(const struct apiprof_shm_header *h, char *err, size_t errlen)
-{
-	if (h->state != APIPROF_PROC_RUNNING && h->state != APIPROF_PROC_EXITED)
-		return bad_field(err, errlen, "state", h->state, "neither running nor exited");
-	if (h->mode != APIPROF_PROC_MODE_SHIM && h->mode != APIPROF_PROC_MODE_DYNAMIC)
-		return bad_field(err, errlen, "mode", h->mode, "unknown");
-	if (h->clock != APIPROF_CLOCK_TSC && h->clock != APIPROF_CLOCK_MONOTONIC)
-		return bad_field(err, errlen, "clock", h->clock, "unknown");
-	if (h->tick_hz > MAX_TICK_HZ)
-		return bad_field(err, errlen, "tick_hz", h->tick_hz, "above 1 THz");
-	return 0;
-}
-
-static int check_func_table(const struct apiprof_shm_header *h, size_t size, char *err,
-                            size_t errlen)
-{
-	if (h->func_size != sizeof(struct apiprof_shm_func))
-		return bad_field(err, errlen, "func_size", h->func_size, "not this version's");
-	if (h->func_off < h->header_size || h->func_off % _Alignof(struct apiprof_shm_func))
-		return bad_field(err, errlen, "func_off", h->func_off,
-		                 "inside the header or misaligned");
-	if (h->func_cap > MAX_FUNC_CAP)
-		return bad_field(err, errlen, "func_cap", h->func_cap,
-		                 "more than the runtime makes (1 << 20)");
-	if (!table_fits(h->func_off, h->func_cap, h->func_size, size))
-		return bad_field(err, errlen, "func_cap", h->func_cap,
-		                 "the function table ends beyond the segment");
-	if (h->func_count > h->func_cap)
-		return bad_field(err, errlen, "func_count", h->func_count, "above func_cap");
-	return 0;
-}
-
-static int check_ring(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
-{
-	uint64_t func_end = h->func_off + (uint64_t)h->func_cap * h->func_size;
-
-	if (h->rec_size != sizeof(struct apiprof_shm_rec))
-		return bad_field(err, errlen, "rec_size", h->rec_size, "not this version's");
-	if (h->ring_off < h->header_size || h->ring_off % 8)
-		return bad_field(err, errlen, "ring_off", h->ring_off,
-		                 "inside the header or misaligned");
-	if (h->ring_order > MAX_RING_ORDER)
-		return bad_field(err, errlen, "ring_order", h->ring_order,
-		                 "more than the runtime makes (22)");
-	if (!table_fits(h->ring_off, (uint64_t)1 << h->ring_order, h->rec_size, size))
-		return bad_field(err, errlen, "ring_order", h->ring_order,
-		                 "the ring ends beyond the segment");
-	if (h->ring_off < func_end &&
-	    h->func_off < h->ring_off + ((uint64_t)h->rec_size << h->ring_order))
-		return bad_field(err, errlen, "ring_off", h->ring_off,
-		                 "the ring overlaps the function table");
-	return 0;
-}
-
-/* Checks a copy of the header against the real size of the mapping: every
- * field the reader relies on, each refused with a line of its own. */
+/* The layout's own check (apiprof_layout.h), beside the writer's format. */
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
 {
-	if (h->magic == 0)
-		return TOP_SEG_NOTREADY; /* the runtime publishes the magic last */
-	if (h->magic != APIPROF_SHM_MAGIC)
-		return fail(err, errlen, "bad magic");
-	if (h->version != APIPROF_SHM_VERSION) {
-		snprintf(err, errlen, "unsupported version %u", h->version);
-		return TOP_SEG_INVALID;
-	}
-	if (h->header_size < sizeof(*h) || h->header_size > size)
-		return bad_field(err, errlen, "header_size", h->header_size,
-		                 "smaller than the header or beyond the segment");
-	if (h->segment_size != size)
-		return bad_field(err, errlen, "segment_size", h->segment_size,
-		                 "not the size of the file");
-	if (check_process(h, err, errlen) || check_func_table(h, size, err, errlen) ||
-	    check_ring(h, size, err, errlen))
-		return TOP_SEG_INVALID;
-	/* With the TSC clock the runtime learns the frequency at its first
-	 * flush; until then nothing can be converted to time. */
-	return h->tick_hz == 0 ? TOP_SEG_NOTREADY : 0;
+	return apiprof_layout_check(h, size, err, errlen);
 }
 
 /* --- reading ------------------------------------------------------------------------ */
