@@ -12,17 +12,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_ctl.h"
 #include "apiprof_ringbuf.h"
 #include "apiprof_segname.h"
 #include "top_clock.h"
@@ -479,14 +478,12 @@ static bool acks(const struct top_seg *s)
 	return (s->hdr.flags & APIPROF_SHM_FLUSH_ACK) != 0;
 }
 
-/* Tells the runtime that a reader watches (apiprof_abi.h): the flusher
- * runs only then.  The fields are written with pwrite, so the mapping
- * stays read-only; reader_until_ns is stored before flusher_idle is
- * read (the system call orders them), and one of the two sides sees the
- * other.  A runtime that answers requests is asked for a flush at the
- * first look (top_seg_await waits for it), whether its flusher is idle
- * or not; another one is woken only when idle.  Only for a segment of
- * our version: the offsets are its. */
+/* Tells the runtime that a reader watches (apiprof_ctl.h): the flusher
+ * runs only then.  The control block is written with pwrite, so the
+ * mapping stays read-only.  A runtime that answers requests is asked for
+ * a keyframe at the first look (top_seg_await waits for it), whether its
+ * flusher is idle or not; another one is woken only when idle.  Only for
+ * a segment of our version: the offsets are its. */
 static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 {
 	uint64_t until = top_now_ns(CLOCK_MONOTONIC) + watch_ns;
@@ -494,17 +491,12 @@ static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 	bool ask = acks(s) && !s->asked;
 
 	if (!s->writable || s->fd < 0 || s->hdr.magic != APIPROF_SHM_MAGIC ||
-	    s->hdr.version != APIPROF_SHM_VERSION ||
-	    pwrite(s->fd, &until, sizeof(until),
-	           offsetof(struct apiprof_shm_header, reader_until_ns)) != sizeof(until))
+	    s->hdr.version != APIPROF_SHM_VERSION || apiprof_ctl_watch(s->fd, until) != 0)
 		return;
-	if (!ask && !apiprof_load_seq_cst(&mh->flusher_idle))
+	if (!ask && !apiprof_ctl_idle(&mh->ctl))
 		return;
-	gen = apiprof_read_once(&mh->reader_gen) + 1;
-	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) !=
-	    sizeof(gen))
+	if (apiprof_ctl_post(s->fd, &mh->ctl, APIPROF_CTL_WATCH, &gen) != 0)
 		return;
-	syscall(SYS_futex, &mh->reader_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	s->woken = !ask;
 	s->asked = s->asked || ask;
 	s->ask_new = ask;
@@ -538,14 +530,14 @@ static bool woken_flushed(struct top_seg *s, int pid)
 	return false;
 }
 
-/* Whether the runtime has answered this reader's request for a flush:
- * flushed_gen has reached ask_gen (serial arithmetic).  In the armed
- * window of a guarded access. */
+/* Whether the runtime has answered this reader's request: the control
+ * block's done has reached ask_gen.  In the armed window of a guarded
+ * access. */
 static bool answered(const struct top_seg *s)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 
-	return (int32_t)(apiprof_load_acquire(&mh->flushed_gen) - s->ask_gen) >= 0;
+	return apiprof_ctl_reached(apiprof_ctl_done(&mh->ctl), s->ask_gen);
 }
 
 /* Waits for the answer until deadline_ns (CLOCK_MONOTONIC), on the futex
@@ -555,10 +547,10 @@ static void await_answer(struct top_seg *s, uint64_t deadline_ns)
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 
 	for (;;) {
-		uint32_t cur = apiprof_load_acquire(&mh->flushed_gen);
+		uint32_t cur = apiprof_ctl_done(&mh->ctl);
 		uint64_t now = top_now_ns(CLOCK_MONOTONIC);
 
-		if ((int32_t)(cur - s->ask_gen) >= 0) {
+		if (apiprof_ctl_reached(cur, s->ask_gen)) {
 			s->answered = true;
 			return;
 		}
@@ -566,7 +558,7 @@ static void await_answer(struct top_seg *s, uint64_t deadline_ns)
 			return;
 		struct timespec rel = {(time_t)((deadline_ns - now) / 1000000000u),
 		                       (long)((deadline_ns - now) % 1000000000u)};
-		syscall(SYS_futex, &mh->flushed_gen, FUTEX_WAIT, cur, &rel, NULL, 0);
+		apiprof_ctl_await(&mh->ctl, cur, &rel);
 	}
 }
 
