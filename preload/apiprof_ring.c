@@ -5,7 +5,7 @@
  *
  * Pure functions over a mapped segment: no allocation, no syscalls, so the
  * unit tests run them on plain memory.  The slot protocol (the seqlock's
- * two halves, their barriers, the geometry) is ring/apiprof_ringbuf.h's; what
+ * two halves, their barriers, the geometry) is common/abi/apiprof_ringbuf.h's; what
  * is here is the runtime's: it trusts only the geometry it formatted its
  * own segment with.
  */
