@@ -230,7 +230,8 @@ void top_seg_close(struct top_seg *s)
 
 /* --- validation ------------------------------------------------------------------ */
 
-_Static_assert(TOP_SEG_INVALID == APIPROF_LAYOUT_INVALID && TOP_SEG_NOTREADY == APIPROF_LAYOUT_NOTREADY,
+_Static_assert(TOP_SEG_INVALID == APIPROF_LAYOUT_INVALID &&
+                       TOP_SEG_NOTREADY == APIPROF_LAYOUT_NOTREADY,
                "the layout's verdicts are the reader's");
 
 /* The layout's own check (apiprof_layout.h), beside the writer's format. */

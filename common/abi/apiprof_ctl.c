@@ -21,8 +21,9 @@ static long futex(const uint32_t *word, int op, uint32_t val, const struct times
 /* --- the reader's half -------------------------------------------------- */
 
 /* Where a field of the block is in the segment's file. */
-#define CTL_AT(field) ((off_t)(offsetof(struct apiprof_shm_header, ctl) + \
-                               offsetof(struct apiprof_shm_ctl, field)))
+#define CTL_AT(field)                                                                              \
+	((off_t)(offsetof(struct apiprof_shm_header, ctl) +                                        \
+	         offsetof(struct apiprof_shm_ctl, field)))
 
 static int put32(int fd, uint32_t v, off_t at)
 {
@@ -32,7 +33,7 @@ static int put32(int fd, uint32_t v, off_t at)
 int apiprof_ctl_watch(int fd, uint64_t until_ns)
 {
 	return pwrite(fd, &until_ns, sizeof(until_ns), CTL_AT(until_ns)) == sizeof(until_ns) ? 0
-	                                                                                      : -1;
+	                                                                                     : -1;
 }
 
 bool apiprof_ctl_idle(const struct apiprof_shm_ctl *c)

@@ -56,8 +56,10 @@
 
 /* The commands, in struct apiprof_shm_ctl cmd. */
 enum apiprof_ctl_cmd {
-	APIPROF_CTL_NONE = 0, /* never posted: what the runtime makes of a value it does not know */
-	APIPROF_CTL_WATCH = 1, /* a keyframe now, answered in done; flushing goes on until until_ns */
+	/* never posted: what the runtime makes of a value it does not know */
+	APIPROF_CTL_NONE = 0,
+	/* a keyframe now, answered in done; flushing goes on until until_ns */
+	APIPROF_CTL_WATCH = 1,
 };
 
 /* --- the reader's half: fd is the segment opened read-write, c its

@@ -124,8 +124,7 @@ static int check_ring(const struct apiprof_shm_header *h, size_t size, char *err
 	return 0;
 }
 
-int apiprof_layout_check(const struct apiprof_shm_header *h, size_t size, char *err,
-                         size_t errlen)
+int apiprof_layout_check(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
 {
 	if (h->magic == 0)
 		return APIPROF_LAYOUT_NOTREADY; /* the runtime publishes the magic last */

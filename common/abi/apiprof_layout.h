@@ -61,7 +61,6 @@ enum {
 /* The reader: checks a copy of a header against the real size of the
  * mapping, every field a reader relies on, each refused with a line of
  * its own. */
-int apiprof_layout_check(const struct apiprof_shm_header *h, size_t size, char *err,
-                         size_t errlen);
+int apiprof_layout_check(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);
 
 #endif /* APIPROF_LAYOUT_H */

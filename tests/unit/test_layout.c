@@ -45,8 +45,8 @@ static void test_writer_passes_reader(void)
 			formatted(&h, caps[i], order);
 			int rc = check(&h, err, sizeof(err));
 			if (rc != APIPROF_LAYOUT_OK)
-				fprintf(stderr, "func_cap %u ring_order %u: %d %s\n", caps[i], order,
-				        rc, err);
+				fprintf(stderr, "func_cap %u ring_order %u: %d %s\n", caps[i],
+				        order, rc, err);
 			CHECK(rc == APIPROF_LAYOUT_OK);
 		}
 }
