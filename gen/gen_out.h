@@ -6,7 +6,7 @@
  * over it only when complete, so a failed run never leaves a half-written
  * (or stale-looking fresh) .c file for a build system to pick up.  What may
  * be replaced, and how the temporary is made, is the runtime's logic for
- * APIPROF_OUTPUT (preload/apiprof_file.h): a device or FIFO is written as
+ * APIPROF_OUTPUT (common/files/apiprof_file.h): a device or FIFO is written as
  * it is, a directory refused.  The writer counts lines because `#line`
  * directives that switch back from the spec to the generated file must
  * name the right line.

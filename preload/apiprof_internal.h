@@ -314,7 +314,7 @@ static inline bool apiprof_maybe_ours(uintptr_t a)
 	return a > apiprof_read_once(&apiprof_ours_lo) && a < apiprof_read_once(&apiprof_ours_hi);
 }
 
-/* --- ring and segment (apiprof_ring.c; the protocol: ring/apiprof_ringbuf.h) */
+/* --- ring and segment (apiprof_ring.c; the protocol: common/abi/apiprof_ringbuf.h) */
 APIPROF_HIDDEN void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g);
 APIPROF_HIDDEN void apiprof_ring_limit(const struct apiprof_shm_header *h, uint64_t n);
 APIPROF_HIDDEN void apiprof_ring_func_limit(const struct apiprof_shm_header *h, uint32_t n);

@@ -92,6 +92,6 @@ struct run_dyn_env {
 };
 int run_build_dynamic(const struct run_opts *o, struct run_dyn_env *e);
 
-/* Where the runtime, shims, specs and apiprof-gen are: gen/gen_paths.h. */
+/* Where the runtime, shims, specs and apiprof-gen are: common/files/gen_paths.h. */
 
 #endif

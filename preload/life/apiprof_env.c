@@ -221,8 +221,10 @@ void apiprof_env_load(struct apiprof_config *cfg)
 	apiprof_file_init();
 	cfg->interval_ms = env_u32("APIPROF_INTERVAL_MS", 200, 0, 1000);
 	cfg->keyframe = env_u32("APIPROF_KEYFRAME", 10, 1, 1000000);
-	cfg->ring_order = log2_floor(env_u32("APIPROF_RING_RECORDS", 4096, 2, 1u << 22));
-	/* a parent in a call site key is 1 + a function's index (APIPROF_SITES) */
+	cfg->ring_order = log2_floor(env_u32("APIPROF_RING_RECORDS", 4096, 2,
+	                                              1u << APIPROF_RING_ORDER_MAX));
+	/* a parent in a call site key is 1 + a function's index (APIPROF_SITES);
+	 * below APIPROF_FUNC_CAP_MAX, what readers accept (apiprof_layout.h) */
 	cfg->func_cap = env_u32("APIPROF_MAX_FUNCS", 2048, 1, APIPROF_PARENT_MAX);
 	cfg->keep_exited = env_u32("APIPROF_KEEP_EXITED", 256, 0, 1u << 20);
 	cfg->clock = env_clock();

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "apiprof_cct.h"
+#include "apiprof_ctl.h"
 #include "apiprof_internal.h"
 
 /* What the records of one snapshot share. */
@@ -470,23 +471,6 @@ static void flush_records(enum flush_kind kind, bool flusher)
 		apiprof_flush_folded();
 }
 
-static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *rel);
-
-/* Tells the readers that asked for a flush (reader_gen up to `asked`)
- * that it is in the ring (apiprof_abi.h APIPROF_SHM_FLUSH_ACK).  The
- * flusher and the end of the image may both answer: flushed_gen only
- * moves forward (serial arithmetic, as the readers compare). */
-static void flush_ack(struct apiprof_shm_header *h, uint32_t asked)
-{
-	uint32_t cur = apiprof_load_acquire(&h->flushed_gen);
-
-	do {
-		if ((int32_t)(asked - cur) <= 0)
-			return;
-	} while (!apiprof_cas_seq_cst(&h->flushed_gen, &cur, asked));
-	futex(&h->flushed_gen, FUTEX_WAKE, INT32_MAX, NULL);
-}
-
 /* One pass over every thread.  A keyframe also repeats the exited threads
  * and the folded totals, so that a reader attaching late gets everything.
  * Without a ring only the clock and the heartbeat move: a reader then has
@@ -498,14 +482,14 @@ static void flush_all(enum flush_kind kind, bool flusher)
 
 	if (h == NULL)
 		return;
-	/* a keyframe answers the requests made before it began */
-	uint32_t asked = apiprof_load_seq_cst(&h->reader_gen);
+	/* a keyframe answers the requests made before it began (apiprof_ctl.h) */
+	uint32_t asked = apiprof_ctl_req(&h->ctl);
 	apiprof_write_once(&h->tick_hz, apiprof_clock_hz());
 	if (apiprof_segment_ring() != NULL)
 		flush_records(kind, flusher);
 	apiprof_store_release(&h->heartbeat_tick, apiprof_now());
 	if (kind == FLUSH_KEYFRAME)
-		flush_ack(h, asked);
+		apiprof_ctl_answer(&h->ctl, asked);
 }
 
 /* Without the calls in progress: their state is the flusher's alone, and
@@ -515,12 +499,12 @@ void apiprof_flush_all(bool keyframe)
 	flush_all(keyframe ? FLUSH_KEYFRAME : FLUSH_INCREMENTAL, false);
 }
 
-/* True while a reader has said it will look again (reader_until_ns).  The
+/* True while a reader has said it will look again (apiprof_ctl.h).  The
  * value comes from a reader and is not trusted: it only decides whether
  * this thread flushes. */
 static bool reader_watching(struct apiprof_shm_header *h)
 {
-	return apiprof_clock_mono() < apiprof_read_once(&h->reader_until_ns);
+	return apiprof_ctl_watched(&h->ctl, apiprof_clock_mono());
 }
 
 /* The last snapshot, at the end of the process image.  It goes into the
@@ -543,7 +527,9 @@ bool apiprof_flush_final(void)
 	return collector && apiprof_segment_ring() != NULL;
 }
 
-/* What the flusher is told, in flusher_cmd (a private futex word). */
+/* What the flusher is told by the runtime itself, in flusher_cmd (a
+ * private futex word): not the readers' control block (apiprof_ctl.h
+ * says why), which shares only the wake. */
 enum {
 	FL_RUN,      /* flush while a reader watches */
 	FL_STOP,     /* asked to exit (apiprof_flusher_stop) */
@@ -586,46 +572,54 @@ static void cmd_set(uint32_t to)
 	futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 }
 
-/* Wakes the flusher wherever it waits.  Changing reader_gen (as a reader
- * does) makes a wait that read it before the new command return at once;
- * one that reads it after sees the command (wait_for_reader).  Async-
- * signal-safe. */
+/* Wakes the flusher wherever it waits.  Changing the control block's req
+ * (as a reader does) makes a wait that read it before the new command
+ * return at once; one that reads it after sees the command
+ * (wait_for_reader).  Async-signal-safe. */
 static void flusher_wake(struct apiprof_shm_header *h)
 {
 	futex(&flusher_cmd, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
-	if (h == NULL)
-		return;
-	apiprof_add_fetch_seq_cst(&h->reader_gen, 1);
-	futex(&h->reader_gen, FUTEX_WAKE, INT32_MAX, NULL);
+	if (h != NULL)
+		apiprof_ctl_kick(&h->ctl);
 }
 
 /* Sleeps in the kernel until a reader looks: a program nobody watches has
  * no thread waking up in it, which would cost it a context switch and
- * cache misses every interval.  flusher_idle is stored before
- * reader_until_ns is checked again, and a reader stores reader_until_ns
- * before it checks flusher_idle: one of the two sees the other (seq_cst
- * on both sides; a reader's store is a pwrite(2)).  A wake between the
- * load of reader_gen and the wait makes the wait return at once. */
+ * cache misses every interval.  The order that lets neither side miss the
+ * other is apiprof_ctl.h's. */
 static void wait_for_reader(struct apiprof_shm_header *h)
 {
-	uint32_t gen = apiprof_load_seq_cst(&h->reader_gen);
+	uint32_t req = apiprof_ctl_req(&h->ctl);
 
-	apiprof_store_seq_cst(&h->flusher_idle, 1);
+	apiprof_ctl_idle_enter(&h->ctl);
 	if (!reader_watching(h) && cmd_load() == FL_RUN)
-		syscall(SYS_futex, &h->reader_gen, FUTEX_WAIT, gen, NULL, NULL, 0);
-	apiprof_write_once(&h->flusher_idle, 0);
+		apiprof_ctl_wait(&h->ctl, req, NULL);
+	apiprof_ctl_idle_leave(&h->ctl);
 }
 
-/* Sleeps one interval, or less when told something: a command wakes
- * reader_gen too (flusher_wake), and so does a reader that asks for a
- * flush (apiprof_abi.h); `served` is the request answered last. */
+/* Sleeps one interval, or less when told something: a command wakes the
+ * control block's req too (flusher_wake), and so does a reader's request
+ * (apiprof_ctl.h); `served` is the request taken last. */
 static void interval_sleep(struct apiprof_shm_header *h, uint32_t served)
 {
 	uint64_t ns = (uint64_t)apiprof_cfg.interval_ms * 1000000u;
 	struct timespec rel = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
 
 	if (cmd_load() == FL_RUN)
-		futex(&h->reader_gen, FUTEX_WAIT, served, &rel);
+		apiprof_ctl_wait(&h->ctl, served, &rel);
+}
+
+/* What a reader's request asks of the flusher (apiprof_ctl.h): one case
+ * per command.  True for a keyframe now, which answers it. */
+static bool ctl_keyframe(const struct apiprof_shm_header *h)
+{
+	switch (apiprof_ctl_cmd(&h->ctl)) {
+	case APIPROF_CTL_WATCH:
+		return true;
+	case APIPROF_CTL_NONE:
+		break;
+	}
+	return false;
 }
 
 /* False when the flusher is to exit now.  A request to finish the image
@@ -656,7 +650,7 @@ static bool flusher_go_on(void)
 static void *flusher_main(void *arg)
 {
 	struct apiprof_shm_header *h = arg;
-	uint32_t n = 0, served = apiprof_load_acquire(&h->flushed_gen);
+	uint32_t n = 0, served = apiprof_ctl_done(&h->ctl);
 
 	apiprof_busy_enter(); /* for good: this thread is all runtime */
 	apiprof_write_once(&flusher_tid, apiprof_gettid());
@@ -672,17 +666,17 @@ static void *flusher_main(void *arg)
 			break;
 		apiprof_segment_ring_reserve(); /* does its work at the first reader only */
 		apiprof_loaded_check();
-		/* a reader asked for a flush (its first look): a keyframe now */
-		uint32_t asked = apiprof_load_seq_cst(&h->reader_gen);
-		bool full = woken || asked != served;
+		/* a reader's request (its first look): a keyframe now */
+		uint32_t asked = apiprof_ctl_req(&h->ctl);
+		bool full = woken || (asked != served && ctl_keyframe(h));
 		n = full ? 0 : n + 1;
 		flush_all(full || n % apiprof_cfg.keyframe == 0 ? FLUSH_KEYFRAME
 		                                                : FLUSH_INCREMENTAL,
 		          true);
-		/* the value read, not flushed_gen: a reader's late pwrite may
-		 * put reader_gen back, which must not make every pass a
-		 * keyframe */
-		served = full ? asked : served;
+		/* the value read, not done: a reader's late pwrite may put
+		 * req back, which must not make every pass a keyframe; and a
+		 * request taken, whatever it asked, is not taken again */
+		served = asked;
 	}
 	return NULL;
 }

@@ -5,7 +5,7 @@
  *
  * Pure functions over a mapped segment: no allocation, no syscalls, so the
  * unit tests run them on plain memory.  The slot protocol (the seqlock's
- * two halves, their barriers, the geometry) is ring/apiprof_ringbuf.h's; what
+ * two halves, their barriers, the geometry) is common/abi/apiprof_ringbuf.h's; what
  * is here is the runtime's: it trusts only the geometry it formatted its
  * own segment with.
  */
@@ -13,6 +13,8 @@
 
 #include "apiprof_internal.h"
 
+/* Where apiprof_layout_format puts the function table; the writer never
+ * reads it back from the segment. */
 static size_t func_off(void)
 {
 	return APIPROF_SHM_HEADER_SIZE;
@@ -41,22 +43,12 @@ static struct apiprof_ring_geom geom_of(const struct apiprof_shm_header *h)
 	return (const void *)h == own_seg ? own_geom : g;
 }
 
-/* Fills in a zeroed segment's layout.  The caller sets the process fields
- * and finally publishes the magic (see apiprof_segment.c). */
+/* Fills in a zeroed segment's layout (apiprof_layout.h) and keeps its
+ * geometry.  The caller sets the process fields and finally publishes the
+ * magic (see apiprof_segment.c). */
 void apiprof_ring_format(void *mem, size_t size, const struct apiprof_ring_geom *g)
 {
-	struct apiprof_shm_header *h = mem;
-
-	h->version = APIPROF_SHM_VERSION;
-	h->header_size = APIPROF_SHM_HEADER_SIZE;
-	h->segment_size = size;
-	h->func_off = (uint32_t)func_off();
-	h->func_size = sizeof(struct apiprof_shm_func);
-	h->func_cap = g->func_cap;
-	h->func_count = 0;
-	h->ring_off = apiprof_ring_offset(g);
-	h->rec_size = sizeof(struct apiprof_shm_rec);
-	h->ring_order = g->ring_order;
+	apiprof_layout_format(mem, size, g);
 	own_seg = mem;
 	own_geom = *g;
 	apiprof_write_once(&own_limit, UINT64_MAX);

@@ -23,7 +23,7 @@ grep -qx 'read 100000 plain 10 errors 0' "$tmp/bare.txt" || { echo "FAIL: bare r
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = {f["name"]: f for t in doc["threads"] for f in t["functions"] if f["api"] == "acct"}
-# Size quantiles as ring/apiprof_stat.h has them: acct_read's 0, 1696 and
+# Size quantiles as common/stat/apiprof_stat.h has them: acct_read's 0, 1696 and
 # 24 x 4096 put p50 at rank 13 of 26, 11/24 into [4096, 8191] (5973), p99
 # 23.74/24 into it (8147); acct_alloc's 10 x 32 (or so), 4 x 1000 and 65536
 # put p50 3/4 into [32, 63] (55), p99 0.85 into [65536, 69856] (the bytes).

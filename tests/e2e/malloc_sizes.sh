@@ -25,7 +25,7 @@ fi
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {f["name"]: f for t in d["threads"] for f in t["functions"] if f["api"] == "malloc"}
-# Size quantiles (ring/apiprof_stat.h): malloc's p50 is rank 504 of 1008,
+# Size quantiles (common/stat/apiprof_stat.h): malloc's p50 is rank 504 of 1008,
 # 499/1000 into [64, 127] (95), p99 992.92/1000 into it (127); calloc's and
 # realloc's calls are all of one size in one bucket: that size exactly.
 want = {

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	if (h == MAP_FAILED || __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != APIPROF_SHM_MAGIC)
 		return 3;
 	printf("flusher_idle %u head %llu tick_hz %llu\n",
-	       __atomic_load_n(&h->flusher_idle, __ATOMIC_ACQUIRE),
+	       __atomic_load_n(&h->ctl.idle, __ATOMIC_ACQUIRE),
 	       (unsigned long long)__atomic_load_n(&h->head, __ATOMIC_ACQUIRE),
 	       (unsigned long long)__atomic_load_n(&h->tick_hz, __ATOMIC_RELAXED));
 	close(fd);

@@ -19,7 +19,7 @@ import tempfile
 
 from test_batch_real import fail, preload
 
-# Size quantiles as in tests/e2e/acct.sh (ring/apiprof_stat.h).
+# Size quantiles as in tests/e2e/acct.sh (common/stat/apiprof_stat.h).
 WANT = {
     "acct_read": {"calls": 27, "bytes": 100000, "bytes_p50": 5973, "bytes_p99": 8147,
                   "failures": 1, "errno": {"EBADF": 1}},

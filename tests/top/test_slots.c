@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_slots.c - the collectors' slots of the watching marker (issue 35.4,
- * preload/apiprof_watch.h): each collector holds its own from its first
+ * common/abi/apiprof_watch.h): each collector holds its own from its first
  * refresh, the 17th of a uid finds none and says so once, takes the first
  * one freed at its next refresh, and a viewer's last refresh gives its
  * slot back.  A marker another user could write is not held at all.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""APIPROF_SUMMARY and apiprof-top -b print one table (ring/apiprof_stat.h).
+"""APIPROF_SUMMARY and apiprof-top -b print one table (common/stat/apiprof_stat.h).
 
     test_summary_table.py APIPROF_TOP ZLIB_SHIM
 

@@ -2,7 +2,7 @@
 /*
  * test_ring - the ring producer on plain memory: layout, publication,
  * wrap-around, drop counting, and many producers at once, read back with
- * the reader half of the same protocol (ring/apiprof_ringbuf.h), the one
+ * the reader half of the same protocol (common/abi/apiprof_ringbuf.h), the one
  * apiprof-top uses.
  */
 #include <pthread.h>

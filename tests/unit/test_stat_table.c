@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_stat_table - the figures the runtime's summary and apiprof-top share
- * (ring/apiprof_stat.h): the estimated time of a sampled function, in exact
+ * (common/stat/apiprof_stat.h): the estimated time of a sampled function, in exact
  * integers, the quantiles of a histogram inside the observed extremes, and
  * the per-thread text table, byte for byte as APIPROF_SUMMARY prints it.
  */

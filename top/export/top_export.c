@@ -6,7 +6,7 @@
  * answered from the latest refresh, whose text is made at the first scrape
  * that wants it (two scrapers share it, and no scrape means no text).
  * The textfile gets every refresh's text, written to a temporary and
- * renamed (preload/apiprof_file.c), so a reader never sees half of it,
+ * renamed (common/files/apiprof_file.c), so a reader never sees half of it,
  * inside its directory as opened and checked once at start-up.
  */
 #include <errno.h>

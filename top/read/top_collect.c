@@ -3,7 +3,7 @@
  * top_collect.c - apiprof-top as a collector (top_collect.h).
  *
  * Every apiprof-top that watches all processes (no --pid) holds a slot of
- * its user's watching marker (preload/apiprof_watch.h: an OFD write lock
+ * its user's watching marker (common/abi/apiprof_watch.h: an OFD write lock
  * on one byte) from its first refresh to its last.  While any slot is
  * held, a profiled process of that user (or any, for root's) that ends
  * leaves its segment with its final totals, marked APIPROF_SHM_LEFT,

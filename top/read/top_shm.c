@@ -12,29 +12,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "apiprof_ctl.h"
 #include "apiprof_ringbuf.h"
 #include "apiprof_segname.h"
 #include "top_clock.h"
 #include "top_shm.h"
-
-/* The largest tables the runtime makes (apiprof_env.c: APIPROF_RING_RECORDS
- * at most 1 << 22, APIPROF_MAX_FUNCS at most 1 << 20).  A header that
- * claims more was not written by it, and would have one refresh read
- * gigabytes. */
-#define MAX_RING_ORDER 22u
-#define MAX_FUNC_CAP   (1u << 20)
-#define MAX_TICK_HZ    1000000000000ull
 
 /* Bounded copy of a fixed-size, maybe unterminated field; anything a
  * terminal could interpret becomes '?'.  dst holds srclen + 1 bytes. */
@@ -239,100 +230,14 @@ void top_seg_close(struct top_seg *s)
 
 /* --- validation ------------------------------------------------------------------ */
 
-/* off + n * size <= limit, without overflow. */
-static bool table_fits(uint64_t off, uint64_t n, uint64_t size, uint64_t limit)
-{
-	uint64_t len, end;
+_Static_assert(TOP_SEG_INVALID == APIPROF_LAYOUT_INVALID &&
+                       TOP_SEG_NOTREADY == APIPROF_LAYOUT_NOTREADY,
+               "the layout's verdicts are the reader's");
 
-	return !__builtin_mul_overflow(n, size, &len) && !__builtin_add_overflow(off, len, &end) &&
-	       end <= limit;
-}
-
-/* One line per bad field: which one, its value, and why. */
-static int bad_field(char *err, size_t errlen, const char *field, uint64_t v, const char *why)
-{
-	snprintf(err, errlen, "bad %s %llu: %s", field, (unsigned long long)v, why);
-	return TOP_SEG_INVALID;
-}
-
-static int check_process(const struct apiprof_shm_header *h, char *err, size_t errlen)
-{
-	if (h->state != APIPROF_PROC_RUNNING && h->state != APIPROF_PROC_EXITED)
-		return bad_field(err, errlen, "state", h->state, "neither running nor exited");
-	if (h->mode != APIPROF_PROC_MODE_SHIM && h->mode != APIPROF_PROC_MODE_DYNAMIC)
-		return bad_field(err, errlen, "mode", h->mode, "unknown");
-	if (h->clock != APIPROF_CLOCK_TSC && h->clock != APIPROF_CLOCK_MONOTONIC)
-		return bad_field(err, errlen, "clock", h->clock, "unknown");
-	if (h->tick_hz > MAX_TICK_HZ)
-		return bad_field(err, errlen, "tick_hz", h->tick_hz, "above 1 THz");
-	return 0;
-}
-
-static int check_func_table(const struct apiprof_shm_header *h, size_t size, char *err,
-                            size_t errlen)
-{
-	if (h->func_size != sizeof(struct apiprof_shm_func))
-		return bad_field(err, errlen, "func_size", h->func_size, "not this version's");
-	if (h->func_off < h->header_size || h->func_off % _Alignof(struct apiprof_shm_func))
-		return bad_field(err, errlen, "func_off", h->func_off,
-		                 "inside the header or misaligned");
-	if (h->func_cap > MAX_FUNC_CAP)
-		return bad_field(err, errlen, "func_cap", h->func_cap,
-		                 "more than the runtime makes (1 << 20)");
-	if (!table_fits(h->func_off, h->func_cap, h->func_size, size))
-		return bad_field(err, errlen, "func_cap", h->func_cap,
-		                 "the function table ends beyond the segment");
-	if (h->func_count > h->func_cap)
-		return bad_field(err, errlen, "func_count", h->func_count, "above func_cap");
-	return 0;
-}
-
-static int check_ring(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
-{
-	uint64_t func_end = h->func_off + (uint64_t)h->func_cap * h->func_size;
-
-	if (h->rec_size != sizeof(struct apiprof_shm_rec))
-		return bad_field(err, errlen, "rec_size", h->rec_size, "not this version's");
-	if (h->ring_off < h->header_size || h->ring_off % 8)
-		return bad_field(err, errlen, "ring_off", h->ring_off,
-		                 "inside the header or misaligned");
-	if (h->ring_order > MAX_RING_ORDER)
-		return bad_field(err, errlen, "ring_order", h->ring_order,
-		                 "more than the runtime makes (22)");
-	if (!table_fits(h->ring_off, (uint64_t)1 << h->ring_order, h->rec_size, size))
-		return bad_field(err, errlen, "ring_order", h->ring_order,
-		                 "the ring ends beyond the segment");
-	if (h->ring_off < func_end &&
-	    h->func_off < h->ring_off + ((uint64_t)h->rec_size << h->ring_order))
-		return bad_field(err, errlen, "ring_off", h->ring_off,
-		                 "the ring overlaps the function table");
-	return 0;
-}
-
-/* Checks a copy of the header against the real size of the mapping: every
- * field the reader relies on, each refused with a line of its own. */
+/* The layout's own check (apiprof_layout.h), beside the writer's format. */
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen)
 {
-	if (h->magic == 0)
-		return TOP_SEG_NOTREADY; /* the runtime publishes the magic last */
-	if (h->magic != APIPROF_SHM_MAGIC)
-		return fail(err, errlen, "bad magic");
-	if (h->version != APIPROF_SHM_VERSION) {
-		snprintf(err, errlen, "unsupported version %u", h->version);
-		return TOP_SEG_INVALID;
-	}
-	if (h->header_size < sizeof(*h) || h->header_size > size)
-		return bad_field(err, errlen, "header_size", h->header_size,
-		                 "smaller than the header or beyond the segment");
-	if (h->segment_size != size)
-		return bad_field(err, errlen, "segment_size", h->segment_size,
-		                 "not the size of the file");
-	if (check_process(h, err, errlen) || check_func_table(h, size, err, errlen) ||
-	    check_ring(h, size, err, errlen))
-		return TOP_SEG_INVALID;
-	/* With the TSC clock the runtime learns the frequency at its first
-	 * flush; until then nothing can be converted to time. */
-	return h->tick_hz == 0 ? TOP_SEG_NOTREADY : 0;
+	return apiprof_layout_check(h, size, err, errlen);
 }
 
 /* --- reading ------------------------------------------------------------------------ */
@@ -605,14 +510,12 @@ static bool acks(const struct top_seg *s)
 	return (s->hdr.flags & APIPROF_SHM_FLUSH_ACK) != 0;
 }
 
-/* Tells the runtime that a reader watches (apiprof_abi.h): the flusher
- * runs only then.  The fields are written with pwrite, so the mapping
- * stays read-only; reader_until_ns is stored before flusher_idle is
- * read (the system call orders them), and one of the two sides sees the
- * other.  A runtime that answers requests is asked for a flush at the
- * first look (top_seg_await waits for it), whether its flusher is idle
- * or not; another one is woken only when idle.  Only for a segment of
- * our version: the offsets are its. */
+/* Tells the runtime that a reader watches (apiprof_ctl.h): the flusher
+ * runs only then.  The control block is written with pwrite, so the
+ * mapping stays read-only.  A runtime that answers requests is asked for
+ * a keyframe at the first look (top_seg_await waits for it), whether its
+ * flusher is idle or not; another one is woken only when idle.  Only for
+ * a segment of our version: the offsets are its. */
 static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 {
 	uint64_t until = top_now_ns(CLOCK_MONOTONIC) + watch_ns;
@@ -620,17 +523,12 @@ static void watch(struct top_seg *s, const struct apiprof_shm_header *mh)
 	bool ask = acks(s) && !s->asked;
 
 	if (!s->writable || s->fd < 0 || s->hdr.magic != APIPROF_SHM_MAGIC ||
-	    s->hdr.version != APIPROF_SHM_VERSION ||
-	    pwrite(s->fd, &until, sizeof(until),
-	           offsetof(struct apiprof_shm_header, reader_until_ns)) != sizeof(until))
+	    s->hdr.version != APIPROF_SHM_VERSION || apiprof_ctl_watch(s->fd, until) != 0)
 		return;
-	if (!ask && !apiprof_load_seq_cst(&mh->flusher_idle))
+	if (!ask && !apiprof_ctl_idle(&mh->ctl))
 		return;
-	gen = apiprof_read_once(&mh->reader_gen) + 1;
-	if (pwrite(s->fd, &gen, sizeof(gen), offsetof(struct apiprof_shm_header, reader_gen)) !=
-	    sizeof(gen))
+	if (apiprof_ctl_post(s->fd, &mh->ctl, APIPROF_CTL_WATCH, &gen) != 0)
 		return;
-	syscall(SYS_futex, &mh->reader_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	s->woken = !ask;
 	s->asked = s->asked || ask;
 	s->ask_new = ask;
@@ -664,14 +562,14 @@ static bool woken_flushed(struct top_seg *s, int pid)
 	return false;
 }
 
-/* Whether the runtime has answered this reader's request for a flush:
- * flushed_gen has reached ask_gen (serial arithmetic).  In the armed
- * window of a guarded access. */
+/* Whether the runtime has answered this reader's request: the control
+ * block's done has reached ask_gen.  In the armed window of a guarded
+ * access. */
 static bool answered(const struct top_seg *s)
 {
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 
-	return (int32_t)(apiprof_load_acquire(&mh->flushed_gen) - s->ask_gen) >= 0;
+	return apiprof_ctl_reached(apiprof_ctl_done(&mh->ctl), s->ask_gen);
 }
 
 /* Waits for the answer until deadline_ns (CLOCK_MONOTONIC), on the futex
@@ -681,10 +579,10 @@ static void await_answer(struct top_seg *s, uint64_t deadline_ns)
 	const struct apiprof_shm_header *mh = (const void *)s->map;
 
 	for (;;) {
-		uint32_t cur = apiprof_load_acquire(&mh->flushed_gen);
+		uint32_t cur = apiprof_ctl_done(&mh->ctl);
 		uint64_t now = top_now_ns(CLOCK_MONOTONIC);
 
-		if ((int32_t)(cur - s->ask_gen) >= 0) {
+		if (apiprof_ctl_reached(cur, s->ask_gen)) {
 			s->answered = true;
 			return;
 		}
@@ -692,7 +590,7 @@ static void await_answer(struct top_seg *s, uint64_t deadline_ns)
 			return;
 		struct timespec rel = {(time_t)((deadline_ns - now) / 1000000000u),
 		                       (long)((deadline_ns - now) % 1000000000u)};
-		syscall(SYS_futex, &mh->flushed_gen, FUTEX_WAIT, cur, &rel, NULL, 0);
+		apiprof_ctl_await(&mh->ctl, cur, &rel);
 	}
 }
 

@@ -62,7 +62,7 @@ struct top_watch {
 
 	/* As a collector (top_collect.h): takes the segments of ended and
 	 * dead processes; with promise, holds a slot of the watching marker
-	 * (preload/apiprof_watch.h) from its first refresh to its last. */
+	 * (common/abi/apiprof_watch.h) from its first refresh to its last. */
 	bool collect;
 	bool promise;
 	bool last;        /* the viewer's last refresh: it promises nothing */

@@ -2,7 +2,7 @@
 /*
  * top_batch.c - one block of text, or one JSON object on one line, per
  * refresh, like top -b.  The text is the runtime's APIPROF_SUMMARY table
- * (ring/apiprof_stat.h), with the figures since the start.
+ * (common/stat/apiprof_stat.h), with the figures since the start.
  *
  * JSON keeps the cumulative fields ("calls", "total_ns") cumulative since
  * the process started whatever the viewer did.  The "*_interval" fields of

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../apiprof_atomic.h"
+#include "apiprof_atomic.h"
 #include "dyn_link.h"
 
 #define DYN_AUDIT_HIDDEN __attribute__((visibility("hidden")))

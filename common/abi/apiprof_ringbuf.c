@@ -1,32 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_ringbuf.c - the ring's protocol (see apiprof_ringbuf.h): geometry, the
- * writer's publish and the reader's copy of one slot.
+ * apiprof_ringbuf.c - the ring's protocol (see apiprof_ringbuf.h): the
+ * reader's copy of one slot.
  */
 #include <string.h>
 
 #include "apiprof_ringbuf.h"
-
-/* --- geometry --------------------------------------------------------- */
-
-static size_t align_up(size_t v, size_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
-size_t apiprof_ring_offset(const struct apiprof_ring_geom *g)
-{
-	size_t funcs = (size_t)g->func_cap * sizeof(struct apiprof_shm_func);
-
-	return align_up(APIPROF_SHM_HEADER_SIZE + funcs, 4096);
-}
-
-size_t apiprof_ring_size(const struct apiprof_ring_geom *g)
-{
-	size_t recs = ((size_t)1 << g->ring_order) * sizeof(struct apiprof_shm_rec);
-
-	return align_up(apiprof_ring_offset(g) + recs, 4096);
-}
 
 /* --- reader ----------------------------------------------------------- */
 

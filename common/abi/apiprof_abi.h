@@ -52,16 +52,10 @@
  * While a reader watches, every interval the runtime writes a snapshot of
  * each function a thread called since its previous snapshot, and every
  * APIPROF_KEYFRAME-th interval a snapshot of everything (a "keyframe").  A
- * reader says it watches by storing reader_until_ns (CLOCK_MONOTONIC, when
- * it will have looked again); if flusher_idle is set it then adds one to
- * reader_gen and FUTEX_WAKEs it.  The woken flusher writes a keyframe at
- * once, so a reader that attaches late gets complete cumulative totals.
- * Where flags has APIPROF_SHM_FLUSH_ACK, a reader's first look adds one to
- * reader_gen and wakes it whether the flusher is idle or not: the flusher
- * then writes a keyframe at once and stores that reader_gen in
- * flushed_gen (release, then FUTEX_WAKE), as the end of the image's last
- * snapshot does too.  A reader that waits until flushed_gen reaches its
- * value has every call made before its look.
+ * reader says it watches, and asks for a keyframe, through the header's
+ * control block (struct apiprof_shm_ctl; the protocol, both halves, is
+ * apiprof_ctl.h), so a reader that attaches late gets complete cumulative
+ * totals.
  * Threads that exit write their last snapshot themselves, watched or not.
  *
  * Publication order, which readers may rely on:
@@ -112,7 +106,8 @@
 
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
 #define APIPROF_SHM_VERSION                                                                        \
-	10u /* 10: one record head with a kind and a size (struct apiprof_rec_head);               \
+	11u /* 11: one record head with a kind and a size (struct apiprof_rec_head);               \
+	     * 10: the readers' words become the control block (struct apiprof_shm_ctl);         \
 	     * 9: both of issue 35's: the sites' error bounds (calls_error, a larger slot) and     \
 	     * APIPROF_REC_NODES (the call tree's nodes); 7: APIPROF_REC_SITEQ;                    \
 	     * 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
@@ -154,8 +149,8 @@ enum apiprof_proc_mode {
  * `collected`: set before state becomes EXITED.  A segment without it
  * that outlives its process (APIPROF_KEEP_SHM) is the user's to remove. */
 #define APIPROF_SHM_LEFT 0x2u
-/* The runtime answers a reader's request (reader_gen) with a full snapshot
- * and then flushed_gen: a first look can wait for everything done before. */
+/* The runtime answers a reader's request (ctl.req) with a full snapshot
+ * and then ctl.done: a first look can wait for everything done before. */
 #define APIPROF_SHM_FLUSH_ACK 0x4u
 
 /* Flags of a function entry. */
@@ -261,6 +256,21 @@ __attribute__((unused)) static const uint16_t apiprof_errno_values[APIPROF_ERRNO
 #define APIPROF_SITE_ADDR(key)   ((uint64_t)(key) >> 16)
 #define APIPROF_SITE_PARENT(key) ((uint32_t)((key)&0xffffu))
 
+/* The control block: readers' requests to the runtime, and its answers.
+ * The protocol, both halves, and the commands are apiprof_ctl.h's.
+ * Readers write their words with pwrite(2); the runtime uses what they
+ * write only to decide what to do, never as an index or a size. */
+struct apiprof_shm_ctl {
+	uint64_t until_ns; /* readers': CLOCK_MONOTONIC, a reader means to look again before then */
+	uint64_t arg;      /* readers': the command's argument (no command takes one yet) */
+	uint32_t cmd;      /* readers': the latest request's command (enum apiprof_ctl_cmd) */
+	uint32_t req;      /* readers': futex word, one more per request, then FUTEX_WAKE */
+	uint32_t idle;     /* the runtime's: 1 while the flusher waits for a reader */
+	/* The runtime's (APIPROF_SHM_FLUSH_ACK): the latest req whose answer
+	 * is in the ring, release-stored and FUTEX_WAKEd after it. */
+	uint32_t done;
+};
+
 struct apiprof_shm_header {
 	uint64_t magic;       /* APIPROF_SHM_MAGIC */
 	uint32_t version;     /* APIPROF_SHM_VERSION */
@@ -305,22 +315,15 @@ struct apiprof_shm_header {
 	uint8_t pad1[56];
 	uint64_t dropped; /* records not written because their slot was busy */
 	uint8_t pad2[56];
-	/* Written by readers, which is why the runtime only ever uses them to
-	 * decide whether to flush.  The flusher runs only while a reader
-	 * watches: it waits in the kernel otherwise, and costs nothing. */
-	uint64_t reader_until_ns; /* CLOCK_MONOTONIC: a reader means to look again before then */
-	uint32_t reader_gen;      /* futex word: a reader adds one, then wakes the flusher */
-	uint32_t flusher_idle;    /* 1 while the flusher waits for a reader (the runtime's) */
-	/* The runtime's (APIPROF_SHM_FLUSH_ACK): the latest reader_gen whose
-	 * flush is in the ring, release-stored and FUTEX_WAKEd after it. */
-	uint32_t flushed_gen;
+	/* Readers' requests.  The flusher runs only while a reader watches:
+	 * it waits in the kernel otherwise, and costs nothing. */
+	struct apiprof_shm_ctl ctl;
 	/* Written by collectors (apiprof_watch.h), a byte each: 1 once the
 	 * collector holding slot k of the segment owner's watching marker
 	 * ([k]) or of root's ([APIPROF_WATCH_SLOTS + k]) has read the final
 	 * totals of a segment left for collectors (APIPROF_SHM_LEFT).  Was
 	 * padding (0): the runtime never reads it. */
 	uint8_t collected[2 * APIPROF_WATCH_SLOTS];
-	uint8_t pad3[12];
 };
 
 struct apiprof_shm_func {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apiprof_ringbuf.h - the shared-memory ring's protocol, both halves side by
- * side: the writer's publish (the runtime, apiprof_ring.c) and the
- * reader's copy (apiprof-top, the tests).  The record format and the
- * segment layout are the ABI (apiprof_abi.h); this is how a slot of it
- * changes hands.
+ * side: the writer's publish (the runtime, preload/publish/apiprof_ring.c) and the
+ * reader's copy (apiprof-top, the tests).  The record format is the ABI
+ * (apiprof_abi.h), the segment's layout apiprof_layout.h; this is how a
+ * slot of the ring changes hands.
  *
  * Each slot is a seqlock on its first word, for position pos:
  *
@@ -31,6 +31,7 @@
 
 #include "apiprof_abi.h"
 #include "apiprof_atomic.h"
+#include "apiprof_layout.h"
 
 /* --- the sequence word ------------------------------------------------ */
 
@@ -86,19 +87,6 @@ static inline uint64_t apiprof_seq_recheck(const uint64_t *seq)
 	apiprof_fence_acquire();
 	return apiprof_read_once(seq);
 }
-
-/* --- geometry --------------------------------------------------------- */
-
-/* What the writer sizes a segment by. */
-struct apiprof_ring_geom {
-	uint32_t func_cap;   /* function table entries */
-	uint32_t ring_order; /* log2 of the ring's records */
-};
-
-/* Where the ring starts (page-aligned, after the function table), and the
- * segment's whole size (page-aligned). */
-size_t apiprof_ring_offset(const struct apiprof_ring_geom *g);
-size_t apiprof_ring_size(const struct apiprof_ring_geom *g);
 
 /* --- writer ----------------------------------------------------------- */
 

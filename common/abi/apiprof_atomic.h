@@ -16,7 +16,7 @@
  *    the store (a header's magic published last, a pointer to a filled
  *    object).  Each call site says which load or store it pairs with.
  *  - apiprof_fence_release pairs with apiprof_fence_acquire: the
- *    seqlock's two fences (ring/apiprof_ringbuf.h), where the ordered
+ *    seqlock's two fences (common/abi/apiprof_ringbuf.h), where the ordered
  *    accesses are plain copies of a payload.
  *  - *_seq_cst: a total order with other seq_cst accesses; used only
  *    where a thread stores one word and then reads another that a second
