@@ -1238,60 +1238,24 @@ APIPROF_INLINE _Bool apiprof_ret_sized(uint64_t n, _Bool is_signed)
 	return !is_signed || (int64_t)n >= 0;
 }
 
+/* The list's numbers are this system's (the slots count Linux's). */
+#define APIPROF_ERRNO_SAME(name, linux_no) _Static_assert(name == linux_no, #name " is " #linux_no);
+APIPROF_ERRNO_LIST(APIPROF_ERRNO_SAME)
+#undef APIPROF_ERRNO_SAME
+
 /* The slot of errno value e (apiprof_errno_values), 0 for the others. */
+#define APIPROF_ERRNO_CASE(name, linux_no)                                                         \
+	case name:                                                                                 \
+		return APIPROF_ERRNO_SLOT_##name;
 APIPROF_INLINE unsigned apiprof_errno_slot(int e)
 {
 	switch (e) {
-	case EPERM:
-		return 1;
-	case ENOENT:
-		return 2;
-	case EINTR:
-		return 3;
-	case EIO:
-		return 4;
-	case EBADF:
-		return 5;
-	case EAGAIN:
-		return 6;
-	case ENOMEM:
-		return 7;
-	case EACCES:
-		return 8;
-	case EEXIST:
-		return 9;
-	case ENOTDIR:
-		return 10;
-	case EISDIR:
-		return 11;
-	case EINVAL:
-		return 12;
-	case EMFILE:
-		return 13;
-	case ENOSPC:
-		return 14;
-	case ESPIPE:
-		return 15;
-	case EPIPE:
-		return 16;
-	case ENOSYS:
-		return 17;
-	case EADDRINUSE:
-		return 18;
-	case ECONNRESET:
-		return 19;
-	case ENOTCONN:
-		return 20;
-	case ETIMEDOUT:
-		return 21;
-	case ECONNREFUSED:
-		return 22;
-	case EINPROGRESS:
-		return 23;
+		APIPROF_ERRNO_LIST(APIPROF_ERRNO_CASE)
 	default:
-		return 0;
+		return APIPROF_ERRNO_SLOT_OTHER;
 	}
 }
+#undef APIPROF_ERRNO_CASE
 
 /* The bytes and failures of a call (issue 24) into its row s: a failed
  * call, with errno as the real function left it when the function
