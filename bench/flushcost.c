@@ -19,8 +19,7 @@
 
 #define NFUNCS 100
 
-static const char *names[NFUNCS];
-static const uint32_t flags[NFUNCS];
+static struct apiprof_sym syms[NFUNCS];
 static uint32_t warned[NFUNCS];
 
 static struct apiprof_api api = {
@@ -30,10 +29,7 @@ static struct apiprof_api api = {
         .spec = "flushcost",
         .nfuncs = NFUNCS,
         .func_base = APIPROF_FUNC_UNSET,
-        .symbols = names,
-        .versions = NULL,
-        .display = names,
-        .flags = flags,
+        .syms = syms,
         .missing_warned = warned,
 };
 
@@ -105,7 +101,8 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < NFUNCS; i++) {
 		snprintf(namebuf[i], sizeof(namebuf[i]), "f%d", i);
-		names[i] = namebuf[i];
+		syms[i] = (struct apiprof_sym){
+		        .symbol = namebuf[i], .display = namebuf[i], .row = (uint32_t)i};
 	}
 	touch_all(); /* registers the api and this thread */
 	/* as a reader's first look makes the flusher do */

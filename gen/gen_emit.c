@@ -111,64 +111,71 @@ static void gen_emit_prologue(const struct spec *s, struct gen_out *o)
 	                            : "#include \"apiprof_shim.h\"\n\n");
 }
 
-/* Which string of a function a table holds. */
-enum gen_col { GEN_COL_LOOKUP, GEN_COL_VERSION, GEN_COL_DISPLAY, GEN_COL_EXPORT };
-
-static const char *gen_col_value(const struct spec_func *f, enum gen_col col)
-{
-	if (col == GEN_COL_LOOKUP)
-		return f->lookup;
-	if (col == GEN_COL_EXPORT)
-		return f->symbol;
-	if (col == GEN_COL_VERSION)
-		return f->version;
-	return f->name;
-}
-
-/* The symbol tables run over the rows and then the aliases; the display
- * table over the rows only. */
+/* The symbol tables run over the rows and then the aliases. */
 static const struct spec_func *gen_sym_at(const struct spec *s, size_t i)
 {
 	return i < s->nfuncs ? &s->funcs[i] : &s->aliases[i - s->nfuncs];
 }
 
-static void gen_emit_strings(const struct spec *s, struct gen_out *o, const char *table,
-                             enum gen_col col)
+/* The names of the rows and of the symbols, which the wrappers and the
+ * table use instead of bare numbers: APIPROF_ROW_<name> is the statistics
+ * row of function <name>, APIPROF_SYM_<name> its symbol (or an alias's),
+ * the same number for a function's own. */
+static void gen_emit_names(const struct spec *s, struct gen_out *o)
 {
-	size_t n = col == GEN_COL_DISPLAY ? s->nfuncs : s->nfuncs + s->naliases;
-
-	gen_out_printf(o, "static const char *const %s[] = {\n", table);
-	for (size_t i = 0; i < n; i++) {
-		const char *v = gen_col_value(gen_sym_at(s, i), col);
-		/* Allow-listed or identifiers: safe inside quotes as they are. */
-		if (v != NULL)
-			gen_out_printf(o, "\t\"%s\",\n", v);
-		else
-			gen_out_puts(o, "\tNULL,\n");
-	}
-	gen_out_puts(o, "};\n");
+	gen_out_puts(o, "/* The rows by name, then the symbols (the rows' own, then the aliases). */\n"
+	                "enum {\n");
+	for (size_t i = 0; i < s->nfuncs; i++)
+		gen_out_printf(o, "\tAPIPROF_ROW_%s = %zu,\n", s->funcs[i].cname, i);
+	for (size_t i = 0; i < s->nfuncs + s->naliases; i++)
+		gen_out_printf(o, "\tAPIPROF_SYM_%s = %zu,\n", gen_sym_at(s, i)->cname, i);
+	gen_out_puts(o, "};\n\n");
 }
 
-/* Per row its flags; per symbol its missing stub's warned flag and the
- * row its wrapper counts into (the runtime's, for an abandoned call). */
-static void gen_emit_flags(const struct spec *s, struct gen_out *o)
+/* One of a row's APIPROF_FUNC_* flags, after `sep` when it is set; the
+ * separator of the next. */
+static const char *gen_emit_flag(struct gen_out *o, const char *sep, bool set, const char *flag)
 {
-	gen_out_puts(o, "static const uint32_t apiprof_flags[] = {\n");
-	for (size_t i = 0; i < s->nfuncs; i++) {
-		const struct spec_func *f = &s->funcs[i];
+	if (!set)
+		return sep;
+	gen_out_printf(o, "%sAPIPROF_FUNC_%s", sep, flag);
+	return " | ";
+}
 
-		gen_out_printf(o, "\t0%s%s%s%s,\n", f->noreturn ? " | APIPROF_FUNC_NORETURN" : "",
-		               f->acct.bytes ? " | APIPROF_FUNC_BYTES" : "",
-		               f->acct.fails ? " | APIPROF_FUNC_FAILS" : "",
-		               f->acct.err_no ? " | APIPROF_FUNC_ERRNO" : "");
-	}
-	gen_out_puts(o, "};\n");
+static void gen_emit_flags(const struct spec_func *f, struct gen_out *o)
+{
+	const char *sep = ", .flags = ";
+
+	sep = gen_emit_flag(o, sep, f->noreturn, "NORETURN");
+	sep = gen_emit_flag(o, sep, f->acct.bytes, "BYTES");
+	sep = gen_emit_flag(o, sep, f->acct.fails, "FAILS");
+	gen_emit_flag(o, sep, f->acct.err_no, "ERRNO");
+}
+
+/* One row of the table per symbol (struct apiprof_sym): what is looked
+ * up (the v-twin for a function forwarded as a va_list) and its version,
+ * its row's display name and flags, its wrapper's linker name and own
+ * address (gen_emit_entries), and the row it counts into.  Every string
+ * is allow-listed or an identifier: safe inside quotes as it is. */
+static void gen_emit_syms(const struct spec *s, struct gen_out *o)
+{
 	gen_out_printf(o, "static uint32_t apiprof_missing_warned[%zu];\n",
 	               s->nfuncs + s->naliases);
-	gen_out_puts(o, "static const uint32_t apiprof_rows[] = {\n");
-	for (size_t i = 0; i < s->nfuncs + s->naliases; i++)
-		gen_out_printf(o, "\t%zu,\n", gen_sym_at(s, i)->row);
-	gen_out_puts(o, "};\n\n");
+	gen_out_puts(o, "/* One row per symbol, the rows' own and then the aliases'. */\n"
+	                "static const struct apiprof_sym apiprof_syms[] = {\n");
+	for (size_t i = 0; i < s->nfuncs + s->naliases; i++) {
+		const struct spec_func *f = gen_sym_at(s, i), *row = &s->funcs[f->row];
+
+		gen_out_printf(o, "\t[APIPROF_SYM_%s] = {.symbol = \"%s\"", f->cname, f->lookup);
+		if (f->version != NULL)
+			gen_out_printf(o, ", .version = \"%s\"", f->version);
+		gen_out_printf(o, ", .display = \"%s\", .wrapper = \"%s\", .entry = apiprof_at_%zu",
+		               row->name, f->symbol, i);
+		gen_out_printf(o, ", .row = APIPROF_ROW_%s", row->cname);
+		gen_emit_flags(row, o);
+		gen_out_puts(o, "},\n");
+	}
+	gen_out_puts(o, "};\n");
 }
 
 /* The wrappers' own addresses, per symbol, for the runtime to tell a
@@ -198,10 +205,6 @@ static void gen_emit_entries(const struct spec *s, struct gen_out *o)
 	}
 	gen_out_puts(o, "extern char __stop_apiprof_wrappers[] "
 	                "__attribute__((visibility(\"hidden\")));\n");
-	gen_out_puts(o, "static const void *const apiprof_entries[] = {\n");
-	for (size_t i = 0; i < n; i++)
-		gen_out_printf(o, "\tapiprof_at_%zu,\n", i);
-	gen_out_puts(o, "};\n");
 }
 
 /* The api and, right after it, the pointers to the real functions, in the
@@ -230,14 +233,8 @@ static void gen_emit_api(const struct spec *s, struct gen_out *o)
 	               "\t.nfuncs = %zu,\n"
 	               "\t.func_base = APIPROF_FUNC_UNSET,\n"
 	               "\t.nsyms = %zu,\n"
-	               "\t.symbols = apiprof_symbols,\n"
-	               "\t.versions = apiprof_versions,\n"
-	               "\t.display = apiprof_display,\n"
-	               "\t.flags = apiprof_flags,\n"
+	               "\t.syms = apiprof_syms,\n"
 	               "\t.missing_warned = apiprof_missing_warned,\n"
-	               "\t.exports = apiprof_exports,\n"
-	               "\t.rows = apiprof_rows,\n"
-	               "\t.entries = apiprof_entries,\n"
 	               "\t.entries_end = __stop_apiprof_wrappers,\n"
 	               "}};\n",
 	               s->api, s->library, spec_buf_str(&path), s->nfuncs, s->nfuncs + s->naliases);
@@ -292,18 +289,13 @@ static void gen_emit_ctor(const struct spec *s, struct gen_out *o)
 void gen_emit(const struct spec *s, struct gen_out *o)
 {
 	gen_emit_prologue(s, o);
-	gen_out_puts(o, "/* Resolved with dlsym(RTLD_NEXT) (dlvsym when versioned): the v-twin\n"
-	                " * for functions forwarded as a va_list. */\n");
-	gen_emit_strings(s, o, "apiprof_symbols", GEN_COL_LOOKUP);
-	gen_emit_strings(s, o, "apiprof_versions", GEN_COL_VERSION);
-	gen_emit_strings(s, o, "apiprof_display", GEN_COL_DISPLAY);
-	gen_emit_strings(s, o, "apiprof_exports", GEN_COL_EXPORT);
-	gen_emit_flags(s, o);
+	gen_emit_names(s, o);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_emit_func_types(s, &s->funcs[i], o);
 	for (size_t i = 0; i < s->naliases; i++)
 		gen_emit_func_types(s, &s->aliases[i], o);
 	gen_emit_entries(s, o);
+	gen_emit_syms(s, o);
 	gen_emit_api(s, o);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		gen_emit_func(s, &s->funcs[i], o);

@@ -39,6 +39,7 @@ struct gen_fn {
 	struct spec_buf args;   /* what the wrapper passes on */
 	struct spec_buf last;   /* the last named parameter, for va_start */
 	struct spec_buf slow;   /* of apiprof_slow_NAME: what `args` names */
+	const char *row;        /* the cname of the function whose row it counts into */
 	bool returns;           /* non-void */
 	bool ret_typedef;       /* RET is spelled through apiprof_ret_NAME */
 };
@@ -112,6 +113,7 @@ static void gen_fn_init(struct gen_fn *e, const struct spec *s, const struct spe
 	e->s = s;
 	e->f = f;
 	e->o = o;
+	e->row = s->funcs[f->row].cname;
 	e->returns = !e->f->ret->is_void;
 	e->ret_typedef = !e->f->ret->simple;
 	gen_fn_lists(e);
@@ -224,7 +226,7 @@ static void gen_emit_missing(const struct gen_fn *e)
 		gen_out_printf(e->o, "\t(void)%s;\n", f->params[i].name);
 	if (f->vtwin)
 		gen_out_puts(e->o, "\t(void)apiprof_ap;\n");
-	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self.api, %zu);\n", f->sym);
+	gen_out_printf(e->o, "\tapiprof_missing(&apiprof_self.api, APIPROF_SYM_%s);\n", f->cname);
 	gen_emit_missing_return(e, k);
 	gen_out_puts(e->o, "}\n\n");
 	spec_buf_free(&d);
@@ -247,14 +249,14 @@ static void gen_emit_getter(const struct gen_fn *e)
 	        "\tapiprof_fn_%s f = __atomic_load_n(&apiprof_self.real_%s, __ATOMIC_RELAXED);\n"
 	        "\tunion {\n\t\tvoid *p;\n\t\tapiprof_fn_%s f;\n\t} u;\n\n"
 	        "\tif (apiprof_unlikely(f == NULL)) {\n"
-	        "\t\tu.p = apiprof_resolve(&apiprof_self.api, %zu);\n"
+	        "\t\tu.p = apiprof_resolve(&apiprof_self.api, APIPROF_SYM_%s);\n"
 	        "\t\tf = u.p != NULL ? u.f : apiprof_missing_%s;\n"
 	        "\t\tif (u.p != NULL || !apiprof_resolving())\n"
 	        "\t\t\t__atomic_store_n(&apiprof_self.real_%s, f, __ATOMIC_RELAXED);\n"
 	        "\t}\n"
 	        "\treturn f;\n"
 	        "}\n\n",
-	        n, n, n, n, n, e->f->sym, n, n);
+	        n, n, n, n, n, n, n, n);
 }
 
 /* The wrapper's name in C: the exported symbol itself when it is a plain
@@ -363,7 +365,8 @@ static void gen_emit_prelude(const struct gen_fn *e)
 /* Counted, never timed: there is no return to stop a clock at. */
 static void gen_emit_noreturn_body(const struct gen_fn *e)
 {
-	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self.api, %zu);\n", e->f->row);
+	gen_out_printf(e->o, "\tapiprof_count_noreturn(&apiprof_self.api, APIPROF_ROW_%s);\n",
+	               e->row);
 	gen_out_printf(e->o, "\tapiprof_f(%s);\n", spec_buf_str(&e->args));
 	gen_out_puts(e->o, "\t__builtin_unreachable();\n}\n");
 }
@@ -454,8 +457,8 @@ static void gen_emit_leave(const struct gen_fn *e, const char *indent, const cha
 	struct spec_buf b, cond;
 
 	if (!gen_acct_any(e)) {
-		gen_out_printf(e->o, "%s%s(&apiprof_self.api, &apiprof_c, %zu);\n", indent, leave,
-		               e->f->row);
+		gen_out_printf(e->o, "%s%s(&apiprof_self.api, &apiprof_c, APIPROF_ROW_%s);\n",
+		               indent, leave, e->row);
 		return;
 	}
 	spec_buf_init(&b);
@@ -466,11 +469,12 @@ static void gen_emit_leave(const struct gen_fn *e, const char *indent, const cha
 		gen_out_printf(e->o, "%s_Bool apiprof_failed = %s;\n", indent, spec_buf_str(&cond));
 	}
 	if (leave)
-		gen_out_printf(e->o, "%s%s_acct(&apiprof_self.api, &apiprof_c, %zu%s);\n", indent,
-		               leave, e->f->row, spec_buf_str(&b));
+		gen_out_printf(e->o,
+		               "%s%s_acct(&apiprof_self.api, &apiprof_c, APIPROF_ROW_%s%s);\n",
+		               indent, leave, e->row, spec_buf_str(&b));
 	else
-		gen_out_printf(e->o, "%sapiprof_acct_after(&apiprof_self.api, %zu%s);\n", indent,
-		               e->f->row, spec_buf_str(&b));
+		gen_out_printf(e->o, "%sapiprof_acct_after(&apiprof_self.api, APIPROF_ROW_%s%s);\n",
+		               indent, e->row, spec_buf_str(&b));
 	spec_buf_free(&b);
 	spec_buf_free(&cond);
 }
@@ -481,8 +485,8 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 {
 	gen_out_printf(e->o,
 	               "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
-	               "\t\tapiprof_start(&apiprof_self.api, &apiprof_c, %zu);\n",
-	               e->f->row);
+	               "\t\tapiprof_start(&apiprof_self.api, &apiprof_c, APIPROF_ROW_%s);\n",
+	               e->row);
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_leave(e, "\t\t", "apiprof_leave");
 	gen_emit_return(e, va, true);
@@ -524,13 +528,14 @@ static void gen_emit_slow(const struct gen_fn *e)
 	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
 	               "\tstruct apiprof_call apiprof_c;\n"
 	               "\tunsigned apiprof_how = apiprof_enter_out(&apiprof_self.api, &apiprof_c, "
-	               "apiprof_sp, %zu, apiprof_ret);\n\n",
-	               n, n, e->f->row);
+	               "apiprof_sp, APIPROF_ROW_%s, apiprof_ret);\n\n",
+	               n, n, e->row);
 	gen_emit_timed(e, false);
 	gen_emit_call(e, "\t", false);
 	gen_out_printf(e->o,
-	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_how, %zu);\n",
-	               e->f->row);
+	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_how, "
+	               "APIPROF_ROW_%s);\n",
+	               e->row);
 	if (gen_acct_any(e)) {
 		gen_out_puts(e->o, "\tif (apiprof_how != APIPROF_CALL_FORWARD) {\n");
 		gen_emit_leave(e, "\t\t", NULL);
@@ -564,12 +569,13 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 		return;
 	}
 	/* apiprof_shim.h apiprof_enter_acct says why the two differ */
-	gen_out_printf(e->o,
-	               "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
-	               "\t\t\t      ? apiprof_enter%s(&apiprof_self.api, &apiprof_c, %zu, "
-	               "apiprof_caller())\n"
-	               "\t\t\t      : APIPROF_CALL_OUT;\n",
-	               gen_acct_any(e) ? "_acct" : "", e->f->row);
+	gen_out_printf(
+	        e->o,
+	        "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
+	        "\t\t\t      ? apiprof_enter%s(&apiprof_self.api, &apiprof_c, APIPROF_ROW_%s, "
+	        "apiprof_caller())\n"
+	        "\t\t\t      : APIPROF_CALL_OUT;\n",
+	        gen_acct_any(e) ? "_acct" : "", e->row);
 	gen_emit_timed(e, true);
 	gen_emit_parked(e);
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");

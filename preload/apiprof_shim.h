@@ -323,38 +323,44 @@ struct apiprof_tls {
  * it once, by compare-and-swap (apiprof_register). */
 #define APIPROF_FUNC_UNSET 0xffffffffu
 
+/* One per symbol of an api (api->syms): what the runtime reads about
+ * it, one row of one table, which a generated shim emits per function
+ * (gen_emit.c).  Symbol i < nfuncs is row i's own: its display and
+ * flags are the row's.  The ones after it are aliases (open64,
+ * __read_chk) whose wrappers count into the row of the function they
+ * alias. */
+struct apiprof_sym {
+	const char *symbol;  /* what is resolved (dlsym) */
+	const char *version; /* its version, or NULL */
+	const char *display; /* the row's name shown to the user */
+	/* The linker name of its wrapper, and its wrapper's own address
+	 * (not what its exported name may be bound to), whose code's extent
+	 * the runtime looks up once (apiprof_wrappers.c): they tell the row
+	 * of a call that a longjmp abandons (apiprof_jmp.c).  NULL in
+	 * dynamic mode, which has no wrappers. */
+	const char *wrapper;
+	const void *entry;
+	uint32_t row;   /* the row the wrapper counts into (an alias's is another's) */
+	uint32_t flags; /* the row's APIPROF_FUNC_* */
+};
+
 /* One per generated shim (per spec).  Static storage in the shim; the
  * runtime fills in `func_base`, then `id`, when the api is first used:
  * func_base is APIPROF_FUNC_UNSET until then and set once, before the id,
  * so that a reader that sees the id sees it (apiprof_register). */
 struct apiprof_api {
-	uint32_t abi;                /* APIPROF_SHIM_ABI of the generating header */
-	uint32_t id;                 /* 0 until registered, then 1..61 */
-	const char *name;            /* "api" of the spec */
-	const char *library;         /* "library" of the spec */
-	const char *spec;            /* path of the spec, for messages */
-	uint32_t nfuncs;             /* statistics rows */
-	uint32_t func_base;          /* index of function 0 in the process table */
-	const char *const *symbols;  /* per symbol: what is resolved */
-	const char *const *versions; /* per symbol: its version or NULL */
-	const char *const *display;  /* per row: the name shown to the user */
-	const uint32_t *flags;       /* per row: APIPROF_FUNC_* */
-	uint32_t *missing_warned;    /* per symbol, 0 until the missing stub warned */
-	/* Entry points resolved (0: as many as rows).  Symbol i < nfuncs is
-	 * row i's own; the ones after it are aliases (open64, __read_chk)
-	 * whose wrappers count into the row of the function they alias. */
+	uint32_t abi;                   /* APIPROF_SHIM_ABI of the generating header */
+	uint32_t id;                    /* 0 until registered, then 1..61 */
+	const char *name;               /* "api" of the spec */
+	const char *library;            /* "library" of the spec */
+	const char *spec;               /* path of the spec, for messages */
+	uint32_t nfuncs;                /* statistics rows */
+	uint32_t func_base;             /* index of function 0 in the process table */
+	const struct apiprof_sym *syms; /* per symbol (nsyms) */
+	uint32_t *missing_warned;       /* per symbol, 0 until the missing stub warned */
+	/* Entry points resolved (0: as many as rows), the length of syms. */
 	uint32_t nsyms;
 	uint32_t reserved0;
-	/* Per symbol: the linker name of its wrapper, and the row the wrapper
-	 * counts into (an alias's is another symbol's).  They tell the row of
-	 * a call that a longjmp abandons (apiprof_jmp.c); NULL in dynamic
-	 * mode, which has no wrappers. */
-	const char *const *exports;
-	const uint32_t *rows;
-	/* Per symbol: its wrapper's own address (not what its exported name
-	 * may be bound to), whose code's extent the runtime looks up once
-	 * (apiprof_wrappers.c); NULL in dynamic mode. */
-	const void *const *entries;
 	/* The end of the shim's section of wrappers (__stop_apiprof_wrappers),
 	 * where the last of them in address order ends; NULL in dynamic mode. */
 	const void *entries_end;
@@ -362,7 +368,7 @@ struct apiprof_api {
 	 * pointers to its real functions right after the api (gen_emit.c), so
 	 * that a call finds the first six of them on the line it reads tls
 	 * and slot from. */
-	uint64_t reserved[1];
+	uint64_t reserved[7];
 	/* Filled in by the runtime with the id, for the hot path: the offset
 	 * of the thread's struct apiprof_tls from the thread pointer, and that
 	 * of its slot for this api (apiprof_tls.api[id]), so that the hot path
@@ -384,15 +390,15 @@ _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache 
 _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
                "what follows an api shares the line of tls and slot");
 
-/* 23: a call of the parked run timed in the wrapper without a swap
- * (APIPROF_CALL_PARKED), park_t0; 22: func_base starts APIPROF_FUNC_UNSET,
- * set once (apiprof_register); 21: the parked run (struct apiprof_sites,
- * apiprof_unpark); 20: entries_end
+/* 24: one table of symbols (struct apiprof_sym); 23: a call of the parked
+ * run timed in the wrapper without a swap (APIPROF_CALL_PARKED), park_t0;
+ * 22: func_base starts APIPROF_FUNC_UNSET, set once (apiprof_register);
+ * 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
  * (the wrappers' section); 19: sampled mode's timed calls inline (struct
  * apiprof_tls's apis and span); 18: the table's hist_xor (LZCNT buckets);
  * 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
  * (hist_off); 15: the parent in the table */
-#define APIPROF_SHIM_ABI 23u
+#define APIPROF_SHIM_ABI 24u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */

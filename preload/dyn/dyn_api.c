@@ -2,20 +2,12 @@
 /*
  * dyn_api.c - the struct apiprof_api of a spec loaded at run time.
  *
- * The same tables a generated shim defines statically (apiprof-gen's
+ * The same table of symbols a generated shim defines statically (apiprof-gen's
  * "The generated code"), filled from the loaded spec: rows are the
  * functions, symbols the functions' and then the aliases'.  The spec stays
  * loaded for the life of the process, as it owns the strings.
  */
 #include "dyn.h"
-
-static void fill_sym(struct apiprof_api *api, const struct spec_func *g, const char **symbols,
-                     const char **versions)
-{
-	symbols[g->sym] = g->lookup;
-	versions[g->sym] = g->version;
-	(void)api;
-}
 
 /* As a generated shim's (gen_emit.c): noreturn, and what it declares. */
 static uint32_t dyn_api_flags(const struct spec_func *g)
@@ -26,22 +18,28 @@ static uint32_t dyn_api_flags(const struct spec_func *g)
 	       (g->acct.err_no ? APIPROF_FUNC_ERRNO : 0);
 }
 
+/* Symbol g's row of the table: its display and flags are its row's. */
+static void fill_sym(struct apiprof_sym *syms, const struct spec *s, const struct spec_func *g)
+{
+	const struct spec_func *row = &s->funcs[g->row];
+
+	syms[g->sym] = (struct apiprof_sym){.symbol = g->lookup,
+	                                    .version = g->version,
+	                                    .display = row->name,
+	                                    .row = (uint32_t)g->row,
+	                                    .flags = dyn_api_flags(row)};
+}
+
 struct apiprof_api *dyn_api_new(const struct spec *s)
 {
 	struct apiprof_api *api = dyn_alloc(sizeof(*api));
 	size_t nsyms = s->nfuncs + s->naliases;
-	const char **symbols = dyn_alloc(nsyms * sizeof(*symbols));
-	const char **versions = dyn_alloc(nsyms * sizeof(*versions));
-	const char **display = dyn_alloc(s->nfuncs * sizeof(*display));
-	uint32_t *flags = dyn_alloc(s->nfuncs * sizeof(*flags));
+	struct apiprof_sym *syms = dyn_alloc(nsyms * sizeof(*syms));
 
-	for (size_t i = 0; i < s->nfuncs; i++) {
-		fill_sym(api, &s->funcs[i], symbols, versions);
-		display[i] = s->funcs[i].name;
-		flags[i] = dyn_api_flags(&s->funcs[i]);
-	}
+	for (size_t i = 0; i < s->nfuncs; i++)
+		fill_sym(syms, s, &s->funcs[i]);
 	for (size_t i = 0; i < s->naliases; i++)
-		fill_sym(api, &s->aliases[i], symbols, versions);
+		fill_sym(syms, s, &s->aliases[i]);
 	api->abi = APIPROF_SHIM_ABI;
 	api->name = s->api;
 	api->library = s->library;
@@ -49,10 +47,7 @@ struct apiprof_api *dyn_api_new(const struct spec *s)
 	api->nfuncs = (uint32_t)s->nfuncs;
 	api->func_base = APIPROF_FUNC_UNSET;
 	api->nsyms = (uint32_t)nsyms;
-	api->symbols = symbols;
-	api->versions = versions;
-	api->display = display;
-	api->flags = flags;
+	api->syms = syms;
 	api->missing_warned = dyn_alloc(nsyms * sizeof(uint32_t));
 	apiprof_register(api);
 	return api;

@@ -225,7 +225,7 @@ static void json_size_hist(struct out *o, const uint64_t *hist)
 static void json_acct(struct out *o, struct apiprof_api *api, uint32_t i,
                       const struct apiprof_fstat *s)
 {
-	uint32_t fl = api->flags[i];
+	uint32_t fl = api->syms[i].flags;
 	const char *sep = "";
 	char num[16];
 
@@ -260,7 +260,7 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 	out_printf(o, "%s\n        {\"api\": ", (*n)++ ? "," : "");
 	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
 	out_printf(o, ", \"name\": ");
-	out_jstr(o, api->display[i], APIPROF_NAME_MAX);
+	out_jstr(o, api->syms[i].display, APIPROF_NAME_MAX);
 	out_printf(o,
 	           ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"estimated\": "
 	           "%s, "
@@ -463,7 +463,7 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	double self = apiprof_tree_self_ticks(api, i, total_ticks(s));
 	struct apiprof_stat_row r = {
 	        .api = api->name,
-	        .func = api->display[i],
+	        .func = api->syms[i].display,
 	        .calls = s->calls,
 	        .total_ns = apiprof_ticks_to_ns(total_ticks(s)),
 	        .estimated = estimated(s),
@@ -473,7 +473,7 @@ static void sum_row(struct out *o, struct apiprof_api *api, uint32_t i,
 	        .max_ns = s->timed ? apiprof_ticks_to_ns(s->max_ticks) : -1,
 	        .p50_ns = quantile_ns(s, 0.50),
 	        .p99_ns = quantile_ns(s, 0.99),
-	        .flags = s->acct ? api->flags[i] : 0,
+	        .flags = s->acct ? api->syms[i].flags : 0,
 	        .bytes = s->bytes,
 	        .bytes_p50 = size_quantile(s, 0.5),
 	        .failures = s->failures,

@@ -119,7 +119,7 @@ static void json_func_name(struct out *o, uint32_t func)
 		return;
 	}
 	snprintf(tree.name, sizeof(tree.name), "%.*s.%.*s", APIPROF_API_NAME_MAX, api->name,
-	         APIPROF_NAME_MAX, api->display[row]);
+	         APIPROF_NAME_MAX, api->syms[row].display);
 	out_jstr(o, tree.name, sizeof(tree.name));
 }
 
@@ -374,7 +374,7 @@ static void json_child(struct out *o, uint32_t func, uint32_t child, int *k)
 	out_printf(o, "%s{\"api\": ", (*k)++ ? ", " : "");
 	out_jstr(o, api->name, APIPROF_API_NAME_MAX);
 	out_printf(o, ", \"name\": ");
-	out_jstr(o, api->display[row], APIPROF_NAME_MAX);
+	out_jstr(o, api->syms[row].display, APIPROF_NAME_MAX);
 	out_printf(o, ", \"calls\": %llu, \"total_ns\": %llu, \"estimated\": %s}",
 	           (unsigned long long)calls, (unsigned long long)ns_of(t), est ? "true" : "false");
 }
@@ -513,7 +513,7 @@ static void tree_line(struct out *o, uint32_t r, int depth)
 	out_printf(o, "  %12llu %10s %10s  %*s%s%s%s.%s\n", (unsigned long long)ct.r_calls[r], t, s,
 	           2 * depth, "", depth ? "`- " : "",
 	           cc.n[r].ret == 0 && cc.n[r].parent == 0 ? "(context not known) " : "", api->name,
-	           api->display[row]);
+	           api->syms[row].display);
 }
 
 /* The calls under path r (0: the roots) that had no room in the tree. */
@@ -603,7 +603,7 @@ void apiprof_tree_top_print(struct out *o)
 		char t[16];
 		fmt_time(t, sizeof(t), tree.top_ticks[best]);
 		out_printf(o, "%s  %10s  %s.%s\n", n ? "" : "top by self time:\n", t, api->name,
-		           api->display[row]);
+		           api->syms[row].display);
 		tree.top_seen[best] = false;
 	}
 }

@@ -83,7 +83,7 @@ static uint32_t row_of(const struct apiprof_unwinding *u, struct apiprof_tls *t,
 {
 	const struct apiprof_api *api = apiprof_api_get(id);
 
-	if (api == NULL || api->entries == NULL)
+	if (api == NULL || api->entries_end == NULL)
 		return UINT32_MAX;
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);

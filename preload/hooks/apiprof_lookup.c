@@ -84,12 +84,12 @@ void *apiprof_library_open(const struct apiprof_api *api)
 
 void *apiprof_lookup_in_library(const struct apiprof_api *api, uint32_t idx)
 {
-	const char *ver = api->versions ? api->versions[idx] : NULL;
+	const char *ver = api->syms[idx].version;
 	void *h = apiprof_library_open(api);
 
 	if (h == NULL)
 		return NULL;
-	void *p = ver ? dlvsym(h, api->symbols[idx], ver) : dlsym(h, api->symbols[idx]);
+	void *p = ver ? dlvsym(h, api->syms[idx].symbol, ver) : dlsym(h, api->syms[idx].symbol);
 	dlclose(h);
 	return p;
 }
@@ -105,7 +105,7 @@ void **apiprof_api_reals(const struct apiprof_api *api)
 	Dl_info self, in;
 
 	if (!dladdr(api, &in) || !dladdr((const void *)apiprof_api_reals, &self) ||
-	    in.dli_fbase == self.dli_fbase || !same_object(api, api->symbols))
+	    in.dli_fbase == self.dli_fbase || !same_object(api, api->syms))
 		return NULL;
 	return (void **)((char *)api + sizeof(struct apiprof_api));
 }
@@ -129,7 +129,7 @@ static void *shim_export(const struct apiprof_api *api, const char *name)
 static int symbol_index(const struct apiprof_api *api, const char *name)
 {
 	for (uint32_t i = 0; i < apiprof_api_nsyms(api); i++)
-		if (strcmp(api->symbols[i], name) == 0)
+		if (strcmp(api->syms[i].symbol, name) == 0)
 			return (int)i;
 	return -1;
 }

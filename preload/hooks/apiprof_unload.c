@@ -31,7 +31,7 @@
  * that holds p. */
 static bool still_resolves(const struct apiprof_api *api, uint32_t i, void *p)
 {
-	const char *ver = api->versions ? api->versions[i] : NULL;
+	const char *ver = api->syms[i].version;
 	Dl_info in;
 
 	if (!dladdr(p, &in) || in.dli_fname == NULL)
@@ -39,7 +39,7 @@ static bool still_resolves(const struct apiprof_api *api, uint32_t i, void *p)
 	void *h = dlopen(in.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (h == NULL)
 		return false;
-	void *q = ver ? dlvsym(h, api->symbols[i], ver) : dlsym(h, api->symbols[i]);
+	void *q = ver ? dlvsym(h, api->syms[i].symbol, ver) : dlsym(h, api->syms[i].symbol);
 	dlclose(h);
 	return q == p;
 }

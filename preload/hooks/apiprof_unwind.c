@@ -168,7 +168,7 @@ static void keep_rows(uintptr_t sp)
 		uintptr_t frame = w & ~(uintptr_t)APIPROF_FRAME_TAGS;
 		const struct apiprof_api *api = apiprof_api_get(id);
 		bool kept = w > APIPROF_FRAME_IDLE && !(w & APIPROF_FRAME_SLOW) && api != NULL &&
-		            api->entries != NULL && frame > sp && frame - sp <= STACK_SPAN;
+		            api->entries_end != NULL && frame > sp && frame - sp <= STACK_SPAN;
 
 		th->thrown_frame[id] = kept ? frame : 0;
 		if (kept)
@@ -187,7 +187,7 @@ static uint32_t row_of(const struct apiprof_unwinding *u, struct apiprof_tls *t,
 	struct apiprof_thread *th = u->ctx;
 	const struct apiprof_api *api = apiprof_api_get(id);
 
-	if (api == NULL || api->entries == NULL)
+	if (api == NULL || api->entries_end == NULL)
 		return UINT32_MAX;
 	if (t->api[id].frame & APIPROF_FRAME_SLOW)
 		return apiprof_slow_row(t, id);

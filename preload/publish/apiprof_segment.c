@@ -166,8 +166,8 @@ void apiprof_set_mode(uint32_t mode)
 static void add_funcs(struct apiprof_shm_header *h, const struct apiprof_api *api)
 {
 	for (uint32_t i = 0; i < api->nfuncs; i++)
-		apiprof_ring_add_func(h, api->func_base + i, api->name, api->display[i],
-		                      api->flags[i], api->id);
+		apiprof_ring_add_func(h, api->func_base + i, api->name, api->syms[i].display,
+		                      api->syms[i].flags, api->id);
 }
 
 void apiprof_segment_add_api(const struct apiprof_api *api)
@@ -186,7 +186,7 @@ void apiprof_segment_api_unloaded(const struct apiprof_api *api, bool unloaded)
 
 	for (uint32_t i = 0; h != NULL && i < api->nfuncs; i++)
 		apiprof_ring_func_flags(h, api->func_base + i,
-		                        api->flags[i] | (unloaded ? APIPROF_FUNC_UNLOADED : 0));
+		                        api->syms[i].flags | (unloaded ? APIPROF_FUNC_UNLOADED : 0));
 }
 
 /* posix_fallocate, which returns its error, in the usual convention: 0, or

@@ -219,7 +219,7 @@ static enum apiprof_lib prefetch_lib(const struct apiprof_api *api, apiprof_look
 		        apiprof_loaded_ask(api) ? APIPROF_LIB_THERE : APIPROF_LIB_ABSENT;
 
 		if (lib == APIPROF_LIB_ABSENT &&
-		    next(api->symbols[0], api->versions ? api->versions[0] : NULL) != NULL)
+		    next(api->syms[0].symbol, api->syms[0].version) != NULL)
 			lib = APIPROF_LIB_ELSEWHERE;
 		/* the failed lookups left their error for the program's dlerror;
 		 * bare, it has none (no lookup follows to clear it) */
@@ -240,9 +240,9 @@ static void *lookup(struct apiprof_api *api, uint32_t idx, apiprof_lookup_fn nex
 {
 	enum apiprof_lib lib = prefetch_lib(api, next);
 
-	if (lib == APIPROF_LIB_ABSENT && !apiprof_loader_calls(api->symbols[idx]))
+	if (lib == APIPROF_LIB_ABSENT && !apiprof_loader_calls(api->syms[idx].symbol))
 		return NULL;
-	void *p = next(api->symbols[idx], api->versions ? api->versions[idx] : NULL);
+	void *p = next(api->syms[idx].symbol, api->syms[idx].version);
 	if (p == NULL && (lib == APIPROF_LIB_UNKNOWN || lib == APIPROF_LIB_THERE))
 		p = apiprof_lookup_in_library(api, idx);
 	return p;
@@ -332,11 +332,11 @@ void apiprof_missing(struct apiprof_api *api, uint32_t idx)
 {
 	if (resolver_find(apiprof_tp()) < 0 && idx < apiprof_api_nsyms(api) &&
 	    !apiprof_xchg_relaxed(&api->missing_warned[idx], 1)) {
-		const char *ver = api->versions ? api->versions[idx] : NULL;
+		const char *ver = api->syms[idx].version;
 
 		apiprof_warn("%s: %s%s%s not found after this shim (is %s loaded?); "
 		             "calls fail with ENOSYS",
-		             api->name, api->symbols[idx], ver ? "@" : "", ver ? ver : "",
+		             api->name, api->syms[idx].symbol, ver ? "@" : "", ver ? ver : "",
 		             api->library);
 	}
 	errno = ENOSYS;

@@ -59,7 +59,7 @@ static uint32_t acct_rows(const struct apiprof_api *api)
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < api->nfuncs; i++)
-		k += (api->flags[i] & APIPROF_FUNC_ACCT) != 0;
+		k += (api->syms[i].flags & APIPROF_FUNC_ACCT) != 0;
 	return k;
 }
 
@@ -86,7 +86,7 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 	for (uint32_t i = 0; i < n; i++) {
 		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
 
-		c->acct = api->flags[i] & APIPROF_FUNC_ACCT ? a++ : NULL;
+		c->acct = api->syms[i].flags & APIPROF_FUNC_ACCT ? a++ : NULL;
 	}
 	tab->parent = APIPROF_PARENT_NONE;
 	tab->hist_xor = apiprof_cpu_hist_xor();

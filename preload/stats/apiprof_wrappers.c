@@ -94,9 +94,9 @@ static struct apiprof_wrappers *build(const struct apiprof_api *api)
 	if (w == NULL)
 		return NULL;
 	for (uint32_t i = 0; i < n; i++) {
-		if (api->rows[i] >= api->nfuncs || api->entries[i] == NULL)
+		if (api->syms[i].row >= api->nfuncs || api->syms[i].entry == NULL)
 			continue;
-		w->r[w->n++] = (struct range){(uintptr_t)api->entries[i], 0, api->rows[i]};
+		w->r[w->n++] = (struct range){(uintptr_t)api->syms[i].entry, 0, api->syms[i].row};
 	}
 	sort(w->r, w->n);
 	ends(w, (uintptr_t)api->entries_end);
@@ -179,9 +179,9 @@ static void ours_module(const void *p)
 static void wrappers_add_module(const struct apiprof_api *api)
 {
 	ours_module((const void *)(uintptr_t)apiprof_wrappers_ours);
-	for (uint32_t i = 0; api->entries != NULL && i < apiprof_api_nsyms(api); i++)
-		if (api->entries[i] != NULL) {
-			ours_module(api->entries[i]);
+	for (uint32_t i = 0; api->entries_end != NULL && i < apiprof_api_nsyms(api); i++)
+		if (api->syms[i].entry != NULL) {
+			ours_module(api->syms[i].entry);
 			return;
 		}
 }
@@ -211,8 +211,8 @@ void apiprof_wrappers_ranges(const struct apiprof_api *api, uint32_t id)
 {
 	struct apiprof_wrappers *none = NULL;
 
-	if (id >= APIPROF_MAX_APIS || api->entries == NULL || api->rows == NULL ||
-	    api->entries_end == NULL || apiprof_load_acquire(&by_id[id]) != NULL)
+	if (id >= APIPROF_MAX_APIS || api->entries_end == NULL ||
+	    apiprof_load_acquire(&by_id[id]) != NULL)
 		return;
 	struct apiprof_wrappers *w = build(api);
 	if (w != NULL)
