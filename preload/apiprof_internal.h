@@ -255,10 +255,10 @@ struct apiprof_thread {
 	uintptr_t thrown_frame[APIPROF_MAX_APIS];
 	uint32_t thrown_row[APIPROF_MAX_APIS];
 	uintptr_t thrown_sp; /* the lowest thrower's since the latest catch, 0: none */
-	/* The thread's TLS block, which the flusher reads (apiprof_busy.c),
+	/* The thread's TLS block, which the flusher reads (apiprof_inflight.c),
 	 * and the flusher's own view of each api's call in progress. */
 	struct apiprof_tls_block *blk;
-	struct apiprof_busy *busy[APIPROF_MAX_APIS];
+	struct apiprof_inflight *inflight[APIPROF_MAX_APIS];
 	/* The thread's calling-context tree (apiprof_cct.c), made at its
 	 * first switch of run; kept, emptied, when the entry is reused. */
 	struct apiprof_cct *cct;
@@ -273,10 +273,10 @@ APIPROF_HIDDEN void apiprof_thread_rename_all(void); /* at the end of the image 
 APIPROF_HIDDEN void apiprof_thread_init(void);
 APIPROF_HIDDEN void apiprof_thread_after_fork(void);
 
-/* --- calls in progress (apiprof_busy.c) -------------------------------- */
+/* --- calls in progress (apiprof_inflight.c) -------------------------------- */
 /* What the flusher knows of a thread's call of one api in progress: its
  * own state, kept across flushes in the thread's entry. */
-struct apiprof_busy {
+struct apiprof_inflight {
 	uintptr_t frame; /* the frame word the call was seen with; 0: none */
 	uint64_t calls;  /* its row's calls then: a count that moves ends it */
 	uint64_t t0;     /* its row's t0 then: a start that moves ends it too */
@@ -284,12 +284,12 @@ struct apiprof_busy {
 	uint64_t look;   /* when the flusher last looked at this api on the thread */
 	uint32_t row;    /* the call's row, UINT32_MAX when none */
 	uint32_t gen;    /* the entry's generation: a reused entry starts afresh */
-	uint32_t shown;  /* the row last published as busy + 1, 0: none */
-	uint32_t bound;  /* APIPROF_REC_BUSY_BOUND or 0 */
+	uint32_t shown;  /* the row last published as in flight + 1, 0: none */
+	uint32_t bound;  /* APIPROF_REC_INFLIGHT_BOUND or 0 */
 };
 /* Looks at th's calls in progress (the flusher's passes only: the state
- * is the flusher's).  Fills busy[id] for each api; gen is th's. */
-APIPROF_HIDDEN void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now);
+ * is the flusher's).  Fills inflight[id] for each api; gen is th's. */
+APIPROF_HIDDEN void apiprof_inflight_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now);
 /* How far below a frame its call's return address may be, in words. */
 #define APIPROF_SCAN_WORDS 64
 

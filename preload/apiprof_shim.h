@@ -100,7 +100,7 @@
 #define APIPROF_FRAME_SLOW 4u
 #define APIPROF_FRAME_TAGS 7u
 
-#define APIPROF_EXPORT      __attribute__((visibility("default")))
+#define APIPROF_EXPORT __attribute__((visibility("default")))
 /* A generated wrapper: exported, and in the shim's one section of
  * wrappers, whose end the linker gives (__stop_apiprof_wrappers): each
  * wrapper's code then runs from its entry to the next wrapper's, or to the
@@ -250,7 +250,7 @@ struct apiprof_cold {
 	 * starts (apiprof_start) and read back by its way out: a nested
 	 * call never stores it (it goes out of line), and only this thread
 	 * writes it.  The flusher tells from it how long a call in progress
-	 * has run (apiprof_busy.c); 0, from a shim older than this field,
+	 * has run (apiprof_inflight.c); 0, from a shim older than this field,
 	 * means "not known".  Zeroing a table keeps it (apiprof_tab_init). */
 	uint64_t t0;
 	uint64_t hist[APIPROF_HIST_BUCKETS];
@@ -1184,8 +1184,8 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
  * an odd and an even gen (the readers' copies check it, apiprof_sites.c);
  * only this thread writes these words, and x86 keeps its stores in
  * order, as volatile asm keeps them in program order.  The table. */
-APIPROF_INLINE struct apiprof_tab *apiprof_leave_park(const struct apiprof_api *api,
-                                                      uintptr_t slot, uint32_t idx)
+APIPROF_INLINE struct apiprof_tab *apiprof_leave_park(const struct apiprof_api *api, uintptr_t slot,
+                                                      uint32_t idx)
 {
 	uint64_t t1 = __rdtsc();
 	struct apiprof_tab *tab = apiprof_tab_at(slot);

@@ -73,7 +73,7 @@
  *
  * Statistics in a record: calls counts every call; ticks, min, max and hist
  * cover only the timed calls (`timed` of them), and only calls that have
- * returned: a call in progress is told apart (APIPROF_REC_BUSY).  Unless sampling
+ * returned: a call in progress is told apart (APIPROF_REC_INFLIGHT).  Unless sampling
  * (header.sample > 1), timed == calls; when sampling, the time inside the
  * function is estimated as ticks * calls / timed.
  *
@@ -107,7 +107,7 @@
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
 #define APIPROF_SHM_VERSION                                                                        \
 	11u /* 11: one record head with a kind and a size (struct apiprof_rec_head);               \
-	     * 10: the readers' words become the control block (struct apiprof_shm_ctl);         \
+	     * 10: the readers' words become the control block (struct apiprof_shm_ctl);           \
 	     * 9: both of issue 35's: the sites' error bounds (calls_error, a larger slot) and     \
 	     * APIPROF_REC_NODES (the call tree's nodes); 7: APIPROF_REC_SITEQ;                    \
 	     * 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
@@ -218,16 +218,16 @@ _Static_assert(APIPROF_ERRNO_SLOTS == 24, "a record's errno counts are 24 slots"
 #define APIPROF_REC_KEYFRAME      0x2u /* part of a periodic full snapshot */
 #define APIPROF_REC_FOLDED        0x4u /* totals of exited threads folded together (tid 0) */
 /* The thread was inside this function (its outermost call of the api)
- * when the snapshot was taken, since busy_since; the call is not in the
+ * when the snapshot was taken, since inflight_since; the call is not in the
  * statistics yet.  The flusher writes such a record every interval while
  * the call lasts, and the function's record again once it is over
  * (without the flag), so the newest record of a (thread, function) says
  * whether it is still in progress.  Older readers ignore both flags. */
-#define APIPROF_REC_BUSY 0x8u
-/* With APIPROF_REC_BUSY: the call's start is not known (sampled mode,
- * a shim built before the start was kept): busy_since is the first
- * snapshot that saw the call, so it has run at least tick - busy_since. */
-#define APIPROF_REC_BUSY_BOUND 0x10u
+#define APIPROF_REC_INFLIGHT 0x8u
+/* With APIPROF_REC_INFLIGHT: the call's start is not known (sampled mode,
+ * a shim built before the start was kept): inflight_since is the first
+ * snapshot that saw the call, so it has run at least tick - inflight_since. */
+#define APIPROF_REC_INFLIGHT_BOUND 0x10u
 /* The flags of the record kinds other than the times (apiprof_rec_kinds:
  * the head's kind says which payload follows; a reader's copy of the
  * flags carries the kind's flag). */
@@ -324,7 +324,7 @@ struct apiprof_shm_header {
 	/* Written by producers with atomic fetch-add; each on its own cache line. */
 	uint64_t head; /* next position to reserve (free-running) */
 	uint8_t pad1[56];
-	uint64_t dropped; /* records not written because their slot was busy */
+	uint64_t dropped; /* records not written because a writer held their slot */
 	uint8_t pad2[56];
 	/* Readers' requests.  The flusher runs only while a reader watches:
 	 * it waits in the kernel otherwise, and costs nothing. */
@@ -395,7 +395,8 @@ struct apiprof_rec_times {
 	uint64_t max_ticks;
 	uint64_t timed; /* calls that were timed (== calls unless sampling) */
 	uint64_t hist[APIPROF_HIST_BUCKETS];
-	uint64_t busy_since; /* APIPROF_REC_BUSY: when the call in progress started, else 0 */
+	uint64_t inflight_since; /* APIPROF_REC_INFLIGHT: when the call in progress started, else 0
+	                          */
 };
 
 /* The bytes and failures of one thread's calls of one function

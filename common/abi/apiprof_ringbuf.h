@@ -13,10 +13,10 @@
  *   ... payload stores ...               ... payload copy ...
  *   apiprof_seq_publish seq = 2*pos+2    apiprof_seq_recheck      still 2*pos+2 ?
  *
- * A writer never waits (a busy slot is dropped and counted), a reader
+ * A writer never waits (a held slot is dropped and counted), a reader
  * never retries (the next snapshot of the same pair carries more).  The
  * payload is whole or lost, flags and all: a record marked with a call in
- * progress (APIPROF_REC_BUSY, busy_since) is read like any other, and
+ * progress (APIPROF_REC_INFLIGHT, inflight_since) is read like any other, and
  * its function index is checked like any other.
  *
  * Nothing here allocates or makes a system call: the runtime's thread

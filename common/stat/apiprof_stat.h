@@ -158,8 +158,8 @@ struct apiprof_stat_row {
 	double bytes_p50; /* -1: no sized call */
 	uint64_t failures;
 	const uint64_t *errnos; /* APIPROF_ERRNO_SLOTS counts, with APIPROF_FUNC_ERRNO */
-	double busy_ns;         /* how long the call in progress has run; -1 (or 0): none */
-	bool busy_bound;        /* busy_ns is only a lower bound */
+	double inflight_ns;     /* how long the call in progress has run; -1 (or 0): none */
+	bool inflight_bound;    /* inflight_ns is only a lower bound */
 };
 
 /* A column: its title, its width (0: the last, unpadded), its alignment
@@ -176,7 +176,7 @@ struct apiprof_stat_col {
 extern const struct apiprof_stat_col apiprof_stat_cols[APIPROF_STAT_NCOLS];
 
 int apiprof_stat_thread_line(char *buf, size_t cap, uint32_t tid, const char *name);
-int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double busy_ns, double wall_ns,
+int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double spent_ns, double wall_ns,
                           uint64_t calls);
 int apiprof_stat_header(char *buf, size_t cap);
 int apiprof_stat_row_line(char *buf, size_t cap, const struct apiprof_stat_row *r);

@@ -123,15 +123,15 @@ int apiprof_stat_thread_line(char *buf, size_t cap, uint32_t tid, const char *na
 }
 
 /* Preshing's "7/1001 ms 0.7% 6481x", each time in the one format. */
-int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double busy_ns, double wall_ns,
+int apiprof_stat_api_line(char *buf, size_t cap, const char *api, double spent_ns, double wall_ns,
                           uint64_t calls)
 {
-	char busy[16], wall[16];
+	char spent[16], wall[16];
 
 	return snprintf(buf, cap, "  time spent in \"%s\": %s/%s %.1f%% %llux\n", api,
-	                apiprof_stat_fmt_ns(busy, sizeof(busy), busy_ns, "us"),
+	                apiprof_stat_fmt_ns(spent, sizeof(spent), spent_ns, "us"),
 	                apiprof_stat_fmt_ns(wall, sizeof(wall), wall_ns, "us"),
-	                wall_ns > 0 ? 100.0 * busy_ns / wall_ns : 0.0, (unsigned long long)calls);
+	                wall_ns > 0 ? 100.0 * spent_ns / wall_ns : 0.0, (unsigned long long)calls);
 }
 
 int apiprof_stat_header(char *buf, size_t cap)
@@ -180,7 +180,7 @@ int apiprof_stat_note_line(char *buf, size_t cap, const struct apiprof_stat_row 
 	struct line l = {buf, cap, 0};
 	char t[16];
 
-	if (!(r->flags & APIPROF_FUNC_ACCT) && !(r->busy_ns > 0)) {
+	if (!(r->flags & APIPROF_FUNC_ACCT) && !(r->inflight_ns > 0)) {
 		if (cap)
 			buf[0] = '\0';
 		return 0;
@@ -194,8 +194,8 @@ int apiprof_stat_note_line(char *buf, size_t cap, const struct apiprof_stat_row 
 		line_add(&l, "  failures %llu", (unsigned long long)r->failures);
 	if ((r->flags & APIPROF_FUNC_ERRNO) && r->errnos)
 		note_errnos(&l, r->errnos);
-	if (r->busy_ns > 0)
-		line_add(&l, "  inside %s%s", r->busy_bound ? ">=" : "",
-		         apiprof_stat_fmt_ns(t, sizeof(t), r->busy_ns, "us"));
+	if (r->inflight_ns > 0)
+		line_add(&l, "  inside %s%s", r->inflight_bound ? ">=" : "",
+		         apiprof_stat_fmt_ns(t, sizeof(t), r->inflight_ns, "us"));
 	return line_end(&l);
 }

@@ -84,10 +84,10 @@ struct flush_pass {
 /* One row of a pass. */
 struct flush_row {
 	struct apiprof_tab *tab;
-	uint32_t i;                          /* the row in tab */
-	uint32_t func;                       /* its index in the function table */
-	const struct apiprof_busy *inflight; /* its call in progress, or NULL */
-	struct apiprof_qmark *mark;          /* its quantiles' mark (the flusher's), or NULL */
+	uint32_t i;                              /* the row in tab */
+	uint32_t func;                           /* its index in the function table */
+	const struct apiprof_inflight *inflight; /* its call in progress, or NULL */
+	struct apiprof_qmark *mark;              /* its quantiles' mark (the flusher's), or NULL */
 };
 
 /* The records of one snapshot of a row: its times, its bytes and
@@ -174,15 +174,15 @@ static struct apiprof_shm_rec *rec_put(const struct flush_pass *p, const struct 
                                        enum apiprof_rec_kind k, uint64_t *pos)
 {
 	struct apiprof_shm_rec *r = apiprof_ring_reserve(p->h, pos);
-	const struct apiprof_busy *b = w->inflight;
+	const struct apiprof_inflight *b = w->inflight;
 	bool times = k == APIPROF_REC_KIND_TIMES;
 
 	if (r == NULL)
 		return NULL;
 	head_fill(&r->h, &p->sh, w->func, k);
-	r->h.flags |= times && b ? APIPROF_REC_BUSY | b->bound : 0;
+	r->h.flags |= times && b ? APIPROF_REC_INFLIGHT | b->bound : 0;
 	if (times)
-		r->u.times.busy_since = b ? b->since : 0;
+		r->u.times.inflight_since = b ? b->since : 0;
 	if (!rec_fills[k](r, w->tab, w->i, p->sh.flags & APIPROF_REC_FOLDED)) {
 		apiprof_ring_abandon(p->h, r, *pos);
 		return NULL;
@@ -305,8 +305,9 @@ static bool flush_row(const struct flush_pass *p, const struct flush_row *w)
 
 /* The call in progress of api id on th that the flusher's scan found (b:
  * its state; NULL when not scanned), as the row it is in and the row
- * last published as busy, each + 1 (0: none). */
-static void busy_rows(const struct apiprof_busy *b, uint32_t n, uint32_t *now, uint32_t *shown)
+ * last published as inflight, each + 1 (0: none). */
+static void inflight_rows(const struct apiprof_inflight *b, uint32_t n, uint32_t *now,
+                          uint32_t *shown)
 {
 	*now = b && b->row < n ? b->row + 1 : 0;
 	*shown = b && b->shown <= n ? b->shown : 0;
@@ -326,18 +327,19 @@ static void flush_api(const struct flush_pass *p, uint32_t id)
 	struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
 	bool all = flush_kinds[p->kind].every_row;
-	struct apiprof_busy *b = p->flusher && flush_kinds[p->kind].inflight ? th->busy[id] : NULL;
-	uint32_t busy, shown;
+	struct apiprof_inflight *b =
+	        p->flusher && flush_kinds[p->kind].inflight ? th->inflight[id] : NULL;
+	uint32_t inflight, shown;
 
 	if (api == NULL || tab == NULL)
 		return;
 	/* the marks, after the shadow counts (apiprof_thread.c) */
 	struct apiprof_qmark *m =
 	        p->flusher ? (struct apiprof_qmark *)(th->shadow[id] + api->nfuncs) : NULL;
-	busy_rows(b, api->nfuncs, &busy, &shown);
+	inflight_rows(b, api->nfuncs, &inflight, &shown);
 	for (uint32_t i = 0; i < api->nfuncs; i++) {
 		uint64_t calls = apiprof_load(&tab->calls[i]);
-		bool in = busy == i + 1, forced = in || shown == i + 1;
+		bool in = inflight == i + 1, forced = in || shown == i + 1;
 
 		if ((calls == 0 && !forced) ||
 		    (!all && !forced && apiprof_load(&th->shadow[id][i]) == calls))
@@ -350,7 +352,7 @@ static void flush_api(const struct flush_pass *p, uint32_t id)
 			apiprof_store(&th->shadow[id][i], calls);
 	}
 	if (b != NULL)
-		b->shown = busy;
+		b->shown = inflight;
 }
 
 /* The nodes of the pass's tree (the thread's, or the folded one) as
@@ -409,7 +411,7 @@ static void flush_thread(struct apiprof_thread *th, enum flush_kind kind, bool f
 	/* The flusher and the thread itself (as it exits) may both be here. */
 	p.sh.thread_seq = apiprof_add_fetch_relaxed(&th->snap_seq, 1);
 	if (flusher && flush_kinds[kind].inflight)
-		apiprof_busy_scan(th, p.gen, p.sh.tick);
+		apiprof_inflight_scan(th, p.gen, p.sh.tick);
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++)
 		flush_api(&p, id);
 	flush_nodes(&p);

@@ -181,7 +181,7 @@ static void frame_enter(struct apiprof_tls *t, uint32_t id, uintptr_t sp, uint32
 {
 	struct apiprof_thread *th = self_of(t);
 
-	/* relaxed: the flusher reads them too (apiprof_busy.c) */
+	/* relaxed: the flusher reads them too (apiprof_inflight.c) */
 	apiprof_write_once(&th->slow_frame[id], sp);
 	apiprof_write_once(&th->slow_row[id], idx);
 	apiprof_compiler_barrier();

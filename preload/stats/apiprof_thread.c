@@ -335,8 +335,8 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 		tab = apiprof_tab_alloc(api);
 		th->shadow[id] = apiprof_arena_alloc(
 		        (size_t)n * (sizeof(uint64_t) + sizeof(struct apiprof_qmark)));
-		th->busy[id] = apiprof_arena_alloc(sizeof(struct apiprof_busy));
-		if (tab == NULL || th->shadow[id] == NULL || th->busy[id] == NULL)
+		th->inflight[id] = apiprof_arena_alloc(sizeof(struct apiprof_inflight));
+		if (tab == NULL || th->shadow[id] == NULL || th->inflight[id] == NULL)
 			return NULL;
 		apiprof_cct_attach(th); /* signals held: see apiprof_thread_attach */
 		apiprof_store_release(&th->tab[id], tab);

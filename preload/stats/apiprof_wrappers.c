@@ -10,7 +10,7 @@
  * Three readers need the row of such a call: the longjmp and exception
  * hooks for the calls a jump or a catch abandons (apiprof_jmp.c,
  * apiprof_unwind.c), the flusher for the calls in
- * progress (apiprof_busy.c), and sampled mode's timed calls for their
+ * progress (apiprof_inflight.c), and sampled mode's timed calls for their
  * parent (apiprof_slow.c), whose untimed calls keep no call tree.
  *
  * So when an api gets its first thread table, the extent of each of its

@@ -14,8 +14,8 @@ if [ "$sanitize" != none ]; then
 	echo "SKIP: -Db_sanitize=$sanitize: sanitizers make every frame larger"
 	exit 77
 fi
-# apiprof_busy.c copies a thread's TLS block and stack words: flusher passes only
-flusher_only='^(flusher_main|flusher_go_on|wait_for_reader|interval_sleep|apiprof_busy_scan|busy_inline_row)$'
+# apiprof_inflight.c copies a thread's TLS block and stack words: flusher passes only
+flusher_only='^(flusher_main|flusher_go_on|wait_for_reader|interval_sleep|apiprof_inflight_scan|inflight_inline_row)$'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * raceprog - a program whose calls in progress its test ends and starts
- * at chosen points of the flusher's look at them, for test_busy_race.c.
+ * at chosen points of the flusher's look at them, for test_inflight_race.c.
  *
  * Calls tt_work once (the thread's first call), then tt_wait(0) three
  * times from one call site, so at one frame: before each it reads a byte
@@ -11,7 +11,7 @@
  * stdin.
  *
  * It also defines process_vm_readv, which only the runtime's flusher
- * calls (apiprof_busy.c), ahead of libc's (the program's symbols come
+ * calls (apiprof_inflight.c), ahead of libc's (the program's symbols come
  * first): before each read it writes 'T' (the read of a thread's TLS
  * block, which starts the look at a thread) or 's' (any other) to the fd
  * named by $RACE_SAY and waits for a byte on the fd named by $RACE_GO;

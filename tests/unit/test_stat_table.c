@@ -275,8 +275,8 @@ static void test_note(void)
 	r.flags = APIPROF_FUNC_BYTES;
 	r.bytes = 0;
 	r.bytes_p50 = -1;
-	r.busy_ns = 1.5e9;
-	r.busy_bound = true;
+	r.inflight_ns = 1.5e9;
+	r.inflight_bound = true;
 	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
 	check_text(__LINE__, n, buf, "                   bytes 0 (p50 -)  inside >=1.50s\n");
 }

@@ -153,7 +153,7 @@ static struct top_cell *cell_insert(struct top_proc *p, uint32_t tid, uint32_t f
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->func = func;
-	c->busy_ns = -1;
+	c->inflight_ns = -1;
 	p->index[index_slot(p, tid, func)] = (uint32_t)p->ncells;
 	return c;
 }
@@ -268,7 +268,7 @@ int top_proc_snap(struct top_proc *p, const struct top_snap *s)
 	struct top_acct acct = c->cur.acct;
 	c->flags = s->flags;
 	c->tick = s->tick;
-	c->busy_since = s->busy_since;
+	c->inflight_since = s->inflight_since;
 	c->cur = s->st;
 	c->cur.acct = acct;
 	return 0;
@@ -371,7 +371,7 @@ void top_proc_refresh(struct top_proc *p, uint64_t mono_ns, uint64_t real_ns)
 
 		stat_sub(&c->iv, &c->cur, &c->last, c->acct_tick != 0);
 		c->last = c->cur;
-		top_busy_refresh(p, c);
+		top_inflight_refresh(p, c);
 	}
 	top_calls_refresh(p);
 	p->last_mono_ns = mono_ns;
@@ -433,8 +433,8 @@ struct acc {
 	const struct top_cell *cell; /* per-thread rows */
 	struct top_stat *sum;        /* summed rows: cur, iv, since the reset */
 	/* Summed rows: the calls in progress, as in a cell (the longest) */
-	double busy_iv_ns, busy_ns;
-	bool busy_bound;
+	double inflight_iv_ns, inflight_ns;
+	bool inflight_bound;
 	double child_ns;    /* summed rows: their cells' child_ns */
 	enum top_self self; /* summed rows: the largest of their cells' */
 };
@@ -467,12 +467,12 @@ static void acc_add(struct acc *a, const struct top_cell *c)
 	stat_add(&a->sum[0], &c->cur, acct);
 	stat_add(&a->sum[1], &c->iv, acct);
 	stat_add(&a->sum[2], &since, acct);
-	a->busy_iv_ns += c->busy_iv_ns;
+	a->inflight_iv_ns += c->inflight_iv_ns;
 	a->child_ns += c->child_ns;
 	a->self = c->self > a->self ? c->self : a->self;
-	if (c->busy_ns > a->busy_ns) {
-		a->busy_ns = c->busy_ns;
-		a->busy_bound = (c->flags & APIPROF_REC_BUSY_BOUND) != 0;
+	if (c->inflight_ns > a->inflight_ns) {
+		a->inflight_ns = c->inflight_ns;
+		a->inflight_bound = (c->flags & APIPROF_REC_INFLIGHT_BOUND) != 0;
 	}
 }
 
@@ -611,13 +611,13 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 }
 
 /* The calls in progress of a row: how long the longest has run, and
- * the time they add to the interval's (top_busy.c), whose share of the
+ * the time they add to the interval's (top_inflight.c), whose share of the
  * wall time is then taken again. */
-static void row_busy(struct top_row *r, const struct top_proc *p, double iv_ns, double ns,
-                     bool bound)
+static void row_inflight(struct top_row *r, const struct top_proc *p, double iv_ns, double ns,
+                         bool bound)
 {
-	r->busy_ns = ns;
-	r->busy_bound = bound;
+	r->inflight_ns = ns;
+	r->inflight_bound = bound;
 	if (iv_ns == 0 || r->iv_ns < 0)
 		return;
 	r->iv_ns = r->iv_ns + iv_ns > 0 ? r->iv_ns + iv_ns : 0;
@@ -645,7 +645,7 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	if (a->sum != NULL) {
 		row_fill(r, p, a, (struct row_stats){&a->sum[0], &a->sum[1], &a->sum[2]},
 		         since_start);
-		row_busy(r, p, a->busy_iv_ns, a->busy_ns, a->busy_bound);
+		row_inflight(r, p, a->inflight_iv_ns, a->inflight_ns, a->inflight_bound);
 		row_self(r, a->self, a->child_ns);
 		return;
 	}
@@ -658,7 +658,8 @@ static void row_finish(struct top_row *r, const struct top_proc *p, const struct
 	if (c->iv.timed == 0 || c->acct_tick != 0)
 		stat_sub(&since, &c->cur, &c->base, c->acct_tick != 0);
 	row_fill(r, p, a, (struct row_stats){&c->cur, &c->iv, &since}, since_start);
-	row_busy(r, p, c->busy_iv_ns, c->busy_ns, (c->flags & APIPROF_REC_BUSY_BOUND) != 0);
+	row_inflight(r, p, c->inflight_iv_ns, c->inflight_ns,
+	             (c->flags & APIPROF_REC_INFLIGHT_BOUND) != 0);
 	row_self(r, c->self, c->child_ns);
 }
 
@@ -711,7 +712,7 @@ static void accs_sum(const struct top_proc *p, struct acc *accs, size_t n, const
 {
 	for (size_t k = 0; k < n; k++) {
 		accs[k].sum = &sums[3 * k];
-		accs[k].busy_ns = -1;
+		accs[k].inflight_ns = -1;
 		for (int j = 0; j < 3; j++)
 			stat_zero(&accs[k].sum[j]);
 	}

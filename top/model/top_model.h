@@ -46,21 +46,22 @@ struct top_cell {
 	 * known. */
 	double child_ns;
 	enum top_self self;
-	struct top_stat cur;  /* latest snapshot */
-	struct top_stat last; /* cur at the previous refresh */
-	struct top_stat iv;   /* cur - last, computed at the latest refresh */
-	struct top_stat base; /* cur when the user last reset */
-	uint64_t busy_since;  /* flags has APIPROF_REC_BUSY: the call in progress began then */
-	/* The call in progress (top_busy.c): how long it had run at its
+	struct top_stat cur;     /* latest snapshot */
+	struct top_stat last;    /* cur at the previous refresh */
+	struct top_stat iv;      /* cur - last, computed at the latest refresh */
+	struct top_stat base;    /* cur when the user last reset */
+	uint64_t inflight_since; /* flags has APIPROF_REC_INFLIGHT: the call in progress began then
+	                          */
+	/* The call in progress (top_inflight.c): how long it had run at its
 	 * latest snapshot (-1: none), the ticks of it accounted for in the
 	 * intervals so far, those of them not charged yet (an interval gets
 	 * at most its wall time), and what the latest interval's charge
 	 * changed (negative once the call is over and its time is in the
 	 * statistics). */
-	double busy_ns;
-	uint64_t busy_charged;
-	double busy_carry;
-	double busy_iv_ns;
+	double inflight_ns;
+	uint64_t inflight_charged;
+	double inflight_carry;
+	double inflight_iv_ns;
 };
 
 enum top_state { TOP_RUNNING = 0, TOP_ENDED, TOP_STALE };
@@ -171,10 +172,10 @@ struct top_row {
 	double min_ns;
 	bool estimated; /* sampled timing: time figures are extrapolated */
 	/* A call of the function in progress (the longest, summed over
-	 * threads): how long it has run, -1 for none; busy_bound when that is
+	 * threads): how long it has run, -1 for none; inflight_bound when that is
 	 * only a lower bound (the call's start is not known). */
-	double busy_ns;
-	bool busy_bound;
+	double inflight_ns;
+	bool inflight_bound;
 	/* What the function declares (fflags & APIPROF_FUNC_ACCT), else 0. */
 	uint64_t bytes;    /* cumulative */
 	double bytes_rate; /* bytes per second in the interval */
@@ -243,9 +244,9 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
  * of the same snapshot as its sites; false when they did not come. */
 bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
                         double *p99);
-/* In top_busy.c: the calls in progress of a cell at a refresh, as its
+/* In top_inflight.c: the calls in progress of a cell at a refresh, as its
  * latest snapshot saw them, and what they add to the interval. */
-void top_busy_refresh(const struct top_proc *p, struct top_cell *c);
+void top_inflight_refresh(const struct top_proc *p, struct top_cell *c);
 
 size_t top_rows_build(const struct top_proc *p, const struct top_view *v, struct top_row **out);
 /* In top_sort.c: by the column's natural order (top_cols.c), inverted on

@@ -290,7 +290,7 @@ static bool read_times(struct top_snap *d, const struct apiprof_shm_rec *r, uint
 	const struct apiprof_rec_times *x = &r->u.times;
 
 	(void)func_end;
-	d->busy_since = x->busy_since;
+	d->inflight_since = x->inflight_since;
 	d->st.calls = x->calls;
 	d->st.ticks = x->ticks;
 	d->st.timed = x->timed;

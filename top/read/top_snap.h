@@ -83,7 +83,8 @@ struct top_snap {
 	uint32_t flags;
 	char comm[TOP_COMM_LEN];
 	uint64_t tick;
-	uint64_t busy_since; /* APIPROF_REC_BUSY in flags: when the call in progress began */
+	uint64_t
+	        inflight_since; /* APIPROF_REC_INFLIGHT in flags: when the call in progress began */
 	struct top_stat st;
 	struct top_sites sites;
 	struct top_siteq siteq;

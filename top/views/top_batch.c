@@ -52,8 +52,8 @@ static void text_row(FILE *out, const struct top_row *r)
 	        .bytes_p50 = r->bytes_p50,
 	        .failures = r->failures,
 	        .errnos = r->errnos,
-	        .busy_ns = r->busy_ns,
-	        .busy_bound = r->busy_bound,
+	        .inflight_ns = r->inflight_ns,
+	        .inflight_bound = r->inflight_bound,
 	};
 	char line[512];
 
@@ -263,20 +263,20 @@ static json_t *func_json(const struct top_proc *p, const struct top_row *r, bool
 
 /* A call in progress: {"api", "name", "for_ns", "exact"}; "exact" is
  * false when for_ns is only a lower bound (the start is not known). */
-static json_t *busy_json(const struct top_row *r)
+static json_t *inflight_json(const struct top_row *r)
 {
 	return json_pack("{s:s, s:s, s:o, s:b}", "api", r->api, "name", r->func, "for_ns",
-	                 top_ns_json(r->busy_ns), "exact", !r->busy_bound);
+	                 top_ns_json(r->inflight_ns), "exact", !r->inflight_bound);
 }
 
 /* A thread's "in_progress": its longest call in progress, or null. */
-static void thread_busy(json_t *thread, const struct top_row *r)
+static void thread_inflight(json_t *thread, const struct top_row *r)
 {
 	json_t *cur = json_object_get(thread, "in_progress");
 	json_t *v = json_object_get(cur, "for_ns");
 
-	if (r->busy_ns >= 0 && (!json_is_integer(v) || json_integer_value(v) < r->busy_ns))
-		json_object_set_new(thread, "in_progress", busy_json(r));
+	if (r->inflight_ns >= 0 && (!json_is_integer(v) || json_integer_value(v) < r->inflight_ns))
+		json_object_set_new(thread, "in_progress", inflight_json(r));
 }
 
 /* Rows come sorted by tid: consecutive rows with one tid form a thread. */
@@ -300,9 +300,9 @@ static json_t *threads_json(const struct top_proc *p, const struct top_row *rows
 			if (tree != NULL)
 				json_object_set_new(thread, "tree", tree);
 		}
-		if (rows[i].busy_ns >= 0)
-			json_object_set_new(f, "in_progress", busy_json(&rows[i]));
-		thread_busy(thread, &rows[i]);
+		if (rows[i].inflight_ns >= 0)
+			json_object_set_new(f, "in_progress", inflight_json(&rows[i]));
+		thread_inflight(thread, &rows[i]);
 		json_array_append_new(funcs, f);
 	}
 	return threads;

@@ -66,7 +66,7 @@ static double v_calls(const struct top_row *r)
 
 static double v_inside(const struct top_row *r)
 {
-	return r->busy_ns;
+	return r->inflight_ns;
 }
 
 static double v_self(const struct top_row *r)
@@ -183,12 +183,12 @@ static void c_inside(const struct top_column *c, const struct top_row *r, char *
 	char t[TOP_FMT_LEN];
 
 	(void)c;
-	if (r->busy_ns < 0) {
+	if (r->inflight_ns < 0) {
 		snprintf(buf, cap, "-");
 		return;
 	}
-	top_fmt_ns(t, sizeof(t), r->busy_ns);
-	snprintf(buf, cap, "%s%s", r->busy_bound ? ">=" : "", t);
+	top_fmt_ns(t, sizeof(t), r->inflight_ns);
+	snprintf(buf, cap, "%s%s", r->inflight_bound ? ">=" : "", t);
 }
 
 /* A size in bytes: "4096B", "1.23MB" (decimal units, as top_fmt_count). */

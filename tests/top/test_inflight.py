@@ -4,14 +4,14 @@
 thread is inside and for how long, and charges the call's time to the
 intervals it spans.
 
-    test_busy.py APIPROF_TOP SHIM BUSYPROG
+    test_inflight.py APIPROF_TOP SHIM INFLIGHTPROG
 
-busyprog blocks in the profiled tt_wait, reading its stdin, until this
+inflightprog blocks in the profiled tt_wait, reading its stdin, until this
 test writes a byte there.  While it blocks, the viewer (-b --json) must
 show the thread inside tt_wait, for a time that grows, exact (full timing
 knows the start), and no interval may charge the thread more than its
 wall time.  Once the call is over its count is exactly 1, and the
-intervals add up to its time (the charging rule of top/model/top_busy.c): no
+intervals add up to its time (the charging rule of top/model/top_inflight.c): no
 more than the total and what the viewer charged between the release and
 the refresh that saw the call end, no less than the total less what the
 call ran before the interval in which it was first seen.  Then the same in
@@ -38,7 +38,7 @@ BLOCKED_REFRESHES = 4  # refreshes seen inside tt_wait before it is let go
 
 
 def stop(p):
-    """Ends busyprog as it ends when let go (end of file on its stdin), so
+    """Ends inflightprog as it ends when let go (end of file on its stdin), so
     that its runtime removes its segment; SIGKILL, which would leave the
     segment in /dev/shm, only if it does not end within 30 s."""
     try:
@@ -59,7 +59,7 @@ def start(shim, prog, sample, clock="auto"):
                          env=env, text=True)
     atexit.register(stop, p)
     if p.stdout.readline() != "ready\n":
-        fail("busyprog did not get ready")
+        fail("inflightprog did not get ready")
     return p
 
 
@@ -75,7 +75,7 @@ LAST_PROC = [None]  # the process at the latest refresh
 
 
 def main_thread(v, pid):
-    """The next refresh's thread of busyprog (its only one), or None."""
+    """The next refresh's thread of inflightprog (its only one), or None."""
     line = v.stdout.readline()
     REFRESHES[0] += 1
     if not line:
@@ -112,7 +112,7 @@ def check_share(proc, thread):
 
 
 def refreshes(v, pid, charged):
-    """busyprog's thread and its tt_wait row at each refresh, every
+    """inflightprog's thread and its tt_wait row at each refresh, every
     interval checked, and tt_wait's interval_ns added to charged[0]."""
     while True:
         proc, t = main_thread(v, pid)
@@ -171,7 +171,7 @@ def full(top, shim, prog, clock):
     p.stdin.write("x")
     p.stdin.flush()
     if p.stdout.readline() != "done\n":
-        fail("busyprog did not return from tt_wait")
+        fail("inflightprog did not return from tt_wait")
     for t, w in refreshes(v, p.pid, charged):
         if w and w["calls"] == 1 and t["in_progress"] is None:
             break
@@ -193,7 +193,7 @@ def full(top, shim, prog, clock):
              % (charged, total, late))
     p.stdin.close()
     if p.wait() != 0:
-        fail("busyprog failed")
+        fail("inflightprog failed")
     v.kill()
     print("ok: clock %s: tt_wait shown in progress (exact, growing) in %d refreshes, no "
           "interval over 100%%, charged %d ns for %d ns, count 1" % (clock, seen, charged, total))
@@ -213,7 +213,7 @@ def sampled(top, shim, prog):
     table_shows(top, p.pid, lambda s: s.startswith(">="), "tt_wait at least so long")
     p.stdin.close()
     if p.wait() != 1:  # tt_wait read end of file
-        fail("busyprog's tt_wait did not see the end of its input")
+        fail("inflightprog's tt_wait did not see the end of its input")
     print("ok: sampled mode: tt_wait in progress, not exact, shown as >=")
 
 

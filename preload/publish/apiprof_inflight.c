@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_busy.c - the calls a thread is inside right now, as the flusher
+ * apiprof_inflight.c - the calls a thread is inside right now, as the flusher
  * sees them: which function, and since when.
  *
  * Nothing is added to the hot path for this but one store of the start
@@ -38,7 +38,7 @@
  * a stale one.  Where the start is not known (a sampled mode's untimed
  * call, a shim older than the field, a stale start), the flusher's first
  * sighting of the call stands for it, and the record says so
- * (APIPROF_REC_BUSY_BOUND): the call has run at least that long.
+ * (APIPROF_REC_INFLIGHT_BOUND): the call has run at least that long.
  */
 #include <string.h>
 #include <sys/uio.h>
@@ -57,7 +57,7 @@ static bool read_self(void *dst, uintptr_t src, size_t len)
 
 /* The row of an inline-entered call whose frame word is frame: the first
  * return address below it that lies in one of the api's wrappers. */
-static uint32_t busy_inline_row(uint32_t id, uintptr_t frame)
+static uint32_t inflight_inline_row(uint32_t id, uintptr_t frame)
 {
 	uintptr_t words[APIPROF_SCAN_WORDS];
 
@@ -81,14 +81,14 @@ static uint32_t row_of(const struct apiprof_thread *th, uint32_t id, uintptr_t w
 	if (api == NULL)
 		return UINT32_MAX;
 	if (!(w & APIPROF_FRAME_SLOW))
-		return busy_inline_row(id, frame);
+		return inflight_inline_row(id, frame);
 	if (apiprof_read_once(&th->slow_frame[id]) != frame)
 		return UINT32_MAX;
 	return apiprof_read_once(&th->slow_row[id]);
 }
 
 /* What read_call read of a call in progress: its row's count and start. */
-struct busy_read {
+struct inflight_read {
 	uint64_t calls;
 	uint64_t t0;
 };
@@ -99,7 +99,7 @@ struct busy_read {
  * in progress all along (see the head of this file).  The loads are
  * acquire loads, so that they stay in this order. */
 static bool read_call(const struct apiprof_tls_block *blk, struct apiprof_tab *tab, uint32_t id,
-                      uint32_t row, uintptr_t w, struct busy_read *r)
+                      uint32_t row, uintptr_t w, struct inflight_read *r)
 {
 	uint64_t *t0 = &apiprof_tab_cold(tab, row)->t0;
 	uintptr_t again;
@@ -117,7 +117,7 @@ static bool read_call(const struct apiprof_tls_block *blk, struct apiprof_tab *t
 /* The start of the call b has just found (its first sighting), whose row's
  * start reads t0, or 0 when it cannot be known: see the head of this file. */
 static uint64_t start_of(const struct apiprof_thread *th, const struct apiprof_tls *t,
-                         const struct apiprof_busy *b, uint64_t t0, uint64_t now)
+                         const struct apiprof_inflight *b, uint64_t t0, uint64_t now)
 {
 	if (t->guard & APIPROF_GUARD_SAMPLE)
 		return 0;
@@ -128,17 +128,18 @@ static uint64_t start_of(const struct apiprof_thread *th, const struct apiprof_t
 
 /* Whether b still describes the call with frame word w in row `row`,
  * whose count and start read r. */
-static bool same_call(const struct apiprof_busy *b, uint32_t gen, uintptr_t w, uint32_t row,
-                      const struct busy_read *r)
+static bool same_call(const struct apiprof_inflight *b, uint32_t gen, uintptr_t w, uint32_t row,
+                      const struct inflight_read *r)
 {
 	return b->gen == gen && b->frame == w && b->row == row && b->calls == r->calls &&
 	       b->t0 == r->t0;
 }
 
 /* No call in progress on this api (or none the flusher could be sure of). */
-static void busy_none(struct apiprof_busy *b, uint32_t gen, uint64_t now)
+static void inflight_none(struct apiprof_inflight *b, uint32_t gen, uint64_t now)
 {
-	*b = (struct apiprof_busy){.gen = gen, .row = UINT32_MAX, .shown = b->shown, .look = now};
+	*b = (struct apiprof_inflight){
+	        .gen = gen, .row = UINT32_MAX, .shown = b->shown, .look = now};
 }
 
 /* One api of the thread (TLS block blk, copied into t): b is updated to
@@ -146,21 +147,21 @@ static void busy_none(struct apiprof_busy *b, uint32_t gen, uint64_t now)
 static void scan_api(struct apiprof_thread *th, const struct apiprof_tls_block *blk,
                      const struct apiprof_tls *t, uint32_t id, uint32_t gen, uint64_t now)
 {
-	struct apiprof_busy *b = th->busy[id];
+	struct apiprof_inflight *b = th->inflight[id];
 	struct apiprof_tab *tab = apiprof_load_acquire(&th->tab[id]);
 	const struct apiprof_api *api = apiprof_api_get(id);
 	uintptr_t w = t->api[id].frame;
 	uint32_t row = w > APIPROF_FRAME_IDLE ? row_of(th, id, w) : UINT32_MAX;
-	struct busy_read r;
+	struct inflight_read r;
 
 	if (b->gen != gen)
-		*b = (struct apiprof_busy){.gen = gen, .row = UINT32_MAX};
+		*b = (struct apiprof_inflight){.gen = gen, .row = UINT32_MAX};
 	/* a call timed since the snapshot's tick was not in progress then:
 	 * the next pass sees it, with its start */
 	if (tab == NULL || api == NULL || row >= api->nfuncs ||
 	    !read_call(blk, tab, id, row, w, &r) ||
 	    (r.t0 > now && !(t->guard & APIPROF_GUARD_SAMPLE))) {
-		busy_none(b, gen, now);
+		inflight_none(b, gen, now);
 		return;
 	}
 	if (!same_call(b, gen, w, row, &r)) {
@@ -171,12 +172,12 @@ static void scan_api(struct apiprof_thread *th, const struct apiprof_tls_block *
 		b->calls = r.calls;
 		b->t0 = r.t0;
 		b->since = t0 ? t0 : now;
-		b->bound = t0 ? 0 : APIPROF_REC_BUSY_BOUND;
+		b->bound = t0 ? 0 : APIPROF_REC_INFLIGHT_BOUND;
 	}
 	b->look = now;
 }
 
-void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now)
+void apiprof_inflight_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now)
 {
 	struct apiprof_tls_block *blk = apiprof_read_once(&th->blk);
 	struct apiprof_tls t;
@@ -186,8 +187,8 @@ void apiprof_busy_scan(struct apiprof_thread *th, uint32_t gen, uint64_t now)
 		memset(&t, 0, sizeof(t));
 
 	for (uint32_t id = 1; id <= apiprof_api_count() && id < APIPROF_MAX_APIS; id++) {
-		/* busy[id] is stored before the table is published (release) */
-		if (apiprof_load_acquire(&th->tab[id]) == NULL || th->busy[id] == NULL)
+		/* inflight[id] is stored before the table is published (release) */
+		if (apiprof_load_acquire(&th->tab[id]) == NULL || th->inflight[id] == NULL)
 			continue;
 		scan_api(th, blk, &t, id, gen, now);
 	}

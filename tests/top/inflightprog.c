@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * busyprog - a program that blocks in a profiled call for as long as its
+ * inflightprog - a program that blocks in a profiled call for as long as its
  * test wants, for apiprof-top's test of calls in progress.
  *
- *   busyprog CALLS
+ *   inflightprog CALLS
  *
  * Calls tt_work CALLS times, prints "ready", then calls tt_wait on its
  * stdin, which blocks until the test writes a byte there; prints "done"

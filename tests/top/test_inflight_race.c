@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_busy_race - a call in progress is shown only while it really is,
+ * test_inflight_race - a call in progress is shown only while it really is,
  * with its own start, however the flusher's look at it interleaves with
  * its end and the next call's start (issue 35.5).
  *
- *   test_busy_race RACEPROG PRELOAD
+ *   test_inflight_race RACEPROG PRELOAD
  *
  * raceprog (see there) makes a first tt_wait, then call A and call B of
  * tt_wait from the same site, so at the same frame; each blocks until
@@ -130,9 +130,9 @@ static const struct top_cell *look(struct top_row *row)
 	return func == UINT32_MAX ? NULL : top_proc_cell_find(&proc, (uint32_t)pid, func);
 }
 
-static bool busy(const struct top_cell *c)
+static bool inflight(const struct top_cell *c)
 {
-	return c != NULL && (c->flags & APIPROF_REC_BUSY);
+	return c != NULL && (c->flags & APIPROF_REC_INFLIGHT);
 }
 
 /* dl_iterate_phdr's callback: appends the path of a sanitizer runtime
@@ -204,9 +204,10 @@ static uint64_t a_seen(uint64_t *before)
 		if (gate() == 'T') { /* the look before it is over */
 			const struct top_cell *c = look(NULL);
 
-			if (busy(c) && c->cur.calls == 1 && !(c->flags & APIPROF_REC_BUSY_BOUND)) {
+			if (inflight(c) && c->cur.calls == 1 &&
+			    !(c->flags & APIPROF_REC_INFLIGHT_BOUND)) {
 				*before = c->cur.ticks;
-				return c->busy_since;
+				return c->inflight_since;
 			}
 		}
 		put(go);
@@ -236,10 +237,10 @@ int main(int argc, char **argv)
 	while (gate() != 'T')
 		put(go);
 	const struct top_cell *c = look(&row);
-	if (busy(c) && c->cur.calls == 2)
+	if (inflight(c) && c->cur.calls == 2)
 		fail("tt_wait shown in progress (since %llu) with its call already counted: %llu "
 		     "calls",
-		     (unsigned long long)c->busy_since, (unsigned long long)c->cur.calls);
+		     (unsigned long long)c->inflight_since, (unsigned long long)c->cur.calls);
 	if (row.calls_iv > 0 && !(row.iv_ns > 0))
 		fail("an interval with %llu calls of tt_wait shows %.0f ns",
 		     (unsigned long long)row.calls_iv, row.iv_ns);
@@ -247,14 +248,14 @@ int main(int argc, char **argv)
 	in_tt_wait();
 	for (;;) {
 		put(go);
-		if (gate() != 'T' || !busy(c = look(NULL)))
+		if (gate() != 'T' || !inflight(c = look(NULL)))
 			continue;
 		uint64_t a_ticks = c->cur.ticks - before;
-		if (c->busy_since == a || c->busy_since < a + a_ticks)
+		if (c->inflight_since == a || c->inflight_since < a + a_ticks)
 			fail("B shown in progress since %llu: A began at %llu and took %llu ticks",
-			     (unsigned long long)c->busy_since, (unsigned long long)a,
+			     (unsigned long long)c->inflight_since, (unsigned long long)a,
 			     (unsigned long long)a_ticks);
-		if (c->flags & APIPROF_REC_BUSY_BOUND)
+		if (c->flags & APIPROF_REC_INFLIGHT_BOUND)
 			fail("B's start not known");
 		break;
 	}
@@ -267,6 +268,6 @@ int main(int argc, char **argv)
 		fail("raceprog ended with status %d", st);
 	printf("ok: A not shown in progress after it returned, no interval of 0 ns, B since its "
 	       "own start (%llu ticks after A's)\n",
-	       (unsigned long long)(c->busy_since - a));
+	       (unsigned long long)(c->inflight_since - a));
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_busy.c - the charging of calls in progress (top_busy.c) on
+/* test_inflight.c - the charging of calls in progress (top_inflight.c) on
  * hand-made snapshots: a call in progress is as long as its snapshot saw
  * it, each interval a call spans is charged at most its wall time, the
  * intervals add up to the call's time, and an interval with calls never
@@ -38,8 +38,8 @@ static void offer(struct top_proc *p, uint64_t tick, uint64_t since, uint32_t bo
 	memset(&s, 0, sizeof(s));
 	s.tid = 10;
 	s.tick = tick;
-	s.flags = since ? APIPROF_REC_BUSY | bound : 0;
-	s.busy_since = since;
+	s.flags = since ? APIPROF_REC_INFLIGHT | bound : 0;
+	s.inflight_since = since;
 	s.st.calls = s.st.timed = calls;
 	s.st.ticks = ticks;
 	s.st.min = calls ? ticks : UINT64_MAX;
@@ -69,7 +69,7 @@ static double start_call(struct top_proc *p)
 	proc_setup(p);
 	offer(p, 10 * S + 9 * S / 10, 10 * S, 0, 0, 0);
 	r = refresh(p, MONO0 + 11 * S);
-	CHECK(NEAR(r.busy_ns, 0.9 * S) && !r.busy_bound && NEAR(r.iv_ns, 0.9 * S));
+	CHECK(NEAR(r.inflight_ns, 0.9 * S) && !r.inflight_bound && NEAR(r.iv_ns, 0.9 * S));
 	return r.iv_ns;
 }
 
@@ -87,13 +87,13 @@ static void test_spans(void)
 	for (int k = 12; k <= 13; k++) {
 		offer(&p, (uint64_t)k * S - S / 10, 10 * S, 0, 0, 0);
 		r = refresh(&p, MONO0 + (uint64_t)k * S);
-		CHECK(NEAR(r.busy_ns, (k - 10) * 1.0 * S - 0.1 * S));
+		CHECK(NEAR(r.inflight_ns, (k - 10) * 1.0 * S - 0.1 * S));
 		CHECK(NEAR(r.pct, 100.0) && r.pct <= 100.0 + 1e-9);
 		sum += r.iv_ns;
 	}
 	offer(&p, 13 * S + 6 * S / 10, 0, 0, 1, 35 * S / 10);
 	r = refresh(&p, MONO0 + 14 * S);
-	CHECK(r.busy_ns < 0 && r.calls == 1 && NEAR(r.iv_ns, 0.6 * S) && NEAR(r.pct, 60.0));
+	CHECK(r.inflight_ns < 0 && r.calls == 1 && NEAR(r.iv_ns, 0.6 * S) && NEAR(r.pct, 60.0));
 	sum += r.iv_ns;
 	CHECK(NEAR(sum, 3.5 * S));
 	r = refresh(&p, MONO0 + 15 * S);
@@ -140,9 +140,9 @@ static void test_returned_after_snapshot(void)
 	proc_setup(&p);
 	offer(&p, 10 * S + 8 * MS, 10 * S, 0, 0, 0);
 	r = refresh(&p, MONO0 + 10 * S + 48 * MS);
-	if (!NEAR(r.busy_ns, 8.0 * MS)) {
+	if (!NEAR(r.inflight_ns, 8.0 * MS)) {
 		fprintf(stderr, "in progress for %.1f ms at a snapshot that saw it 8 ms in\n",
-		        r.busy_ns / MS);
+		        r.inflight_ns / MS);
 		exit(1);
 	}
 	sum = r.iv_ns;
@@ -172,7 +172,7 @@ static void test_late_flusher(void)
 	sum += refresh(&p, MONO0 + 11 * S).iv_ns;
 	offer(&p, 12 * S - S / 10, 10 * S, 0, 0, 0);
 	r = refresh(&p, MONO0 + 12 * S);
-	CHECK(NEAR(r.busy_ns, 1.9 * S) && NEAR(r.iv_ns, 1.0 * S) && r.pct <= 100.0 + 1e-9);
+	CHECK(NEAR(r.inflight_ns, 1.9 * S) && NEAR(r.iv_ns, 1.0 * S) && r.pct <= 100.0 + 1e-9);
 	sum += r.iv_ns;
 	offer(&p, 12 * S + 6 * S / 10, 0, 0, 1, 25 * S / 10);
 	r = refresh(&p, MONO0 + 13 * S);
@@ -192,15 +192,15 @@ static void test_bound_and_ended(void)
 	struct top_row r;
 
 	proc_setup(&p);
-	offer(&p, 11 * S, 10 * S, APIPROF_REC_BUSY_BOUND, 0, 0);
+	offer(&p, 11 * S, 10 * S, APIPROF_REC_INFLIGHT_BOUND, 0, 0);
 	r = refresh(&p, MONO0 + 12 * S);
-	CHECK(NEAR(r.busy_ns, 1.0 * S) && r.busy_bound && r.iv_ns == 0);
+	CHECK(NEAR(r.inflight_ns, 1.0 * S) && r.inflight_bound && r.iv_ns == 0);
 	p.state = TOP_ENDED;
 	offer(&p, 13 * S, 10 * S, 0, 0, 0);
 	r = refresh(&p, MONO0 + 20 * S);
-	CHECK(NEAR(r.busy_ns, 3.0 * S) && !r.busy_bound && NEAR(r.iv_ns, 3.0 * S));
+	CHECK(NEAR(r.inflight_ns, 3.0 * S) && !r.inflight_bound && NEAR(r.iv_ns, 3.0 * S));
 	r = refresh(&p, MONO0 + 30 * S);
-	CHECK(NEAR(r.busy_ns, 3.0 * S) && r.iv_ns == 0);
+	CHECK(NEAR(r.inflight_ns, 3.0 * S) && r.iv_ns == 0);
 	top_proc_free(&p);
 }
 
