@@ -63,13 +63,13 @@ static void touch_all(void)
 {
 	for (uint32_t i = 0; i < NFUNCS; i++) {
 		struct apiprof_call c;
-		unsigned how = apiprof_enter_any(&api, &c, i, 0);
+		unsigned route = apiprof_enter_any(&api, &c, i, 0);
 
-		if (how == APIPROF_CALL_TIMED) {
+		if (route == APIPROF_CALL_TIMED) {
 			apiprof_start(&api, &c, i);
 			apiprof_leave(&api, &c, i);
 		} else {
-			apiprof_leave_other(&api, &c, how, i);
+			apiprof_leave_other(&api, &c, route, i);
 		}
 	}
 }

@@ -32,12 +32,12 @@ int main(int argc, char **argv)
 	 * cold row, its call count, its call sites, the flusher's shadow
 	 * count and its marks of the row's latest quantiles record. */
 	printf("stat_per_func_thread %zu\n",
-	       sizeof(struct apiprof_cold) + sizeof(struct apiprof_sites) + 2 * sizeof(uint64_t) +
+	       sizeof(struct apiprof_row) + sizeof(struct apiprof_sites) + 2 * sizeof(uint64_t) +
 	               sizeof(struct apiprof_qmark));
 	/* A function, once per process: the exited threads' folded totals
 	 * (with their call sites) and its entry in the shared function table. */
-	printf("per_func_process %zu\n", sizeof(struct apiprof_cold) +
-	                                         sizeof(struct apiprof_sites) + sizeof(uint64_t) +
+	printf("per_func_process %zu\n", sizeof(struct apiprof_row) + sizeof(struct apiprof_sites) +
+	                                         sizeof(uint64_t) +
 	                                         sizeof(struct apiprof_shm_func));
 	/* Each call site a row has used, in each thread and in the folded
 	 * totals: its latency histogram, from the arena when first used. */

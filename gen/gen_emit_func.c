@@ -352,7 +352,7 @@ static void gen_emit_prelude(const struct gen_fn *e)
 		               "__atomic_load_n(&apiprof_self.real_%s, __ATOMIC_RELAXED);\n",
 		               n, n);
 	if (!e->f->noreturn)
-		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_how;\n");
+		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_route;\n");
 	if (e->f->variadic)
 		gen_out_puts(e->o, "\tva_list apiprof_ap;\n");
 	gen_out_puts(e->o, "\n");
@@ -484,7 +484,7 @@ static void gen_emit_leave(const struct gen_fn *e, const char *indent, const cha
 static void gen_emit_timed(const struct gen_fn *e, bool va)
 {
 	gen_out_printf(e->o,
-	               "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_TIMED)) {\n"
+	               "\tif (apiprof_likely(apiprof_route == APIPROF_CALL_TIMED)) {\n"
 	               "\t\tapiprof_start(&apiprof_self.api, &apiprof_c, APIPROF_ROW_%s);\n",
 	               e->row);
 	gen_emit_call(e, "\t\t", false);
@@ -499,7 +499,7 @@ static void gen_emit_timed(const struct gen_fn *e, bool va)
 static void gen_emit_parked(const struct gen_fn *e)
 {
 	gen_out_printf(e->o,
-	               "\tif (apiprof_how == APIPROF_CALL_PARKED) {\n"
+	               "\tif (apiprof_route == APIPROF_CALL_PARKED) {\n"
 	               "\t\tapiprof_start_parked(&apiprof_self.api, &apiprof_c, %zu);\n",
 	               e->f->row);
 	gen_emit_call(e, "\t\t", false);
@@ -524,20 +524,21 @@ static void gen_emit_slow(const struct gen_fn *e)
 	gen_fn_decl(e, spec_buf_str(&d), &b);
 	spec_buf_putc(&b, '\n');
 	gen_emit_at_spec(e, spec_buf_str(&b));
-	gen_out_printf(e->o,
-	               "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
-	               "\tstruct apiprof_call apiprof_c;\n"
-	               "\tunsigned apiprof_how = apiprof_enter_out(&apiprof_self.api, &apiprof_c, "
-	               "apiprof_sp, APIPROF_ROW_%s, apiprof_ret);\n\n",
-	               n, n, e->row);
+	gen_out_printf(
+	        e->o,
+	        "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n"
+	        "\tstruct apiprof_call apiprof_c;\n"
+	        "\tunsigned apiprof_route = apiprof_enter_out(&apiprof_self.api, &apiprof_c, "
+	        "apiprof_sp, APIPROF_ROW_%s, apiprof_ret);\n\n",
+	        n, n, e->row);
 	gen_emit_timed(e, false);
 	gen_emit_call(e, "\t", false);
 	gen_out_printf(e->o,
-	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_how, "
+	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_route, "
 	               "APIPROF_ROW_%s);\n",
 	               e->row);
 	if (gen_acct_any(e)) {
-		gen_out_puts(e->o, "\tif (apiprof_how != APIPROF_CALL_FORWARD) {\n");
+		gen_out_puts(e->o, "\tif (apiprof_route != APIPROF_CALL_FORWARD) {\n");
 		gen_emit_leave(e, "\t\t", NULL);
 		gen_out_puts(e->o, "\t}\n");
 	}
@@ -571,14 +572,14 @@ static void gen_emit_wrapper_body(const struct gen_fn *e)
 	/* apiprof_shim.h apiprof_enter_acct says why the two differ */
 	gen_out_printf(
 	        e->o,
-	        "\tapiprof_how = apiprof_likely(apiprof_f != NULL)\n"
+	        "\tapiprof_route = apiprof_likely(apiprof_f != NULL)\n"
 	        "\t\t\t      ? apiprof_enter%s(&apiprof_self.api, &apiprof_c, APIPROF_ROW_%s, "
 	        "apiprof_caller())\n"
 	        "\t\t\t      : APIPROF_CALL_OUT;\n",
 	        gen_acct_any(e) ? "_acct" : "", e->row);
 	gen_emit_timed(e, true);
 	gen_emit_parked(e);
-	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_how == APIPROF_CALL_COUNTED)) {\n");
+	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_route == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_leave(e, "\t\t", "apiprof_leave_counted");
 	gen_emit_return(e, true, true);

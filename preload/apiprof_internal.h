@@ -105,7 +105,7 @@ APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab
 APIPROF_HIDDEN uint64_t apiprof_tab_hist_timed(struct apiprof_tab *tab, const uint64_t *hist);
 APIPROF_HIDDEN int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *hist);
 
-/* The word offset of histogram h from tab's sink (struct apiprof_cold's
+/* The word offset of histogram h from tab's sink (struct apiprof_row's
  * hist_off, struct apiprof_tab's due): from the integer addresses, as h
  * may be in another block of the arena. */
 static inline int64_t apiprof_hist_off(struct apiprof_tab *tab, const uint64_t *h)

@@ -8,14 +8,14 @@
  *	RET fn(ARGS)
  *	{
  *		struct apiprof_call c;
- *		unsigned how = apiprof_enter(&api, &c, IDX, apiprof_caller());
- *		if (apiprof_likely(how == APIPROF_CALL_TIMED)) {
+ *		unsigned route = apiprof_enter(&api, &c, IDX, apiprof_caller());
+ *		if (apiprof_likely(route == APIPROF_CALL_TIMED)) {
  *			apiprof_start(&api, &c, IDX);    // the clock, after every branch
  *			RET r = real_fn(ARGS);
  *			apiprof_leave(&api, &c, IDX);    // no libc call: errno untouched
  *			return r;
  *		}
- *		if (apiprof_likely(how == APIPROF_CALL_COUNTED)) {
+ *		if (apiprof_likely(route == APIPROF_CALL_COUNTED)) {
  *			RET r = real_fn(ARGS);           // sampled mode between timed calls
  *			apiprof_leave_counted(&api, &c, IDX);
  *			return r;
@@ -130,9 +130,9 @@ struct apiprof_fstat {
 
 /* Every statistics table (a thread's for one api, or an api's folded
  * totals) keeps the call counts of all its functions side by side, and the
- * rest of each function's numbers (struct apiprof_cold) before them:
+ * rest of each function's numbers (struct apiprof_row) before them:
  *
- *	[cold n-1] ... [cold 1] [cold 0] [sink due calls[0] calls[1] ...]
+ *	[row n-1] ... [row 1] [row 0]   [sink due calls[0] calls[1] ...]
  *	                                 ^ struct apiprof_tab, 64-byte aligned
  *
  * A counted call (sampled mode) then touches one word of a line it shares
@@ -146,7 +146,7 @@ struct apiprof_fstat {
  * `due` is the histogram bucket of the thread's latest timed call, which
  * is counted only on the next one (see apiprof_hist_defer): a word offset
  * from `sink`, into a cold row's hist or one of its sites' (struct
- * apiprof_cold's hist_off), and 0 (the sink) when none is pending.
+ * apiprof_row's hist_off), and 0 (the sink) when none is pending.
  * Readers add the pending bucket themselves. */
 struct apiprof_tab {
 	uint64_t sink;
@@ -201,7 +201,7 @@ struct apiprof_sites {
 	uint64_t mark_calls, mark_ticks; /* the row's when the run began */
 	/* The parked run: its key (0: none), its figures since it began
 	 * (in full timing its timed calls are its calls), its node (as
-	 * struct apiprof_cold's self) and its histogram (as hist_off, never
+	 * struct apiprof_row's self) and its histogram (as hist_off, never
 	 * 0: a parked call's way out counts through it), on the first line,
 	 * which a parked call touches; then 1 + its entry (0: "(other
 	 * callers)"). */
@@ -218,7 +218,7 @@ struct apiprof_sites {
 	 * then, or when the arena had no room: every call is then in
 	 * "(other callers)"); set once (release), kept by resets. */
 	struct apiprof_site_tbl *tbl;
-	/* The start (struct apiprof_cold's t0) of the parked run's latest
+	/* The start (struct apiprof_row's t0) of the parked run's latest
 	 * call timed where it is: while the row's t0 is this, that call is
 	 * the row's call in progress, which a jump or a throw that abandons
 	 * it counts in the parked run (apiprof_sites_abandoned).  Kept by
@@ -233,7 +233,7 @@ _Static_assert(sizeof(struct apiprof_sites) == 128, "a row's sites are two lines
  * What a call's way in keeps for its way out shares the times' line,
  * which a timed call writes anyway; acct is NULL unless the row declares
  * bytes or failures. */
-struct apiprof_cold {
+struct apiprof_row {
 	uint64_t ticks;
 	uint64_t min_ticks; /* UINT64_MAX until the first timed call */
 	uint64_t max_ticks;
@@ -256,13 +256,13 @@ struct apiprof_cold {
 	uint64_t hist[APIPROF_HIST_BUCKETS];
 };
 
-#define APIPROF_COLD_WORDS (sizeof(struct apiprof_cold) / sizeof(uint64_t))
-#define APIPROF_HIST_WORD0 (offsetof(struct apiprof_cold, hist) / sizeof(uint64_t))
+#define APIPROF_WORDS_PER_ROW (sizeof(struct apiprof_row) / sizeof(uint64_t))
+#define APIPROF_HIST_WORD0    (offsetof(struct apiprof_row, hist) / sizeof(uint64_t))
 
-/* Row i's cold part: the i+1-th before the table's head. */
-static inline struct apiprof_cold *apiprof_tab_cold(struct apiprof_tab *tab, uint32_t i)
+/* Row i: the i+1-th struct apiprof_row before the table's head. */
+static inline struct apiprof_row *apiprof_tab_row(struct apiprof_tab *tab, uint32_t i)
 {
-	return (struct apiprof_cold *)tab - (i + 1);
+	return (struct apiprof_row *)tab - (i + 1);
 }
 
 /* A thread's slot for one api (struct apiprof_tls says how it is used). */
@@ -411,7 +411,7 @@ static inline uint32_t apiprof_api_nsyms(const struct apiprof_api *api)
 }
 
 /* What apiprof_enter decided about a call. */
-enum apiprof_how {
+enum apiprof_route {
 	APIPROF_CALL_FORWARD, /* nested, runtime busy, or no table: just forward */
 	APIPROF_CALL_TIMED,   /* apiprof_start, the call, apiprof_leave */
 	APIPROF_CALL_COUNTED, /* sampled mode between two timed calls */
@@ -546,7 +546,7 @@ APIPROF_INLINE unsigned apiprof_hist_bucket_lz(const struct apiprof_tab *tab, ui
 /* The out-of-line halves of the hot path: a nested or busy call, a
  * thread's first call of an api, sampled mode's timed calls, and every
  * call in slow mode.  apiprof_enter_slow fills in *c and returns an enum
- * apiprof_how, for a call of row idx from stack address sp (the
+ * apiprof_route, for a call of row idx from stack address sp (the
  * wrapper's); apiprof_leave_slow ends an APIPROF_CALL_SLOW call. */
 APIPROF_EXPORT unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c,
                                            uintptr_t sp, uint32_t idx, uintptr_t ret);
@@ -686,7 +686,7 @@ APIPROF_INLINE void apiprof_cur_set(uintptr_t t, uint64_t v)
  * one it was made in, for the way out: two stores, one to the table's
  * head line, which the way out writes anyway (its calls), and one to the
  * thread's first line. */
-APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_tab *tab, struct apiprof_cold *s,
+APIPROF_INLINE void apiprof_push(uintptr_t t, struct apiprof_tab *tab, struct apiprof_row *s,
                                  uint64_t parent)
 {
 	apiprof_store(&tab->parent, parent);
@@ -796,7 +796,7 @@ APIPROF_INLINE uint64_t apiprof_run_key(struct apiprof_call *c, uintptr_t ret, u
  * word. */
 APIPROF_INLINE _Bool apiprof_same_run(const struct apiprof_call *c, uint32_t idx, uint64_t key)
 {
-	return key == apiprof_tab_cold(c->tab, idx)->last;
+	return key == apiprof_tab_row(c->tab, idx)->last;
 }
 
 APIPROF_INLINE _Bool apiprof_same_site_as(struct apiprof_call *c, uint32_t idx, uintptr_t ret,
@@ -860,7 +860,7 @@ APIPROF_INLINE void apiprof_park_swap(uint64_t *parked, uint64_t *cur)
  * (apiprof_enter_any). */
 APIPROF_INLINE void apiprof_unpark(struct apiprof_tab *tab, uint32_t idx, struct apiprof_sites *p)
 {
-	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 
 	apiprof_add(&p->gen, 1);
 	apiprof_park_flip(&p->park_calls, &p->mark_calls, &tab->calls[idx]);
@@ -946,7 +946,7 @@ APIPROF_INLINE unsigned apiprof_enter_full(struct apiprof_call *c, uint32_t idx,
 }
 
 /* Decides what a call of row idx from return address ret is (enum
- * apiprof_how) as far as the inline fast path can.  Sampled mode's
+ * apiprof_route) as far as the inline fast path can.  Sampled mode's
  * untimed calls, the cheapest, are tested first and laid out straight
  * through to the real call: one load of the guard word and two compares
  * with it in a register, the api's frame word with IDLE and a decrement.
@@ -1032,15 +1032,15 @@ APIPROF_INLINE unsigned apiprof_enter_acct(struct apiprof_api *api, struct apipr
 	return APIPROF_CALL_OUT;
 }
 
-/* The call state after the out-of-line way in (how), which may have
+/* The call state after the out-of-line way in (route), which may have
  * given the thread its table just now. */
 APIPROF_INLINE void apiprof_call_fill(const struct apiprof_api *api, struct apiprof_call *c,
-                                      unsigned how)
+                                      unsigned route)
 {
 	c->slot = apiprof_slot_of(api);
 	c->tls = apiprof_tls_of(api);
 	c->tab = apiprof_tab_at(c->slot);
-	if (how == APIPROF_CALL_TIMED)
+	if (route == APIPROF_CALL_TIMED)
 		c->parent = apiprof_cur(c->tls);
 }
 
@@ -1052,19 +1052,19 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
                                           uint32_t idx, uintptr_t ret)
 {
 	struct apiprof_call tmp;
-	unsigned how = apiprof_enter(api, c, idx, ret);
+	unsigned route = apiprof_enter(api, c, idx, ret);
 
-	if (apiprof_unlikely(how == APIPROF_CALL_PARKED)) {
+	if (apiprof_unlikely(route == APIPROF_CALL_PARKED)) {
 		/* one body: the parked run swapped in, and timed as the run */
 		apiprof_unpark(c->tab, idx, &c->tab->sites[idx]);
 		return APIPROF_CALL_TIMED;
 	}
-	if (apiprof_likely(how != APIPROF_CALL_OUT))
-		return how;
-	how = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
+	if (apiprof_likely(route != APIPROF_CALL_OUT))
+		return route;
+	route = apiprof_enter_slow(api, &tmp, apiprof_sp(), idx, ret);
 	c->t0 = tmp.t0;
-	apiprof_call_fill(api, c, how);
-	return how;
+	apiprof_call_fill(api, c, route);
+	return route;
 }
 
 /* apiprof_enter_slow for a wrapper's out-of-line half, from stack address
@@ -1073,10 +1073,10 @@ APIPROF_INLINE unsigned apiprof_enter_any(struct apiprof_api *api, struct apipro
 APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apiprof_call *c,
                                           uintptr_t sp, uint32_t idx, uintptr_t ret)
 {
-	unsigned how = apiprof_enter_slow(api, c, sp, idx, ret);
+	unsigned route = apiprof_enter_slow(api, c, sp, idx, ret);
 
-	apiprof_call_fill(api, c, how);
-	return how;
+	apiprof_call_fill(api, c, route);
+	return route;
 }
 
 /* The first timestamp of an APIPROF_CALL_TIMED call of row idx, read in
@@ -1089,7 +1089,7 @@ APIPROF_INLINE unsigned apiprof_enter_out(struct apiprof_api *api, struct apipro
 APIPROF_INLINE void apiprof_start(const struct apiprof_api *api, struct apiprof_call *c,
                                   uint32_t idx)
 {
-	struct apiprof_cold *s = apiprof_tab_cold(c->tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(c->tab, idx);
 
 	(void)api;
 	apiprof_push(c->tls, c->tab, s, c->parent);
@@ -1107,7 +1107,7 @@ APIPROF_INLINE void apiprof_start_parked(const struct apiprof_api *api, struct a
                                          uint32_t idx)
 {
 	struct apiprof_tab *tab = apiprof_tab_at(c->slot);
-	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 	struct apiprof_sites *p = &tab->sites[idx];
 
 	(void)api;
@@ -1137,14 +1137,14 @@ APIPROF_INLINE void apiprof_hist_defer_at(struct apiprof_tab *tab, const int64_t
 	                 __ATOMIC_RELAXED);
 }
 
-APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, const struct apiprof_cold *s,
+APIPROF_INLINE void apiprof_hist_defer(struct apiprof_tab *tab, const struct apiprof_row *s,
                                        uint64_t d)
 {
 	apiprof_hist_defer_at(tab, &s->hist_off, d);
 }
 
 /* The rest of a timed call's record. */
-APIPROF_INLINE void apiprof_record_time(struct apiprof_cold *s, uint64_t d)
+APIPROF_INLINE void apiprof_record_time(struct apiprof_row *s, uint64_t d)
 {
 	apiprof_add(&s->ticks, d);
 	if (apiprof_unlikely(d < apiprof_load(&s->min_ticks)))
@@ -1165,7 +1165,7 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
 	uint64_t t1 = __rdtsc();
 	uintptr_t slot = c->slot;
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
-	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 	/* a plain load, which the subtraction takes as its operand: only
 	 * this thread writes the word */
 	uint64_t d = t1 - s->t0;
@@ -1189,7 +1189,7 @@ APIPROF_INLINE struct apiprof_tab *apiprof_leave_park(const struct apiprof_api *
 {
 	uint64_t t1 = __rdtsc();
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
-	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 	struct apiprof_sites *p = &tab->sites[idx];
 	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
@@ -1282,7 +1282,7 @@ static void apiprof_acct_failed(struct apiprof_acct *a, _Bool err)
 		apiprof_add(&a->errnos[apiprof_errno_slot(errno)], 1);
 }
 
-APIPROF_INLINE void apiprof_acct_add(const struct apiprof_tab *tab, struct apiprof_cold *s,
+APIPROF_INLINE void apiprof_acct_add(const struct apiprof_tab *tab, struct apiprof_row *s,
                                      _Bool failed, _Bool err, uint64_t n, _Bool sized)
 {
 	struct apiprof_acct *a = s->acct;
@@ -1304,7 +1304,7 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 	uint64_t t1 = __rdtsc();
 	uintptr_t slot = apiprof_slot_of(api); /* not kept: apiprof_enter_acct */
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
-	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 	uint64_t d = t1 - s->t0; /* as apiprof_leave */
 
 	(void)c;
@@ -1326,7 +1326,7 @@ APIPROF_INLINE void apiprof_leave_parked_acct(const struct apiprof_api *api,
 	struct apiprof_tab *tab = apiprof_leave_park(api, apiprof_slot_of(api), idx);
 
 	(void)c;
-	apiprof_acct_add(tab, apiprof_tab_cold(tab, idx), failed, err, n, sized);
+	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), failed, err, n, sized);
 }
 
 /* apiprof_leave_counted of a function that declares them. */
@@ -1340,7 +1340,7 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
 	(void)c;
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
-	apiprof_acct_add(tab, apiprof_tab_cold(tab, idx), failed, err, n, sized);
+	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), failed, err, n, sized);
 }
 
 /* The same after any other call that counted (out of line, dynamic mode). */
@@ -1349,16 +1349,16 @@ APIPROF_INLINE void apiprof_acct_after(const struct apiprof_api *api, uint32_t i
 {
 	struct apiprof_tab *tab = apiprof_tab_at(apiprof_slot_of(api));
 
-	apiprof_acct_add(tab, apiprof_tab_cold(tab, idx), failed, err, n, sized);
+	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), failed, err, n, sized);
 }
 
 /* Ends any other call of row idx of api. */
 APIPROF_INLINE void apiprof_leave_other(const struct apiprof_api *api, const struct apiprof_call *c,
-                                        unsigned how, uint32_t idx)
+                                        unsigned route, uint32_t idx)
 {
-	if (how == APIPROF_CALL_COUNTED)
+	if (route == APIPROF_CALL_COUNTED)
 		apiprof_leave_counted(api, c, idx);
-	else if (how == APIPROF_CALL_SLOW)
+	else if (route == APIPROF_CALL_SLOW)
 		apiprof_leave_slow(api, c->t0, idx);
 }
 

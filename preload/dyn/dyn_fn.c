@@ -50,16 +50,16 @@ static void handler(ffi_cif *cif, void *ret, void **args, void *user)
 	struct apiprof_call c;
 
 	(void)cif;
-	unsigned how = apiprof_enter_any(f->api, &c, f->row, dyn_site(f, ret));
-	if (how == APIPROF_CALL_TIMED) {
+	unsigned route = apiprof_enter_any(f->api, &c, f->row, dyn_site(f, ret));
+	if (route == APIPROF_CALL_TIMED) {
 		apiprof_start(f->api, &c, f->row);
 		f->fwd(f, ret, args);
 		apiprof_leave(f->api, &c, f->row);
 	} else {
 		f->fwd(f, ret, args);
-		apiprof_leave_other(f->api, &c, how, f->row);
+		apiprof_leave_other(f->api, &c, route, f->row);
 	}
-	if (apiprof_unlikely(dyn_acct_any(f)) && how != APIPROF_CALL_FORWARD)
+	if (apiprof_unlikely(dyn_acct_any(f)) && route != APIPROF_CALL_FORWARD)
 		dyn_acct_record(f, ret, args);
 }
 
@@ -84,16 +84,16 @@ static void handler_vtwin(ffi_cif *cif, void *ret, void **args, void *user)
 	dyn_vtwin_va(f, args, va);
 	vp = va;
 	targs[f->nfixed] = &vp;
-	unsigned how = apiprof_enter_any(f->api, &c, f->row, dyn_site(f, ret));
-	if (how == APIPROF_CALL_TIMED) {
+	unsigned route = apiprof_enter_any(f->api, &c, f->row, dyn_site(f, ret));
+	if (route == APIPROF_CALL_TIMED) {
 		apiprof_start(f->api, &c, f->row);
 		ffi_call(&f->twin_cif, fn, ret, targs);
 		apiprof_leave(f->api, &c, f->row);
 	} else {
 		ffi_call(&f->twin_cif, fn, ret, targs);
-		apiprof_leave_other(f->api, &c, how, f->row);
+		apiprof_leave_other(f->api, &c, route, f->row);
 	}
-	if (apiprof_unlikely(dyn_acct_any(f)) && how != APIPROF_CALL_FORWARD)
+	if (apiprof_unlikely(dyn_acct_any(f)) && route != APIPROF_CALL_FORWARD)
 		dyn_acct_record(f, ret, args);
 }
 

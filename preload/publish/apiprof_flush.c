@@ -193,7 +193,7 @@ static struct apiprof_shm_rec *rec_put(const struct flush_pass *p, const struct 
 /* Whether row i of tab declares bytes or failures: a second record. */
 static bool row_acct(struct apiprof_tab *tab, uint32_t i)
 {
-	return apiprof_tab_cold(tab, i)->acct != NULL;
+	return apiprof_tab_row(tab, i)->acct != NULL;
 }
 
 /* Whether the pass's thread entry is still the one it began with (the

@@ -18,7 +18,7 @@
  *
  * A call is shown in progress only while it really is, and with its own
  * start: the flusher reads the row's count, the frame word again, the
- * start (struct apiprof_cold t0) and the count again (read_call).  Every
+ * start (struct apiprof_row t0) and the count again (read_call).  Every
  * way out of a call adds to the count before it sets the frame word idle,
  * and only the call in progress stores the start, so a count that did not
  * move while the frame word still said "in a call" means no call of the
@@ -101,7 +101,7 @@ struct inflight_read {
 static bool read_call(const struct apiprof_tls_block *blk, struct apiprof_tab *tab, uint32_t id,
                       uint32_t row, uintptr_t w, struct inflight_read *r)
 {
-	uint64_t *t0 = &apiprof_tab_cold(tab, row)->t0;
+	uint64_t *t0 = &apiprof_tab_row(tab, row)->t0;
 	uintptr_t again;
 
 	r->calls = apiprof_load_acquire(&tab->calls[row]);

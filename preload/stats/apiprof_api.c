@@ -350,10 +350,10 @@ void apiprof_count_noreturn(struct apiprof_api *api, uint32_t idx)
 
 	if (idx >= api->nfuncs)
 		return;
-	unsigned how = apiprof_enter_any(api, &c, idx, 0);
-	if (how == APIPROF_CALL_FORWARD)
+	unsigned route = apiprof_enter_any(api, &c, idx, 0);
+	if (route == APIPROF_CALL_FORWARD)
 		return;
-	if (how == APIPROF_CALL_SLOW) /* made the innermost call: its parent back */
+	if (route == APIPROF_CALL_SLOW) /* made the innermost call: its parent back */
 		apiprof_leave_slow(api, 0, idx);
 	else /* timed calls are made the innermost by apiprof_start, not here */
 		apiprof_leave_counted(api, &c, idx);

@@ -218,8 +218,8 @@ bool apiprof_cct_keeps(struct apiprof_tab *tab, uint32_t idx, uint64_t key)
 {
 	struct apiprof_cct *t = own_tree();
 
-	return t == NULL || node_of_key(t, tab, idx, key) ==
-	                            apiprof_read_once(&apiprof_tab_cold(tab, idx)->self);
+	return t == NULL ||
+	       node_of_key(t, tab, idx, key) == apiprof_read_once(&apiprof_tab_row(tab, idx)->self);
 }
 
 /* Node p of the owner's table (a run key's parent part), NULL when p is
@@ -288,7 +288,7 @@ void apiprof_cct_run_end(struct apiprof_tab *tab, uint32_t idx, const uint64_t d
 	if (next == 0)
 		return; /* closed by a folder: apiprof_cct_fold read the run */
 	struct apiprof_cct *t = own_tree();
-	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *c = apiprof_tab_row(tab, idx);
 	if (t == NULL)
 		return;
 	uint32_t self = (uint32_t)apiprof_read_once(&c->self);
@@ -319,7 +319,7 @@ uint32_t apiprof_cct_unknown(struct apiprof_tab *tab, uint32_t idx)
 	apiprof_write_once(&t->writing, 1);
 	apiprof_compiler_barrier();
 	uint32_t id = node_get(t, 0, &k);
-	apiprof_write_once(&apiprof_tab_cold(tab, idx)->self, id);
+	apiprof_write_once(&apiprof_tab_row(tab, idx)->self, id);
 	apiprof_compiler_barrier();
 	apiprof_write_once(&t->writing, 0);
 	return id;
@@ -382,7 +382,7 @@ void apiprof_cct_forked(struct apiprof_thread *th)
  * calls go to, or the row's calls when every call is timed. */
 static uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
 {
-	int64_t off = apiprof_read_once(&apiprof_tab_cold(tab, i)->hist_off);
+	int64_t off = apiprof_read_once(&apiprof_tab_row(tab, i)->hist_off);
 	const uint64_t *h = (const uint64_t *)((intptr_t)&tab->sink +
 	                                       (intptr_t)off * (intptr_t)sizeof(uint64_t));
 
@@ -425,7 +425,7 @@ static bool view_base(const struct apiprof_cct *t, struct run_view *v)
 static void runs_fig(struct apiprof_tab *tab, uint32_t i, bool sampled, struct run_view v[2])
 {
 	const struct apiprof_sites *s = &tab->sites[i];
-	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	struct apiprof_row *c = apiprof_tab_row(tab, i);
 	uint64_t mc = apiprof_read_once(&s->mark_calls);
 	uint64_t mt = apiprof_read_once(&s->mark_ticks);
 	uint64_t mtd = apiprof_read_once(&s->mark_timed);
@@ -450,7 +450,7 @@ static bool run_read(const struct apiprof_cct *t, struct apiprof_tab *tab, uint3
                      struct run_view v[2])
 {
 	struct apiprof_sites *s = &tab->sites[i];
-	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	struct apiprof_row *c = apiprof_tab_row(tab, i);
 
 	for (int tries = 0; tries < 16; tries++) {
 		uint64_t gen = apiprof_load_acquire(&s->gen); /* pairs with run_end's release */

@@ -37,7 +37,7 @@
 #define SITE_SLOTS      (SITE_WAYS * SITE_SETS)
 #define SITE_OTHER      SITE_SLOTS /* the entry of "(other callers)" */
 #define SITE_CACHE_BITS 5
-/* In struct apiprof_cold's last: a run whose key no call matches (a
+/* In struct apiprof_row's last: a run whose key no call matches (a
  * return address is below 2^47, so a key never has the top bit), so
  * that every call comes to the switch. */
 #define RUN_AGAIN (1ull << 63)
@@ -63,7 +63,7 @@ struct apiprof_site_tbl {
 	 * zero for the newcomer.  Kept by resets, zeroed; never written by a
 	 * shim. */
 	uint64_t *hist[SITE_SLOTS + 1];
-	/* hist[k] as struct apiprof_cold's hist_off says it (from its table's
+	/* hist[k] as struct apiprof_row's hist_off says it (from its table's
 	 * sink), 0 until it is given: what a switch to entry k sets there. */
 	int64_t hist_off[SITE_SLOTS + 1];
 	/* The owner's own: the entries of the run keys it switched to lately,
@@ -116,7 +116,7 @@ static __attribute__((noinline, cold)) struct apiprof_site_tbl *tbl_get(struct a
  * of the run's site, or the row's own. */
 static const uint64_t *run_hist(struct apiprof_tab *tab, uint32_t i)
 {
-	int64_t off = apiprof_read_once(&apiprof_tab_cold(tab, i)->hist_off);
+	int64_t off = apiprof_read_once(&apiprof_tab_row(tab, i)->hist_off);
 
 	return (const uint64_t *)((intptr_t)&tab->sink +
 	                          (intptr_t)off * (intptr_t)sizeof(uint64_t));
@@ -156,7 +156,7 @@ static uint64_t *site_hist(struct apiprof_site_tbl *t, size_t k)
 /* Points row idx's timed calls at histogram h, or its own. */
 static void hist_target(struct apiprof_tab *tab, uint32_t idx, const uint64_t *h)
 {
-	struct apiprof_cold *c = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *c = apiprof_tab_row(tab, idx);
 
 	apiprof_write_once(&c->hist_off, apiprof_hist_off(tab, h ? h : c->hist));
 }
@@ -293,7 +293,7 @@ static void site_evict(struct apiprof_tab *tab, uint32_t idx, struct apiprof_sit
 	uint64_t *h = apiprof_load_acquire(&t->hist[v]);
 	if (h != NULL) {
 		uint64_t *oh = site_hist(t, SITE_OTHER);
-		hist_move(tab, oh ? oh : apiprof_tab_cold(tab, idx)->hist, h);
+		hist_move(tab, oh ? oh : apiprof_tab_row(tab, idx)->hist, h);
 	}
 	gone_add(t, APIPROF_SITE_ADDR(e->key));
 	apiprof_write_once(&e->calls, 0);
@@ -346,7 +346,7 @@ uint64_t apiprof_parent_run_key(uint32_t parent)
 	if (tab == NULL)
 		return 0;
 	const uint64_t *k = parked_in_call(tab, row) ? &sites_of(tab, row)->park_key
-	                                             : &apiprof_tab_cold(tab, row)->last;
+	                                             : &apiprof_tab_row(tab, row)->last;
 	return apiprof_read_once(k) & ~RUN_AGAIN;
 }
 
@@ -383,7 +383,7 @@ struct row {
 	uint32_t idx;
 	bool sampled; /* the owner's mode: sampled, or full timing */
 	struct apiprof_sites *s;
-	struct apiprof_cold *c;
+	struct apiprof_row *c;
 	struct apiprof_site_tbl *t; /* NULL: none (yet) */
 };
 
@@ -391,7 +391,7 @@ APIPROF_INLINE struct row row_of(struct apiprof_tab *tab, uint32_t idx, bool sam
 {
 	struct apiprof_sites *s = sites_of(tab, idx);
 
-	return (struct row){tab, idx, sampled, s, apiprof_tab_cold(tab, idx), tbl_of(s)};
+	return (struct row){tab, idx, sampled, s, apiprof_tab_row(tab, idx), tbl_of(s)};
 }
 
 /* The owner's mode, on its own thread. */
@@ -506,7 +506,7 @@ static __attribute__((noinline, cold)) int64_t hist_off_new(struct apiprof_tab *
 	const uint64_t *h = site_hist(t, (size_t)k);
 
 	if (h == NULL)
-		return apiprof_hist_off(tab, apiprof_tab_cold(tab, idx)->hist);
+		return apiprof_hist_off(tab, apiprof_tab_row(tab, idx)->hist);
 	t->hist_off[k] = apiprof_hist_off(tab, h);
 	return t->hist_off[k];
 }
@@ -763,7 +763,7 @@ static void runs_read(struct srec_run run[2], struct apiprof_tab *tab, uint32_t 
 	run[0] = (struct srec_run){
 	        apiprof_read_once(&s->run),
 	        rc,
-	        apiprof_load(&apiprof_tab_cold(tab, i)->ticks) - apiprof_read_once(&s->mark_ticks),
+	        apiprof_load(&apiprof_tab_row(tab, i)->ticks) - apiprof_read_once(&s->mark_ticks),
 	        sampled ? row_timed(tab, i, true) - apiprof_read_once(&s->mark_timed) : rc,
 	};
 	run[1] = (struct srec_run){
@@ -784,7 +784,7 @@ bool apiprof_tab_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *ta
                            bool sampled, bool folded)
 {
 	struct apiprof_sites *s = sites_of(tab, i);
-	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	struct apiprof_row *c = apiprof_tab_row(tab, i);
 
 	for (int tries = 0; tries < 16; tries++) {
 		uint64_t gen = apiprof_load_acquire(&s->gen); /* pairs with the switch's release */
@@ -841,7 +841,7 @@ static void hist_fold(struct apiprof_tab *dst, uint32_t i, struct apiprof_site_t
 		return;
 	uint64_t *h = t ? site_hist(t, (size_t)k) : NULL;
 	if (h == NULL)
-		h = apiprof_tab_cold(dst, i)->hist;
+		h = apiprof_tab_row(dst, i)->hist;
 	int due = apiprof_tab_due_in(src, from);
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++)
 		apiprof_fetch_add_relaxed(&h[b], apiprof_load(&from[b]) + (b == due));
@@ -878,7 +878,7 @@ static void sites_fold_bare(struct apiprof_tab *dst, struct apiprof_tab *src, ui
 {
 	struct apiprof_sites *to = sites_of(dst, i);
 	struct apiprof_site_tbl *t = tbl_get(to);
-	const struct apiprof_cold *c = apiprof_tab_cold(src, i);
+	const struct apiprof_row *c = apiprof_tab_row(src, i);
 	uint64_t calls = apiprof_load(&src->calls[i]);
 	const struct site_ent e = {APIPROF_PARENT_UNKNOWN, calls, apiprof_load(&c->ticks),
 	                           row_timed(src, i, sampled), 0};
@@ -933,7 +933,7 @@ void apiprof_sites_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32
  * park_t0 too (both kept by resets). */
 static bool parked_in_call(struct apiprof_tab *tab, uint32_t i)
 {
-	uint64_t t0 = apiprof_read_once(&apiprof_tab_cold(tab, i)->t0);
+	uint64_t t0 = apiprof_read_once(&apiprof_tab_row(tab, i)->t0);
 
 	return t0 != 0 && apiprof_read_once(&sites_of(tab, i)->park_t0) == t0;
 }
@@ -944,7 +944,7 @@ static bool parked_in_call(struct apiprof_tab *tab, uint32_t i)
  * that no call continues (RUN_AGAIN), as the run in progress is. */
 void apiprof_sites_inherited(struct apiprof_tab *tab, uint32_t i)
 {
-	struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	struct apiprof_row *c = apiprof_tab_row(tab, i);
 	struct apiprof_sites *s = sites_of(tab, i);
 
 	apiprof_write_once(&c->self, APIPROF_CCT_OVF | 0u);
@@ -991,7 +991,7 @@ void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
 	apiprof_write_once(&s->park_self, 0);
 	/* a parked call's way out counts through it at any moment (a fork
 	 * child's call in progress): the row's own, never 0 */
-	apiprof_write_once(&s->park_hoff, apiprof_hist_off(tab, apiprof_tab_cold(tab, i)->hist));
+	apiprof_write_once(&s->park_hoff, apiprof_hist_off(tab, apiprof_tab_row(tab, i)->hist));
 	apiprof_write_once(&s->park_run, 0);
 	apiprof_write_once(&s->floor, 0);
 	for (int k = 0; t != NULL && k <= SITE_OTHER; k++) {
@@ -1006,7 +1006,7 @@ void apiprof_sites_init(struct apiprof_tab *tab, uint32_t i)
 		t->gone[w] = 0;
 	for (int w = 0; t != NULL && w < (2 << SITE_CACHE_BITS); w++)
 		t->cache[w] = (struct site_cache){0};
-	apiprof_write_once(&apiprof_tab_cold(tab, i)->last, 0);
+	apiprof_write_once(&apiprof_tab_row(tab, i)->last, 0);
 	hist_target(tab, i, NULL);
 }
 
@@ -1051,7 +1051,7 @@ bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, uint64_t key, b
 	const struct apiprof_site_tbl *t = tbl_of(sites_of(tab, i));
 	int k = t ? ent_of_key(t, key, other) : -1;
 	const uint64_t *h = k >= 0 ? apiprof_load_acquire(&t->hist[k]) : NULL;
-	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	const struct apiprof_row *c = apiprof_tab_row(tab, i);
 	uint64_t n = 0;
 
 	if (h == NULL)

@@ -196,7 +196,7 @@ static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint
 {
 	uint64_t key = ret << 16 | parent;
 
-	if (key != apiprof_tab_cold(tab, idx)->last)
+	if (key != apiprof_tab_row(tab, idx)->last)
 		apiprof_site_switch(tab, idx, key);
 }
 
@@ -215,7 +215,7 @@ static void site_check(struct apiprof_tab *tab, uint32_t idx, uint64_t ret, uint
  * below it may lie below what the interrupted code had touched of its
  * stack.  On an alternate stack above the thread's, the call finds none.
  * Not inline: its loop's registers would be saved by every call that
- * comes out of line with the TSC (tsc_how), a new site's too. */
+ * comes out of line with the TSC (tsc_route), a new site's too. */
 #define STACK_SPAN (1u << 20)
 
 static __attribute__((noinline)) uint64_t parent_of_frames(struct apiprof_tls *t, uint32_t id,
@@ -243,7 +243,7 @@ static __attribute__((noinline)) uint64_t parent_of_frames(struct apiprof_tls *t
 	const struct apiprof_api *api = apiprof_api_get(in);
 	if (api == NULL || row >= api->nfuncs || t->api[in].tab == NULL)
 		return APIPROF_PARENT_UNKNOWN;
-	uint64_t self = apiprof_load(&apiprof_tab_cold(t->api[in].tab, row)->self);
+	uint64_t self = apiprof_load(&apiprof_tab_row(t->api[in].tab, row)->self);
 	/* a row with no timed call yet: its call's own context is not known,
 	 * but it is a call of its function (apiprof_cct.c) */
 	return self != APIPROF_PARENT_UNKNOWN ? self : apiprof_cct_unknown(t->api[in].tab, row);
@@ -251,7 +251,7 @@ static __attribute__((noinline)) uint64_t parent_of_frames(struct apiprof_tls *t
 
 /* Makes the call of row s the thread's innermost, as apiprof_push does
  * inline for the calls that apiprof_start starts. */
-static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_cold *s)
+static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_row *s)
 {
 	apiprof_store(&tab->parent, t->cur);
 	t->cur = apiprof_load(&s->self);
@@ -264,13 +264,13 @@ static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_
  * could not time (another api's call in progress, its parent, which it
  * finds from the frames, or a new site), or the call that draws the first
  * countdown.  Its untimed calls are no parents.  Inline in
- * apiprof_enter_slow (how_of), apart from the monotonic clock's case
- * (mono_how), whose registers a program whose calls switch site every
+ * apiprof_enter_slow (route_of), apart from the monotonic clock's case
+ * (mono_route), whose registers a program whose calls switch site every
  * call (an interpreter's malloc) paid for on most of them: 214
- * instructions a call of that workload with a call of tsc_how, 202
+ * instructions a call of that workload with a call of tsc_route, 202
  * inline. */
-APIPROF_INLINE unsigned tsc_how(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
-                                uintptr_t ret)
+APIPROF_INLINE unsigned tsc_route(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
+                                  uintptr_t ret)
 {
 	bool sampled = t->guard & APIPROF_GUARD_SAMPLE;
 
@@ -282,15 +282,15 @@ APIPROF_INLINE unsigned tsc_how(struct apiprof_tls *t, uint32_t id, uint32_t idx
 	return APIPROF_CALL_TIMED;
 }
 
-/* tsc_how with the monotonic clock: a call timed here keeps its start in
+/* tsc_route with the monotonic clock: a call timed here keeps its start in
  * the row, as apiprof_start does inline, and since the wrapper's
  * apiprof_start does not start it, it is made the innermost call here. */
-static unsigned mono_how(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
-                         uintptr_t ret)
+static unsigned mono_route(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
+                           uintptr_t ret)
 {
 	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
 	struct apiprof_tab *tab = t->api[id].tab;
-	struct apiprof_cold *s = apiprof_tab_cold(tab, idx);
+	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 	uint64_t parent = t->cur;
 
 	if (timed) /* as apiprof_start does inline; before the push, which
@@ -305,18 +305,19 @@ static unsigned mono_how(struct apiprof_tls *t, struct apiprof_call *c, uint32_t
 
 /* What a call of row idx of api id from stack address sp that passed
  * the guards is, by the thread's clock. */
-APIPROF_INLINE unsigned how_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id,
-                               uint32_t idx, uintptr_t sp, uintptr_t ret)
+APIPROF_INLINE unsigned route_of(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id,
+                                 uint32_t idx, uintptr_t sp, uintptr_t ret)
 {
 	if (!(t->guard & APIPROF_GUARD_SLOW))
-		return tsc_how(t, id, idx, sp, ret);
-	return mono_how(t, c, id, idx, ret);
+		return tsc_route(t, id, idx, sp, ret);
+	return mono_route(t, c, id, idx, ret);
 }
 
 /* Every case of a call that left the inline path: not started, runtime
  * busy, first call, a frame in progress. */
-static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, struct apiprof_call *c,
-                                                    uintptr_t sp, uint32_t idx, uintptr_t ret)
+static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
+                                                        struct apiprof_call *c, uintptr_t sp,
+                                                        uint32_t idx, uintptr_t ret)
 {
 	uint32_t id = apiprof_load_acquire(&api->id);
 
@@ -335,34 +336,34 @@ static __attribute__((noinline)) unsigned enter_any(struct apiprof_api *api, str
 		return APIPROF_CALL_FORWARD;
 	}
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c, id, idx, sp, ret);
+	return route_of(t, c, id, idx, sp, ret);
 }
 
 /* The common case first, with no call on its way, so that it saves no
  * registers: a new site, sampled mode's timed calls, and the
  * monotonic clock's calls, on a started runtime, by a thread with its
  * table and no call of the api in progress.  Everything else is
- * enter_any's. */
+ * enter_general's. */
 unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uintptr_t sp,
                             uint32_t idx, uintptr_t ret)
 {
 	uint32_t id = apiprof_load_acquire(&api->id);
 
 	if (!apiprof_started() || !apiprof_tls_ok())
-		return enter_any(api, c, sp, idx, ret);
+		return enter_general(api, c, sp, idx, ret);
 	struct apiprof_tls *t = apiprof_tls_self();
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
 	    t->api[id].frame != APIPROF_FRAME_IDLE)
-		return enter_any(api, c, sp, idx, ret);
+		return enter_general(api, c, sp, idx, ret);
 	frame_enter(t, id, sp, idx);
-	return how_of(t, c, id, idx, sp, ret);
+	return route_of(t, c, id, idx, sp, ret);
 }
 
 void apiprof_leave_slow(const struct apiprof_api *api, uint64_t t0, uint32_t idx)
 {
 	struct apiprof_tls *t = apiprof_tls_self();
 	struct apiprof_tls_api *s = &t->api[apiprof_load_acquire(&api->id)];
-	struct apiprof_cold *row = apiprof_tab_cold(s->tab, idx);
+	struct apiprof_row *row = apiprof_tab_row(s->tab, idx);
 
 	if (t0 != 0) {
 		uint64_t d = tick(t) - t0;

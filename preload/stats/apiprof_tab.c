@@ -29,8 +29,8 @@ static bool cold_kept(size_t word)
 {
 	size_t k = word * sizeof(uint64_t);
 
-	return k == offsetof(struct apiprof_cold, t0) || k == offsetof(struct apiprof_cold, acct) ||
-	       k == offsetof(struct apiprof_cold, hist_off);
+	return k == offsetof(struct apiprof_row, t0) || k == offsetof(struct apiprof_row, acct) ||
+	       k == offsetof(struct apiprof_row, hist_off);
 }
 
 void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
@@ -38,12 +38,12 @@ void apiprof_tab_init(struct apiprof_tab *tab, uint32_t n)
 	apiprof_store(&tab->sink, 0);
 	apiprof_write_once(&tab->due, 0);
 	for (uint32_t i = 0; i < n; i++) {
-		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+		struct apiprof_row *c = apiprof_tab_row(tab, i);
 		uint64_t *w = (uint64_t *)c;
 		struct apiprof_acct *a = c->acct;
 
 		apiprof_store(&tab->calls[i], 0);
-		for (size_t k = 0; k < APIPROF_COLD_WORDS; k++)
+		for (size_t k = 0; k < APIPROF_WORDS_PER_ROW; k++)
 			if (!cold_kept(k))
 				apiprof_store(&w[k], 0);
 		apiprof_store(&c->min_ticks, UINT64_MAX);
@@ -70,7 +70,7 @@ static uint32_t acct_rows(const struct apiprof_api *api)
 struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 {
 	uint32_t n = api->nfuncs;
-	size_t cold = (size_t)n * sizeof(struct apiprof_cold);
+	size_t cold = (size_t)n * sizeof(struct apiprof_row);
 	size_t head =
 	        (sizeof(struct apiprof_tab) + (size_t)n * sizeof(uint64_t) + 63) & ~(size_t)63;
 	size_t sites = (size_t)n * sizeof(struct apiprof_sites);
@@ -78,13 +78,13 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 	                              acct_rows(api) * sizeof(struct apiprof_acct));
 	struct apiprof_tab *tab = (struct apiprof_tab *)(p + cold);
 
-	_Static_assert(sizeof(struct apiprof_cold) % 64 == 0, "cold rows keep the head aligned");
+	_Static_assert(sizeof(struct apiprof_row) % 64 == 0, "cold rows keep the head aligned");
 	if (p == NULL)
 		return NULL;
 	tab->sites = (struct apiprof_sites *)(p + cold + head);
 	struct apiprof_acct *a = (struct apiprof_acct *)(p + cold + head + sites);
 	for (uint32_t i = 0; i < n; i++) {
-		struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+		struct apiprof_row *c = apiprof_tab_row(tab, i);
 
 		c->acct = api->syms[i].flags & APIPROF_FUNC_ACCT ? a++ : NULL;
 	}
@@ -106,13 +106,13 @@ int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *hist)
  * yet counted, or -1. */
 static int due_bucket(struct apiprof_tab *tab, uint32_t i)
 {
-	return apiprof_tab_due_in(tab, apiprof_tab_cold(tab, i)->hist);
+	return apiprof_tab_due_in(tab, apiprof_tab_row(tab, i)->hist);
 }
 
 /* The bytes and failures of row i, where the row has them. */
 void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab, uint32_t i)
 {
-	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	const struct apiprof_row *c = apiprof_tab_row(tab, i);
 
 	dst->acct = c->acct != NULL;
 	if (!dst->acct)
@@ -128,7 +128,7 @@ void apiprof_tab_read_acct(struct apiprof_fstat *dst, struct apiprof_tab *tab, u
 /* The same into a ring slot, sizes beyond the record's last bucket in it. */
 void apiprof_tab_read_xrec(struct apiprof_rec_acct *dst, struct apiprof_tab *tab, uint32_t i)
 {
-	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	const struct apiprof_row *c = apiprof_tab_row(tab, i);
 	const struct apiprof_acct *a = c->acct;
 
 	dst->calls = apiprof_load(&tab->calls[i]);
@@ -169,7 +169,7 @@ struct row_out {
  * of the row on the caller's stack. */
 static void row_read(const struct row_out *o, struct apiprof_tab *tab, uint32_t i)
 {
-	const struct apiprof_cold *c = apiprof_tab_cold(tab, i);
+	const struct apiprof_row *c = apiprof_tab_row(tab, i);
 	int due = due_bucket(tab, i);
 	uint64_t timed = 0;
 
@@ -222,8 +222,8 @@ static void atomic_max(uint64_t *p, uint64_t v)
  * stack; several exiting threads may fold into dst at once. */
 void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i, bool sampled)
 {
-	const struct apiprof_cold *s = apiprof_tab_cold(src, i);
-	struct apiprof_cold *d = apiprof_tab_cold(dst, i);
+	const struct apiprof_row *s = apiprof_tab_row(src, i);
+	struct apiprof_row *d = apiprof_tab_row(dst, i);
 	uint64_t calls = apiprof_load(&src->calls[i]);
 	int due = due_bucket(src, i);
 
