@@ -105,14 +105,6 @@ APIPROF_HIDDEN void apiprof_tab_fold(struct apiprof_tab *dst, struct apiprof_tab
 APIPROF_HIDDEN uint64_t apiprof_tab_hist_timed(struct apiprof_tab *tab, const uint64_t *hist);
 APIPROF_HIDDEN int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *hist);
 
-/* The word offset of histogram h from tab's sink (struct apiprof_row's
- * hist_off, struct apiprof_tab's due): from the integer addresses, as h
- * may be in another block of the arena. */
-static inline int64_t apiprof_hist_off(struct apiprof_tab *tab, const uint64_t *h)
-{
-	return ((int64_t)(intptr_t)h - (int64_t)(intptr_t)&tab->sink) / (int64_t)sizeof(uint64_t);
-}
-
 /* --- call sites and the call tree (apiprof_sites.c) -------------------- */
 /* Row i's calls by site into a ring slot's entries and calls, with the
  * run in progress (not for an api's folded totals, which have none);

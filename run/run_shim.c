@@ -191,7 +191,9 @@ static int build_into(const struct run_cache *c, const struct run_work *w, const
  * cannot be read adds nothing (the build then says why). */
 static void hash_headers(uint64_t *h)
 {
-	static const char *const names[] = {"apiprof_shim.h", "apiprof_abi.h"};
+	static const char *const names[] = {"apiprof_shim.h", "apiprof_shim_layout.h",
+	                                    "apiprof_shim_x86.h", "apiprof_shim_acct.h",
+	                                    "apiprof_abi.h"};
 	const char *dir = gen_path(GEN_PART_INCLUDEDIR);
 	char path[PATH_MAX];
 

@@ -96,10 +96,7 @@ struct apiprof_tab *apiprof_tab_alloc(const struct apiprof_api *api)
 
 int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *hist)
 {
-	int64_t due = apiprof_read_once(&tab->due);
-	int64_t b = due - apiprof_hist_off(tab, hist);
-
-	return due != 0 && b >= 0 && b < APIPROF_HIST_BUCKETS ? (int)b : -1;
+	return apiprof_due_bucket(apiprof_read_once(&tab->due), apiprof_hist_off(tab, hist));
 }
 
 /* The bucket of row i's own histogram that the owner has noted but not

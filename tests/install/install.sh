@@ -43,6 +43,8 @@ wd "$meson" install -C "$build" --no-rebuild >"$tmp/install.log" 2>&1 ||
 rm -rf "$build"
 
 for f in bin/apiprof-run bin/apiprof-gen bin/apiprof-top include/apiprof/apiprof_shim.h \
+	include/apiprof/apiprof_shim_layout.h include/apiprof/apiprof_shim_x86.h \
+	include/apiprof/apiprof_shim_acct.h \
 	include/apiprof/apiprof_abi.h share/apiprof/specs/zlib.json share/man/man1/apiprof-run.1 \
 	share/man/man1/apiprof-top.1 share/man/man1/apiprof-gen.1; do
 	[ -f "$prefix/$f" ] || fail "not installed: $f"
