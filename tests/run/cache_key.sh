@@ -17,7 +17,7 @@ run=$1 prog=$2 spec=$3 outdump=$4 incdir=$5
 skip_if_sanitized "$run"
 cp "$spec" "$tmp/testlib.json"
 mkdir "$tmp/inc" "$tmp/api"
-cp "$incdir/apiprof_shim.h" "$incdir/apiprof_abi.h" "$tmp/inc/"
+cp "$incdir"/*.h "$tmp/inc/" # every installed header: apiprof_shim.h includes its layers
 cp "$(dirname "$spec")/testlib.h" "$tmp/api/"
 export CPATH="$tmp/api"
 unset XDG_CACHE_HOME
