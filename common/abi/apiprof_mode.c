@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apiprof_mode.c - the modes' one parser, printer and control word
+ * (apiprof_mode.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiprof_mode.h"
+
+static const char *const level_names[] = {
+        [APIPROF_LEVEL_OFF] = "off",
+        [APIPROF_LEVEL_COUNT] = "count",
+        [APIPROF_LEVEL_SAMPLED] = "sampled",
+        [APIPROF_LEVEL_FULL] = "full",
+};
+
+bool apiprof_mode_valid(struct apiprof_modeval m)
+{
+	if (m.level == APIPROF_LEVEL_SAMPLED)
+		return m.sample >= 2 && m.sample <= APIPROF_SAMPLE_MAX;
+	return m.level >= APIPROF_LEVEL_OFF && m.level <= APIPROF_LEVEL_FULL && m.sample == 0;
+}
+
+static int parse_sample(const char *s, uint32_t *n, const char **why)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v < 2 || v > APIPROF_SAMPLE_MAX) {
+		*why = "sampled:N needs N from 2 to 1073741824";
+		return -1;
+	}
+	*n = (uint32_t)v;
+	return 0;
+}
+
+int apiprof_mode_parse(const char *s, struct apiprof_modeval *m, const char **why)
+{
+	static const char usage[] = "a mode is off, count, sampled, sampled:N or full";
+	if (s == NULL) {
+		*why = usage;
+		return -1;
+	}
+	struct apiprof_modeval v = {APIPROF_LEVEL_NONE, 0};
+	const char *colon = strchr(s, ':');
+	size_t len = colon ? (size_t)(colon - s) : strlen(s);
+	for (int l = APIPROF_LEVEL_OFF; l <= APIPROF_LEVEL_FULL; l++)
+		if (strlen(level_names[l]) == len && memcmp(s, level_names[l], len) == 0)
+			v.level = (enum apiprof_level)l;
+	if (v.level == APIPROF_LEVEL_NONE || (colon && v.level != APIPROF_LEVEL_SAMPLED)) {
+		*why = usage;
+		return -1;
+	}
+	if (v.level == APIPROF_LEVEL_SAMPLED) {
+		v.sample = APIPROF_SAMPLE_DEFAULT;
+		if (colon && parse_sample(colon + 1, &v.sample, why) != 0)
+			return -1;
+	}
+	*m = v;
+	return 0;
+}
+
+int apiprof_mode_format(struct apiprof_modeval m, char *buf, size_t cap)
+{
+	if (!apiprof_mode_valid(m))
+		return snprintf(buf, cap, "?");
+	if (m.level == APIPROF_LEVEL_SAMPLED)
+		return snprintf(buf, cap, "sampled:%u", m.sample);
+	return snprintf(buf, cap, "%s", level_names[m.level]);
+}
+
+uint64_t apiprof_mode_pack(struct apiprof_modeval m)
+{
+	return (uint64_t)(m.level & 0xffu) | (uint64_t)m.sample << 8;
+}
+
+bool apiprof_mode_unpack(uint64_t word, struct apiprof_modeval *m)
+{
+	if (word >> 40 != 0)
+		return false;
+	struct apiprof_modeval v = {(enum apiprof_level)(word & 0xffu), (uint32_t)(word >> 8)};
+	if (!apiprof_mode_valid(v))
+		return false;
+	*m = v;
+	return true;
+}
