@@ -6,18 +6,7 @@
  * nodes a flush publishes.  The owner's half is apiprof_cct.c.
  */
 #include "apiprof_cct.h"
-
-/* The timed calls of row i as far as its run in progress tells them (as
- * apiprof_sites.c row_timed): the count of the histogram its run's
- * calls go to, or the row's calls when every call is timed. */
-static uint64_t row_timed(struct apiprof_tab *tab, uint32_t i, bool sampled)
-{
-	int64_t off = apiprof_read_once(&apiprof_tab_row(tab, i)->hist_off);
-	const uint64_t *h = (const uint64_t *)((intptr_t)&tab->sink +
-	                                       (intptr_t)off * (intptr_t)sizeof(uint64_t));
-
-	return sampled ? apiprof_tab_hist_timed(tab, h) : apiprof_load(&tab->calls[i]);
-}
+#include "apiprof_sites.h" /* row_timed */
 
 static void fig_read(struct apiprof_cct_fig *dst, const struct apiprof_cct_fig *src)
 {
