@@ -109,8 +109,8 @@ APIPROF_HIDDEN int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *h
 /* Row i's calls by site into a ring slot's entries and calls, with the
  * run in progress (not for an api's folded totals, which have none);
  * false when its owner kept changing it. */
-APIPROF_HIDDEN bool apiprof_tab_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab,
-                                          uint32_t i, bool sampled, bool folded);
+APIPROF_HIDDEN bool apiprof_sites_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab,
+                                            uint32_t i, bool sampled, bool folded);
 /* A timed call of row idx of tab about to start from another site (or
  * parent) than the run in progress, whose key is key: the run ends, and
  * one of key begins with this call.  Only the out-of-line way in calls
@@ -140,9 +140,9 @@ APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, 
 /* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), for the
  * entries of sites (a copy of its sites record; NULL: none), with scratch
  * as above. */
-APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab,
-                                          uint32_t i, const struct apiprof_rec_sites *sites,
-                                          uint64_t *scratch);
+APIPROF_HIDDEN void apiprof_sites_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab,
+                                            uint32_t i, const struct apiprof_rec_sites *sites,
+                                            uint64_t *scratch);
 /* The key of the run in progress of the row whose call is parent (a node
  * of this thread's call tree, a run key's parent part: the row of the
  * node's function, apiprof_cct.c), 0 if none. */

@@ -12,7 +12,7 @@
  * (call site, function).  The switch to a new run finds it here, out of
  * line, and sets `self`; the figures of the run that ends (what the row
  * has had since the run began) are added to its node.  A reader adds the
- * runs in progress itself, as apiprof_tab_read_srec does for the sites.
+ * runs in progress itself, as apiprof_sites_read_srec does for the sites.
  *
  * The table is bounded (APIPROF_MAX_NODES): once it is full, a call
  * under node P with no node of its own counts in P's overflow figures,

@@ -316,7 +316,7 @@ static __attribute__((noinline)) void switch_slow(struct apiprof_tab *tab, uint3
  * run's node is found, so that the tree has every run of the row and the
  * calls made inside them their parent; its calls are all in "(other
  * callers)", which a reader makes of the row's own figures
- * (apiprof_tab_read_srec). */
+ * (apiprof_sites_read_srec). */
 static __attribute__((noinline, cold)) void switch_bare(const struct row *r, uint64_t key)
 {
 	uint64_t done = gen_open(r);

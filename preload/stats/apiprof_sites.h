@@ -176,7 +176,7 @@ APIPROF_INLINE struct row row_of(struct apiprof_tab *tab, uint32_t idx, bool sam
 }
 
 /* The owner's writes to r's runs, between an odd gen (gen_open, whose
- * release pairs with apiprof_tab_read_srec's loads) and the even one
+ * release pairs with apiprof_sites_read_srec's loads) and the even one
  * after it (gen_close, with the value gen_open gave). */
 APIPROF_INLINE uint64_t gen_open(const struct row *r)
 {

@@ -66,7 +66,7 @@ static int fold_find(struct apiprof_site_tbl *t, uint64_t key)
 /* Row i of src had no table (the arena had no room): its calls, any of
  * its sites', go to dst's "(other callers)", or, when dst has no table
  * either, stay in the folded row's own figures, which a reader then
- * takes whole (apiprof_tab_read_srec). */
+ * takes whole (apiprof_sites_read_srec). */
 static void sites_fold_bare(struct apiprof_tab *dst, struct apiprof_tab *src, uint32_t i,
                             bool sampled)
 {

@@ -144,8 +144,8 @@ static void runs_read(struct srec_run run[2], struct apiprof_tab *tab, uint32_t 
  * taken while the owner was not switching (a few tries; false when it
  * always was: the next snapshot has it).  Written straight into dst,
  * which may be a ring slot. */
-bool apiprof_tab_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab, uint32_t i,
-                           bool sampled, bool folded)
+bool apiprof_sites_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab, uint32_t i,
+                             bool sampled, bool folded)
 {
 	struct apiprof_sites *s = sites_of(tab, i);
 	struct apiprof_row *c = apiprof_tab_row(tab, i);
@@ -243,10 +243,10 @@ bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, uint64_t key, b
 }
 
 /* Written straight into dst, a ring slot: the entries of a copy of the
- * sites (apiprof_tab_read_srec, into scratch's srec), each paired with
+ * sites (apiprof_sites_read_srec, into scratch's srec), each paired with
  * the sites of the same snapshot by its key. */
-void apiprof_tab_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab, uint32_t i,
-                           const struct apiprof_rec_sites *sites, uint64_t *scratch)
+void apiprof_sites_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab, uint32_t i,
+                             const struct apiprof_rec_sites *sites, uint64_t *scratch)
 {
 	dst->calls = apiprof_load(&tab->calls[i]);
 	dst->timed = 0; /* the flusher stamps it */
