@@ -32,6 +32,7 @@
 #include "apiprof_cct.h"
 #include "apiprof_ctl.h"
 #include "apiprof_internal.h"
+#include "apiprof_sitepair.h"
 
 /* What the records of one snapshot share. */
 struct snap_head {
@@ -220,7 +221,7 @@ static uint64_t srec_timed(const struct apiprof_rec_sites *r)
 	uint64_t n = 0;
 
 	for (int k = 0; k <= APIPROF_SITES; k++)
-		n += r->site[k].key != 0 ? r->site[k].timed : 0;
+		n = apiprof_sitepair_add(n, r->site[k].key, r->site[k].timed);
 	return n;
 }
 
