@@ -7,7 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "apiprof_ringbuf.h"
 #include "apiprof_atomic.h"
@@ -109,8 +112,8 @@ APIPROF_HIDDEN int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *h
 /* Row i's calls by site into a ring slot's entries and calls, with the
  * run in progress (not for an api's folded totals, which have none);
  * false when its owner kept changing it. */
-APIPROF_HIDDEN bool apiprof_tab_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab,
-                                          uint32_t i, bool sampled, bool folded);
+APIPROF_HIDDEN bool apiprof_sites_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab,
+                                            uint32_t i, bool sampled, bool folded);
 /* A timed call of row idx of tab about to start from another site (or
  * parent) than the run in progress, whose key is key: the run ends, and
  * one of key begins with this call.  Only the out-of-line way in calls
@@ -140,9 +143,9 @@ APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, 
 /* Row i's quantiles by site into a ring slot (APIPROF_REC_SITEQ), for the
  * entries of sites (a copy of its sites record; NULL: none), with scratch
  * as above. */
-APIPROF_HIDDEN void apiprof_tab_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab,
-                                          uint32_t i, const struct apiprof_rec_sites *sites,
-                                          uint64_t *scratch);
+APIPROF_HIDDEN void apiprof_sites_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab,
+                                            uint32_t i, const struct apiprof_rec_sites *sites,
+                                            uint64_t *scratch);
 /* The key of the run in progress of the row whose call is parent (a node
  * of this thread's call tree, a run key's parent part: the row of the
  * node's function, apiprof_cct.c), 0 if none. */
@@ -466,7 +469,7 @@ APIPROF_HIDDEN void apiprof_hooks_init(void);
 	         : (apiprof_hook_store(&(slot), apiprof_hook_next(name)), (slot)))
 
 /* --- lifecycle (apiprof_init.c) --------------------------------------- */
-APIPROF_HIDDEN bool apiprof_ready(void);
+APIPROF_HIDDEN bool apiprof_ready_slow(void);
 APIPROF_HIDDEN extern int apiprof_init_done;
 
 /* True once the runtime has started; unlike apiprof_ready, never starts
@@ -474,6 +477,14 @@ APIPROF_HIDDEN extern int apiprof_init_done;
 static inline bool apiprof_started(void)
 {
 	return apiprof_load_acquire(&apiprof_init_done) != 0;
+}
+
+/* True once the runtime has started, starting it if no thread is
+ * (apiprof_ready_slow): a started runtime is told here, inline, so that a
+ * thread's first call does not leave the statistics for it. */
+static inline bool apiprof_ready(void)
+{
+	return apiprof_started() || apiprof_ready_slow();
 }
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
@@ -483,7 +494,12 @@ APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
  * _exit) may not. */
 APIPROF_HIDDEN extern uint32_t apiprof_end_by_exit;
 APIPROF_HIDDEN void apiprof_resume(uint64_t busy);
-APIPROF_HIDDEN uint32_t apiprof_gettid(void);
+
+/* The calling thread's id (inline: a thread's first call names it). */
+static inline uint32_t apiprof_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
 
 /* --- fatal signals (apiprof_signal.c) --------------------------------- */
 /* Catches SIGTERM, SIGINT, SIGHUP and SIGQUIT left at their default, so a
@@ -491,9 +507,37 @@ APIPROF_HIDDEN uint32_t apiprof_gettid(void);
 APIPROF_HIDDEN void apiprof_signal_init(void);
 /* Blocks every signal but a fault's and glibc's own on this thread while
  * the runtime starts (returns the mask to restore), so that a handler's
- * calls never find start-up's busy guard: they come after. */
-APIPROF_HIDDEN uint64_t apiprof_signal_hold(void);
-APIPROF_HIDDEN void apiprof_signal_release(uint64_t old);
+ * calls never find start-up's busy guard: they come after.  Inline, as
+ * the busy guard is: a thread's first call holds them.
+ *
+ * Signals are held back while the runtime starts, registers an api, or
+ * starts on a thread (its first call of an api), on a program's thread: a
+ * handler that interrupted the start-up would find the runtime busy
+ * there, and its calls would go uncounted.  Held, a signal is delivered
+ * the moment start-up ends, to the same handler, with the program's mask
+ * restored, so the program cannot tell.  Not held: the signals of a
+ * fault (the kernel kills a thread that faults with them blocked) and
+ * glibc's internal two (setxid would wait on this thread).  The kernel's
+ * sets, 8 bytes on the stack, not sigset_t's 128. */
+#define APIPROF_SIG_BIT(sig) (1ull << ((sig)-1))
+#define APIPROF_SIG_NOT_HELD                                                                       \
+	(APIPROF_SIG_BIT(SIGSEGV) | APIPROF_SIG_BIT(SIGBUS) | APIPROF_SIG_BIT(SIGILL) |            \
+	 APIPROF_SIG_BIT(SIGFPE) | APIPROF_SIG_BIT(SIGTRAP) | APIPROF_SIG_BIT(SIGSYS) |            \
+	 APIPROF_SIG_BIT(32) | APIPROF_SIG_BIT(33))
+
+static inline uint64_t apiprof_signal_hold(void)
+{
+	const uint64_t held = ~(uint64_t)APIPROF_SIG_NOT_HELD;
+	uint64_t old = 0;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &held, &old, sizeof(old));
+	return old;
+}
+
+static inline void apiprof_signal_release(uint64_t old)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+}
 /* The end of the image happens once: apiprof_finish claims it (false: it
  * is some other thread's), marks it done, and a failed exec reopens it. */
 APIPROF_HIDDEN bool apiprof_end_claim(void);

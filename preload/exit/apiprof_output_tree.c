@@ -60,7 +60,7 @@ static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool fo
 {
 	bool sampled = apiprof_sample != 0;
 
-	if (!apiprof_tab_read_srec(&tree.rec, tab, i, sampled, folded)) {
+	if (!apiprof_sites_read_srec(&tree.rec, tab, i, sampled, folded)) {
 		tree.incomplete = true;
 		return;
 	}

@@ -16,7 +16,8 @@
  * one that installs a handler or SIG_IGN gets it; one that sets the
  * default again gets the runtime's handler again.  The program's signal
  * masks are never changed (start-up holds signals on its own thread for a
- * moment, apiprof_signal_hold: no code of the program runs meanwhile).
+ * moment, apiprof_internal.h apiprof_signal_hold: no code of the program
+ * runs meanwhile).
  * Like the exec hooks this works only when libapiprof.so is itself
  * preloaded (apiprof-run does so): the handler is installed only
  * when the program's calls reach these hooks.  glibc's internal callers
@@ -304,32 +305,4 @@ APIPROF_EXPORT handler_fn __sysv_signal(int sig, handler_fn h)
 APIPROF_EXPORT handler_fn sigset(int sig, handler_fn h)
 {
 	return signal_like(APIPROF_REAL(real_sigset, "sigset"), sig, h);
-}
-
-/* Signals are held back while the runtime starts, registers an api, or
- * starts on a thread (its first call of an api), on a program's thread: a
- * handler that interrupted the start-up would find the runtime busy
- * there, and its calls would go uncounted.  Held, a signal is delivered
- * the moment start-up ends, to the same handler, with the program's mask
- * restored, so the program cannot tell.  Not held: the signals of a
- * fault (the kernel kills a thread that faults with them blocked) and
- * glibc's internal two (setxid would wait on this thread).  The kernel's
- * sets, 8 bytes on the stack, not sigset_t's 128. */
-#define SIG_BIT(sig) (1ull << ((sig)-1))
-#define SIG_NOT_HELD                                                                               \
-	(SIG_BIT(SIGSEGV) | SIG_BIT(SIGBUS) | SIG_BIT(SIGILL) | SIG_BIT(SIGFPE) |                  \
-	 SIG_BIT(SIGTRAP) | SIG_BIT(SIGSYS) | SIG_BIT(32) | SIG_BIT(33))
-
-uint64_t apiprof_signal_hold(void)
-{
-	const uint64_t held = ~(uint64_t)SIG_NOT_HELD;
-	uint64_t old = 0;
-
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &held, &old, sizeof(old));
-	return old;
-}
-
-void apiprof_signal_release(uint64_t old)
-{
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }

@@ -20,11 +20,6 @@ static int init_state;
 int apiprof_init_done; /* init_state is INIT_DONE, for apiprof_started */
 static pid_t self_pid; /* tells a vfork child, which runs no atfork handler */
 
-uint32_t apiprof_gettid(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
-
 /* In a fork child only the forking thread exists, and the child's numbers
  * are its own.  One reset per concept, the numbers before what shows them:
  * the end of the image (not ended here), the thread registry (ours zeroed,
@@ -76,9 +71,10 @@ static void start(void)
 		start_profiling();
 }
 
-/* True once the runtime has started.  A call that arrives while another
- * thread (or this one, recursively) is starting it is simply not counted. */
-bool apiprof_ready(void)
+/* True once the runtime has started (apiprof_ready, inline, tells that
+ * first).  A call that arrives while another thread (or this one,
+ * recursively) is starting it is simply not counted. */
+bool apiprof_ready_slow(void)
 {
 	int st = apiprof_load_acquire(&init_state);
 

@@ -32,6 +32,7 @@
 #include "apiprof_cct.h"
 #include "apiprof_ctl.h"
 #include "apiprof_internal.h"
+#include "apiprof_sitepair.h"
 
 /* What the records of one snapshot share. */
 struct snap_head {
@@ -128,8 +129,8 @@ static bool fill_acct(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32
 
 static bool fill_sites(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
 {
-	return apiprof_tab_read_srec(&r->u.sites, tab, i, apiprof_mode & APIPROF_MODE_SAMPLE,
-	                             folded);
+	return apiprof_sites_read_srec(&r->u.sites, tab, i, apiprof_mode & APIPROF_MODE_SAMPLE,
+	                               folded);
 }
 
 static bool fill_siteq(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
@@ -137,8 +138,8 @@ static bool fill_siteq(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint3
 	if (apiprof_xchg_acquire(&qscratch.taken, 1) != 0)
 		return false;
 	bool sampled = apiprof_mode & APIPROF_MODE_SAMPLE;
-	bool ok = apiprof_tab_read_srec(&qscratch.sites, tab, i, sampled, folded);
-	apiprof_tab_read_qrec(&r->u.siteq, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
+	bool ok = apiprof_sites_read_srec(&qscratch.sites, tab, i, sampled, folded);
+	apiprof_sites_read_qrec(&r->u.siteq, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
 	apiprof_store_release(&qscratch.taken, 0);
 	return true;
 }
@@ -220,7 +221,7 @@ static uint64_t srec_timed(const struct apiprof_rec_sites *r)
 	uint64_t n = 0;
 
 	for (int k = 0; k <= APIPROF_SITES; k++)
-		n += r->site[k].key != 0 ? r->site[k].timed : 0;
+		n = apiprof_sitepair_add(n, r->site[k].key, r->site[k].timed);
 	return n;
 }
 

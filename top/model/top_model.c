@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apiprof_sitepair.h"
 #include "apiprof_stat.h"
 #include "top_model.h"
 #include "top_tree.h"
@@ -168,13 +169,12 @@ struct top_cell *top_proc_cell_find(const struct top_proc *p, uint32_t tid, uint
  * a row whose sites had no timed call since its latest, which is kept). */
 static bool siteq_pairs(const struct top_cell *c)
 {
-	uint64_t timed = 0;
+	struct apiprof_sitepair pair = {c->sites_tick, c->siteq_tick, c->siteq.timed, 0};
 
-	if (c->siteq_tick == 0 || c->siteq_tick == c->sites_tick)
-		return c->siteq_tick != 0;
 	for (uint32_t j = 0; j < c->sites.n; j++)
-		timed += c->sites.site[j].timed;
-	return c->siteq.timed != 0 && c->siteq.timed == timed;
+		pair.sites_stamp = apiprof_sitepair_add(pair.sites_stamp, c->sites.site[j].key,
+		                                        c->sites.site[j].timed);
+	return apiprof_sitepair_pairs(&pair);
 }
 
 bool top_site_quantiles(const struct top_proc *p, const struct top_cell *c, uint32_t k, double *p50,
