@@ -77,6 +77,13 @@ static inline int top_ui_body_height(void)
 	return LINES > HEADER_LINES ? LINES - HEADER_LINES : 0;
 }
 
+/* In top_ui_frame.c: the frame's lines built from the model, and freed. */
+void top_ui_frame_build(struct ui *u);
+void top_ui_frame_free(struct ui *u);
+/* The selected row found again in a new frame (the cursor on it). */
+void top_ui_sel_find(struct ui *u);
+/* In top_ui.c: the one fatal path, terminal first, then the message. */
+void top_ui_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* In top_ui.c: the key of row r of p, to find it again in the next frame;
  * its place among the open rows, or -1. */
 struct open_row top_ui_open_key(const struct ui *u, const struct top_proc *p,
