@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_prom_text.c - the exposition text (top_prom_text.h).
+ * top_prom_text.c - the exposition text (top_prom_text.h), with the
+ * format's rules of values: a label value's escaping and the le bound
+ * of a tick bucket (top_prom.h).
  *
  * One "# HELP" and "# TYPE" per family, then its samples, series in the
  * order of their labels.  Counters and the histogram come from the shown

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_model.c - aggregation of cumulative snapshots into displayable rows.
+ * top_model.c - a process's model built from cumulative snapshots: its
+ * cells and their index, the sites' pairing of quantiles, the intake
+ * (top_proc_offer) and each refresh's interval.  The rows shown are
+ * summed from it by top_rows.c.
  *
  * The ring only ever carries cumulative values, so everything here is a
  * difference of two snapshots: the interval is "latest minus the latest at
@@ -10,7 +13,6 @@
  * on the viewer's first refresh that is the whole life of the process, and
  * the interval's wall time is taken as the process's uptime to match.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

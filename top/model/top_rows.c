@@ -6,13 +6,11 @@
  * its calls in flight and its self time.  Reads the model that
  * top_model.c builds from snapshots; writes nothing back.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apiprof_stat.h"
 #include "top_model.h"
-#include "top_tree.h"
 
 static void stat_add(struct top_stat *d, const struct top_stat *s, bool acct)
 {

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_shm.c - discovery, mapping, validation and ring reading.
+ * top_shm.c - a segment opened, mapped and validated, the SIGBUS guard,
+ * the control block's reader side (watch, a first look's flush and its
+ * answer), and the read pass that frames it all; the pass's records are
+ * top_shm_ring.c's, the names and processes of segments top_names.c's.
  *
  * A segment is mapped once and re-validated on every read pass, because
  * its owner may rewrite (or truncate) it at any time.  All reads of the

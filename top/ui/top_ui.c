@@ -2,6 +2,7 @@
 /*
  * top_ui.c - the live ncurses view, a sink of the refresh loop
  * (top_loop.h): it draws each refresh, and its wait is the key poll.
+ * The lines drawn are the frame that top_ui_frame.c builds.
  *
  * The keys (top/htop habits) are one table, top_keys[] (top_ui_keys.c):
  * the help screen and the status line's hint are drawn from it here (the
@@ -27,7 +28,6 @@
 #include <unistd.h>
 
 #include "top_batch.h"
-#include "top_callview.h"
 #include "top_clock.h"
 #include "top_cols.h"
 #include "top_label.h"

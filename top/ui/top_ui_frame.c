@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "top_batch.h"
 #include "top_callview.h"
 #include "top_cols.h"
 #include "top_ptree.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_ui_int.h - the live view's state, shared by its drawing (top_ui.c)
- * and its keys (top_ui_keys.c); private to the two.
+ * top_ui_int.h - the live view's state, shared by its drawing (top_ui.c),
+ * its frame (top_ui_frame.c) and its keys (top_ui_keys.c); private to them.
  */
 #ifndef TOP_UI_INT_H
 #define TOP_UI_INT_H
