@@ -244,6 +244,17 @@ int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err,
 	return apiprof_layout_check(h, size, err, errlen);
 }
 
+/* A segment's header names its process as its file name does: pid in the
+ * process's namespace, the namespace and the nonce.  The pid shown (the
+ * viewer's) is the header's only when the name says nothing more. */
+bool top_shm_names_process(const struct top_seg *s, int pid)
+{
+	if (!s->named || s->id.legacy)
+		return s->hdr.pid == pid;
+	return s->hdr.pid == s->id.pid && s->hdr.pidns == s->id.pidns &&
+	       s->hdr.nonce == s->id.nonce;
+}
+
 /* How long a reader promises to look again within (watch()): three of
  * its refresh periods, and at least 5 s. */
 static uint64_t watch_ns = 5000000000ull;
