@@ -84,13 +84,14 @@ void top_ui_frame_free(struct ui *u);
 void top_ui_sel_find(struct ui *u);
 /* In top_ui.c: the one fatal path, terminal first, then the message. */
 void top_ui_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-/* In top_ui.c: the key of row r of p, to find it again in the next frame;
- * its place among the open rows, or -1. */
+/* The key of row r of p, to find it again in the next frame; its place
+ * among the open rows, or -1. */
 struct open_row top_ui_open_key(const struct ui *u, const struct top_proc *p,
                                 const struct top_row *r);
 long top_ui_open_find(const struct ui *u, struct open_row o);
-/* The selected row noted; the cursor kept on a row and in view. */
+/* The selected row noted. */
 void top_ui_sel_note(struct ui *u);
+/* In top_ui.c: the cursor kept on a row and in view. */
 void top_ui_clamp(struct ui *u);
 
 /* In top_ui_keys.c: a key typed (top_keys[], a prompt's, the help's). */
