@@ -79,20 +79,6 @@ void top_prom_free(struct top_prom *x)
 
 /* --- label values --------------------------------------------------------- */
 
-void top_prom_escape(char *buf, size_t cap, const char *v)
-{
-	size_t n = 0;
-
-	for (; *v && n + 3 <= cap; v++) {
-		unsigned char c = (unsigned char)*v;
-
-		if (c == '\\' || c == '"')
-			buf[n++] = '\\';
-		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	buf[n] = '\0';
-}
-
 /* Appends name="value" (escaped) to buf, with a comma unless first. */
 static void label_add(char *buf, size_t cap, const char *name, const char *value)
 {
@@ -101,28 +87,6 @@ static void label_add(char *buf, size_t cap, const char *name, const char *value
 
 	top_prom_escape(esc, sizeof(esc), value);
 	snprintf(buf + n, cap - n, "%s%s=\"%s\"", n ? "," : "", name, esc);
-}
-
-/* --- histogram buckets ---------------------------------------------------- */
-
-/*
- * Tick bucket b holds durations below 2^(b+1) ticks, that is below
- * 2^(b+1) * 1e9 / hz ns: the smallest 2^k ns at or above that bounds them
- * all.  With the monotonic clock (1 GHz) that is exactly 2^(b+1) ns.  A
- * TSC's rate is an estimate, renewed at each flush: the bound is taken
- * 1/128 below, so that a rate estimated a hair off a power of two does
- * not move a bucket to the next le and back.
- */
-int top_prom_le_of(int b, uint64_t hz)
-{
-	if (hz == 0 || b < 0 || b >= APIPROF_HIST_BUCKETS - 1)
-		return TOP_PROM_LE;
-	long double hi = ldexpl(1e9L / (long double)hz, b + 1) * (127.0L / 128.0L);
-	int k = 0;
-
-	while (k < TOP_PROM_LE && ldexpl(1.0L, k) < hi)
-		k++;
-	return k;
 }
 
 /* --- tables --------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_prom_text.c - the exposition text (top_prom_text.h).
+ * top_prom_text.c - the exposition text (top_prom_text.h), with the
+ * format's rules of values: a label value's escaping and the le bound
+ * of a tick bucket (top_prom.h).
  *
  * One "# HELP" and "# TYPE" per family, then its samples, series in the
  * order of their labels.  Counters and the histogram come from the shown
@@ -9,6 +11,7 @@
  * them.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,4 +183,40 @@ int top_prom_text(const struct top_prom *x, char **text, size_t *len)
 		return -1;
 	}
 	return 0;
+}
+
+void top_prom_escape(char *buf, size_t cap, const char *v)
+{
+	size_t n = 0;
+
+	for (; *v && n + 3 <= cap; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '\\' || c == '"')
+			buf[n++] = '\\';
+		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	buf[n] = '\0';
+}
+
+/* --- histogram buckets ---------------------------------------------------- */
+
+/*
+ * Tick bucket b holds durations below 2^(b+1) ticks, that is below
+ * 2^(b+1) * 1e9 / hz ns: the smallest 2^k ns at or above that bounds them
+ * all.  With the monotonic clock (1 GHz) that is exactly 2^(b+1) ns.  A
+ * TSC's rate is an estimate, renewed at each flush: the bound is taken
+ * 1/128 below, so that a rate estimated a hair off a power of two does
+ * not move a bucket to the next le and back.
+ */
+int top_prom_le_of(int b, uint64_t hz)
+{
+	if (hz == 0 || b < 0 || b >= APIPROF_HIST_BUCKETS - 1)
+		return TOP_PROM_LE;
+	long double hi = ldexpl(1e9L / (long double)hz, b + 1) * (127.0L / 128.0L);
+	int k = 0;
+
+	while (k < TOP_PROM_LE && ldexpl(1.0L, k) < hi)
+		k++;
+	return k;
 }

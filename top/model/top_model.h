@@ -234,6 +234,12 @@ double top_ticks_ns(double ticks, uint64_t hz);
 /* The time of calls, timed of which took ticks, estimated as the
  * runtime's summary does when p samples (apiprof_stat.h), in ns. */
 double top_proc_time_ns(const struct top_proc *p, uint64_t ticks, uint64_t calls, uint64_t timed);
+/* For top_rows.c: a - b, or 0 when a counter went backwards; d = a - b
+ * of a cell's statistics (min and max are a's); the time of s's calls. */
+uint64_t top_sat_sub(uint64_t a, uint64_t b);
+void top_stat_sub(struct top_stat *d, const struct top_stat *a, const struct top_stat *b,
+                  bool acct);
+double top_stat_time_ns(const struct top_proc *p, const struct top_stat *s);
 /* In top_calls.c: each cell's calls by site in the interval, and (from
  * top_calls_tree.c) its child_ns and self from p's trees. */
 void top_calls_refresh(struct top_proc *p);

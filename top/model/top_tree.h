@@ -2,7 +2,7 @@
 /*
  * top_tree.h - a process's calling-context trees (issue 35.2): per
  * thread, the newest of each node the APIPROF_REC_NODES records carried
- * (validated by top_shm.c: a parent below its child, a function in the
+ * (validated by top_shm_ring.c: a parent below its child, a function in the
  * table), and the folded stacks made from them: one per node, its path
  * from its root call site, so every stack printed happened.
  */

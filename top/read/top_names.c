@@ -314,17 +314,6 @@ bool top_shm_gone(const char *procdir, const char *name, int pid)
 	return proc_is(procdir, pid, &id) == 0;
 }
 
-/* A segment's header names its process as its file name does: pid in the
- * process's namespace, the namespace and the nonce.  The pid shown (the
- * viewer's) is the header's only when the name says nothing more. */
-bool top_shm_names_process(const struct top_seg *s, int pid)
-{
-	if (!s->named || s->id.legacy)
-		return s->hdr.pid == pid;
-	return s->hdr.pid == s->id.pid && s->hdr.pidns == s->id.pidns &&
-	       s->hdr.nonce == s->id.nonce;
-}
-
 /* Whether procdir shows every process there is: it is the initial pid
  * namespace's, and not mounted hidepid=2 (its pid 1 shows). */
 static bool sees_everyone(const char *procdir)

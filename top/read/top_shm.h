@@ -110,6 +110,8 @@ bool top_seg_pending(const struct top_seg *s);
 bool top_seg_await(struct top_seg *s, int pid, uint64_t deadline_ns);
 int top_shm_copy_guarded(void *dst, const void *src, size_t n);
 int top_shm_validate(const struct apiprof_shm_header *h, size_t size, char *err, size_t errlen);
+/* The header read last says it is the process its name says, shown as pid. */
+bool top_shm_names_process(const struct top_seg *s, int pid);
 
 int top_shm_alive(const char *procdir, int pid, uint64_t starttime);
 /* The effective uid of process pid of procdir (the Uid line of its
@@ -117,8 +119,6 @@ int top_shm_alive(const char *procdir, int pid, uint64_t starttime);
 int top_shm_proc_euid(const char *procdir, int pid, uint32_t *euid);
 /* True only when the process of segment `name` (pid in procdir) is proven gone. */
 bool top_shm_gone(const char *procdir, const char *name, int pid);
-/* The header read last says it is the process its name says, shown as pid. */
-bool top_shm_names_process(const struct top_seg *s, int pid);
 int top_shm_clean(const char *dir, const char *procdir, uint32_t uid, FILE *out);
 
 #endif /* TOP_SHM_H */

@@ -12,7 +12,7 @@
 
 struct ui;
 
-/* One key of the live view (top_ui.c top_keys[]). */
+/* One key of the live view (top_ui_keys.c top_keys[]). */
 struct top_key {
 	int codes[TOP_KEY_CODES]; /* what getch() returns for it; 0 ends */
 	const char *label;        /* its name in the help and the docs: "s or >" */

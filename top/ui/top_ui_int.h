@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_ui_int.h - the live view's state, shared by its drawing (top_ui.c)
- * and its keys (top_ui_keys.c); private to the two.
+ * top_ui_int.h - the live view's state, shared by its drawing (top_ui.c),
+ * its frame (top_ui_frame.c) and its keys (top_ui_keys.c); private to them.
  */
 #ifndef TOP_UI_INT_H
 #define TOP_UI_INT_H
@@ -77,13 +77,21 @@ static inline int top_ui_body_height(void)
 	return LINES > HEADER_LINES ? LINES - HEADER_LINES : 0;
 }
 
-/* In top_ui.c: the key of row r of p, to find it again in the next frame;
- * its place among the open rows, or -1. */
+/* In top_ui_frame.c: the frame's lines built from the model, and freed. */
+void top_ui_frame_build(struct ui *u);
+void top_ui_frame_free(struct ui *u);
+/* The selected row found again in a new frame (the cursor on it). */
+void top_ui_sel_find(struct ui *u);
+/* In top_ui.c: the one fatal path, terminal first, then the message. */
+void top_ui_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* The key of row r of p, to find it again in the next frame; its place
+ * among the open rows, or -1. */
 struct open_row top_ui_open_key(const struct ui *u, const struct top_proc *p,
                                 const struct top_row *r);
 long top_ui_open_find(const struct ui *u, struct open_row o);
-/* The selected row noted; the cursor kept on a row and in view. */
+/* The selected row noted. */
 void top_ui_sel_note(struct ui *u);
+/* In top_ui.c: the cursor kept on a row and in view. */
 void top_ui_clamp(struct ui *u);
 
 /* In top_ui_keys.c: a key typed (top_keys[], a prompt's, the help's). */

@@ -4,7 +4,7 @@
  * the sort order, the header, every cell, the -s names, the cycling of
  * the `s` key and the help screen's column part are derived.  Adding a
  * column: its enum entry and its field in struct top_row (top_model.h),
- * its computation (top_model.c row_fill), its value function and its
+ * its computation (top_rows.c row_fill), its value function and its
  * entry of top_columns[] (top_cols.c), its JSON (top_batch.c func_json).
  */
 #ifndef TOP_COLS_H
