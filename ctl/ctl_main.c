@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ctl_main.c - apiprof-ctl's command line: which process, which command,
- * and the exit status of the whole (ctl.h).
+ * and the exit status of the whole (apiprof_ctl_send.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "apiprof_mode.h"
-#include "ctl.h"
+#include "apiprof_ctl_send.h"
 
 #define CTL_SHM_DIR  "/dev/shm"
 #define CTL_MAX_SEGS 256
@@ -49,7 +49,7 @@ static int bad(const char *msg, const char *what)
 {
 	fprintf(stderr, "apiprof-ctl: %s%s%s\n%s", msg, what ? ": " : "", what ? what : "",
 	        "try 'apiprof-ctl --help'\n");
-	return CTL_USAGE;
+	return APIPROF_SEND_USAGE;
 }
 
 /* MODE [API] into r. */
@@ -68,7 +68,7 @@ static int parse_mode(char **a, int n, struct apiprof_ctl_request *r)
 	r->arg = apiprof_mode_pack(m);
 	if (n == 2)
 		snprintf(r->text, sizeof(r->text), "%s", a[1]);
-	return CTL_OK;
+	return APIPROF_SEND_OK;
 }
 
 /* COMMAND [ARGS] into r. */
@@ -88,7 +88,7 @@ static int parse_cmd(char **a, int n, struct apiprof_ctl_request *r)
 		if (n != 1)
 			return bad("too many arguments for", a[0]);
 		r->cmd = a[0][0] == 'r' ? APIPROF_CTL_RESET : APIPROF_CTL_DUMP;
-		return CTL_OK;
+		return APIPROF_SEND_OK;
 	}
 	if (strcmp(a[0], "mark") == 0) {
 		if (n != 2)
@@ -97,7 +97,7 @@ static int parse_cmd(char **a, int n, struct apiprof_ctl_request *r)
 			return bad("a label is at most 63 bytes", a[1]);
 		r->cmd = APIPROF_CTL_MARK;
 		snprintf(r->text, sizeof(r->text), "%s", a[1]);
-		return CTL_OK;
+		return APIPROF_SEND_OK;
 	}
 	return bad("not a command", a[0]);
 }
@@ -112,14 +112,18 @@ static int parse_pid(const char *s)
 }
 
 /* Sends r to every target; the worst status. */
-static int send_all(const struct ctl_target *t, int n, const struct apiprof_ctl_request *r,
+static int send_all(const struct apiprof_ctl_target *t, int n, const struct apiprof_ctl_request *r,
                     uint64_t timeout_ms)
 {
-	int worst = CTL_OK;
+	int worst = APIPROF_SEND_OK;
 
 	for (int i = 0; i < n; i++) {
-		int s = ctl_send(CTL_SHM_DIR, &t[i], r, timeout_ms);
-		if (s != CTL_OK && (worst == CTL_OK || s > worst))
+		char msg[256];
+		int s = apiprof_ctl_send(CTL_SHM_DIR, &t[i], r, timeout_ms, msg, sizeof(msg));
+
+		fprintf(s == APIPROF_SEND_OK ? stdout : stderr, "%s%s\n",
+		        s == APIPROF_SEND_OK ? "" : "apiprof-ctl: ", msg);
+		if (s != APIPROF_SEND_OK && (worst == APIPROF_SEND_OK || s > worst))
 			worst = s;
 	}
 	return worst;
@@ -131,9 +135,9 @@ static bool kill_probe(int pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-static int find(int pid, const char *comm, struct ctl_target *t)
+static int find(int pid, const char *comm, struct apiprof_ctl_target *t)
 {
-	int n = ctl_find(CTL_SHM_DIR, pid, comm, t, CTL_MAX_SEGS);
+	int n = apiprof_ctl_find(CTL_SHM_DIR, pid, comm, t, CTL_MAX_SEGS);
 
 	if (n < 0)
 		fprintf(stderr, "apiprof-ctl: %s: %s\n", CTL_SHM_DIR, strerror(errno));
@@ -168,9 +172,9 @@ int main(int argc, char **argv)
 		return bad("no process: give a PID or --comm NAME", NULL);
 	struct apiprof_ctl_request r;
 	int s = parse_cmd(argv + optind, argc - optind, &r);
-	if (s != CTL_OK)
+	if (s != APIPROF_SEND_OK)
 		return s;
-	static struct ctl_target t[CTL_MAX_SEGS];
+	static struct apiprof_ctl_target t[CTL_MAX_SEGS];
 	int n = find(pid, comm, t);
-	return n <= 0 ? CTL_NOPROC : send_all(t, n, &r, (uint64_t)(timeout_s * 1000));
+	return n <= 0 ? APIPROF_SEND_NOPROC : send_all(t, n, &r, (uint64_t)(timeout_s * 1000));
 }

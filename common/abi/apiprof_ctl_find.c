@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctl_find.c - which segments belong to the process asked for: names
+ * apiprof_ctl_find.c - which segments belong to the process asked for: names
  * parsed by the one parser (apiprof_segname.h), the pid and the start
  * time checked against /proc (a reused pid is another process), and, for
  * --comm, the name /proc gives the process.  Only processes of this pid
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "apiprof_ctl_send.h"
 
 static uint64_t my_pidns(void)
 {
@@ -61,7 +61,8 @@ static bool wanted(const struct apiprof_segid *id, int pid, const char *comm)
 	return proc_comm(id->pid, name, sizeof(name)) == 0 && strcmp(name, comm) == 0;
 }
 
-int ctl_find(const char *dir, int pid, const char *comm, struct ctl_target *out, size_t cap)
+int apiprof_ctl_find(const char *dir, int pid, const char *comm, struct apiprof_ctl_target *out,
+                     size_t cap)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
