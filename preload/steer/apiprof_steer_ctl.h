@@ -32,6 +32,10 @@ bool apiprof_steer_ctl(struct apiprof_shm_header *h);
 int apiprof_steer_reset(uint32_t *n);
 int apiprof_steer_mark(const char *label, uint32_t *n);
 
+/* A fork child starts its own totals at zero: none of its parent's
+ * resets or marks, and no lock held by a thread it does not have. */
+void apiprof_steer_after_fork(void);
+
 /* The exit JSON's "totals" (since start and since reset) and "marks". */
 void apiprof_steer_json(struct out *o);
 /* APIPROF_SUMMARY's lines since the latest reset, and the marks. */

@@ -194,6 +194,13 @@ int apiprof_steer_mark(const char *label, uint32_t *n)
 	return rc;
 }
 
+void apiprof_steer_after_fork(void)
+{
+	nresets = nmarks = 0;
+	reset_tick = 0;
+	apiprof_store_release(&tot_owner, 0);
+}
+
 /* --- the outputs --------------------------------------------------------- */
 
 static uint64_t ns_of(uint64_t ticks)
@@ -266,7 +273,7 @@ static void json_total(struct out *o, const struct apiprof_api *api, uint32_t i,
 	json_name(o, api, i, n);
 	json_tot(o, "since_start", now_tot[f]);
 	out_printf(o, ", ");
-	json_tot(o, "since_reset", minus(now_tot[f], base ? &base[f] : NULL));
+	json_tot(o, "since_reset", minus(now_tot[f], nresets ? &base[f] : NULL));
 	out_printf(o, "}");
 }
 
@@ -318,7 +325,7 @@ void apiprof_steer_json(struct out *o)
 
 static void sum_total(struct out *o, const struct apiprof_api *api, uint32_t i, uint32_t f, int *n)
 {
-	struct tot r = minus(now_tot[f], base ? &base[f] : NULL);
+	struct tot r = minus(now_tot[f], nresets ? &base[f] : NULL);
 
 	(void)n;
 	out_printf(o,

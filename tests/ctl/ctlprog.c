@@ -8,6 +8,8 @@
  *   reset            apiprof_reset(); prints "rc R errno E"
  *   mark LABEL       apiprof_mark(LABEL); the same
  *   mode API MODE    apiprof_mode(API, MODE), API "-" for every api; the same
+ *   fork N           a child makes N calls and exits; prints "child PID"
+ *                    once it has
  * Exits 0 at the end of its stdin.  errno is set to 1234 before each
  * command, so a call that succeeds shows that it kept it.
  */
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "apiprof/control.h"
@@ -25,6 +28,20 @@ static long total;
 static void say_rc(int rc)
 {
 	printf("rc %d errno %d\n", rc, rc == 0 ? errno : 0);
+}
+
+static void fork_calls(long n)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (long i = 0; i < n; i++)
+			tt_work((int)i);
+		exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("child %d\n", WIFEXITED(st) && WEXITSTATUS(st) == 0 ? (int)pid : -1);
 }
 
 static void command(char *line)
@@ -43,6 +60,8 @@ static void command(char *line)
 		say_rc(apiprof_reset());
 	} else if (strncmp(line, "mark ", 5) == 0) {
 		say_rc(apiprof_mark(line + 5));
+	} else if (strncmp(line, "fork ", 5) == 0) {
+		fork_calls(atol(line + 5));
 	} else if (sscanf(line, "mode %63s %63s", api, mode) == 2) {
 		say_rc(apiprof_mode(strcmp(api, "-") ? api : NULL, mode));
 	} else {

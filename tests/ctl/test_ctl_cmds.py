@@ -104,14 +104,20 @@ def by_ctl(ctlbin, prog, shim, tmp):
     if "dump 1 written" not in said:
         fail("apiprof-ctl dump said %r" % said)
     p.do("calls %d" % K)
+    child = p.do("fork %d" % K).split()
     p.end()
+    with open(out.replace("%p", child[1])) as f:
+        doc = json.load(f)
+    if totals(doc).get("tt_work") != (K, K) or doc["resets"] != 0 or doc["marks"]:
+        fail("a fork child: tt_work %s resets %s marks %s, want (%d, %d), 0, none"
+             % (totals(doc).get("tt_work"), doc["resets"], doc["marks"], K, K))
     path = out.replace("%p", str(p.pid))
     with open(path + ".dump1") as f:
         check_doc(json.load(f), "the dump", N + M, M, N)
     with open(path) as f:
         check_doc(json.load(f), "the exit JSON", N + M + K, M + K, N)
     print("ok: apiprof-ctl mark/reset/dump: since start %d, since reset %d, the mark's %d, "
-          "the dump's %d/%d" % (N + M + K, M + K, N, N + M, M))
+          "the dump's %d/%d; a fork child's own from zero" % (N + M + K, M + K, N, N + M, M))
 
 
 def by_program(prog, shim, tmp):
