@@ -78,7 +78,7 @@ int apiprof_ctl_find(const char *dir, int pid, const char *comm, struct apiprof_
 		    apiprof_segname_parse(de->d_name, &id) != 0 || !wanted(&id, pid, comm) ||
 		    !live_here(&id, ns))
 			continue;
-		snprintf(out[n].name, sizeof(out[n].name), "%s", de->d_name);
+		memcpy(out[n].name, de->d_name, strlen(de->d_name) + 1);
 		out[n++].pid = id.pid;
 	}
 	closedir(d);
