@@ -376,6 +376,8 @@ APIPROF_HIDDEN bool apiprof_flusher_finish(void);
 /* --- outputs at exit (apiprof_output.c) ------------------------------- */
 APIPROF_HIDDEN void apiprof_output_json(const char *pattern, bool before_exec);
 APIPROF_HIDDEN void apiprof_output_summary(void); /* on apiprof_err_write */
+/* The exit JSON now, to pattern's PATH.dumpN; *k: N.  0, or -1. */
+APIPROF_HIDDEN int apiprof_output_dump(const char *pattern, uint32_t *k);
 
 /* --- per-thread state (apiprof_tls.c) --------------------------------- */
 /* A thread's block: the hot state first, then the runtime's own.  Aligned

@@ -106,7 +106,8 @@
 
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
 #define APIPROF_SHM_VERSION                                                                        \
-	11u /* 11: one record head with a kind and a size (struct apiprof_rec_head);               \
+	12u /* 12: steering requests and answers in the control block, marks and resets;           \
+	     * 11: one record head with a kind and a size (struct apiprof_rec_head);               \
 	     * 10: the readers' words become the control block (struct apiprof_shm_ctl);           \
 	     * 9: both of issue 35's: the sites' error bounds (calls_error, a larger slot) and     \
 	     * APIPROF_REC_NODES (the call tree's nodes); 7: APIPROF_REC_SITEQ;                    \
@@ -271,15 +272,47 @@ _Static_assert(APIPROF_ERRNO_SLOTS == 24, "a record's errno counts are 24 slots"
  * The protocol, both halves, and the commands are apiprof_ctl.h's.
  * Readers write their words with pwrite(2); the runtime uses what they
  * write only to decide what to do, never as an index or a size. */
+#define APIPROF_CTL_TEXT_MAX 64 /* a request's text: an api name or a mark's label */
 struct apiprof_shm_ctl {
 	uint64_t until_ns; /* readers': CLOCK_MONOTONIC, a reader means to look again before then */
-	uint64_t arg;      /* readers': the command's argument (no command takes one yet) */
+	uint64_t arg;      /* readers': the steering request's argument (MODE: the mode's word) */
 	uint32_t cmd;      /* readers': the latest request's command (enum apiprof_ctl_cmd) */
 	uint32_t req;      /* readers': futex word, one more per request, then FUTEX_WAKE */
 	uint32_t idle;     /* the runtime's: 1 while the flusher waits for a reader */
 	/* The runtime's (APIPROF_SHM_FLUSH_ACK): the latest req whose answer
 	 * is in the ring, release-stored and FUTEX_WAKEd after it. */
 	uint32_t done;
+	/* A steering request (issue 37), one at a time: its body (ask_cmd,
+	 * arg, text), then its number ask_seq, then req + 1 and a wake. */
+	uint32_t ask_seq;                /* readers': the request's number, never 0 */
+	uint32_t ask_cmd;                /* readers': enum apiprof_ctl_cmd */
+	char text[APIPROF_CTL_TEXT_MAX]; /* readers': MODE: an api ("": all); MARK: the label */
+	/* The runtime's answer to request ans_seq: set once it is applied
+	 * (ans_seq release-stored last, then FUTEX_WAKE on it). */
+	uint32_t ans_seq;
+	uint32_t ans_cmd;   /* the command as taken (APIPROF_CTL_NONE: not known) */
+	int32_t ans_result; /* enum apiprof_ctl_result */
+	uint32_t ans_n;     /* RESET: resets so far; MARK: marks so far; DUMP: the dump's number */
+};
+
+/* Marks (apiprof_ctl.h's MARK) and resets, kept by the runtime: the
+ * newest APIPROF_MARKS marks, mark k in slot k % APIPROF_MARKS (marks
+ * counts all of them, so marks - APIPROF_MARKS were dropped).  seq is a
+ * seqlock: odd while the runtime writes the block. */
+#define APIPROF_MARKS 8
+struct apiprof_shm_mark {
+	uint64_t tick;                    /* when the mark was taken */
+	uint64_t calls;                   /* the process's calls up to then, since start */
+	char label[APIPROF_CTL_TEXT_MAX]; /* NUL-padded, not trusted to end in one */
+};
+struct apiprof_shm_marks {
+	uint32_t seq;
+	uint32_t marks;       /* marks ever taken */
+	uint32_t resets;      /* resets ever taken */
+	uint32_t reserved;    /* 0 */
+	uint64_t reset_tick;  /* the latest reset; 0: none */
+	uint64_t reset_calls; /* the process's calls up to it, since start */
+	struct apiprof_shm_mark mark[APIPROF_MARKS];
 };
 
 struct apiprof_shm_header {
@@ -335,6 +368,8 @@ struct apiprof_shm_header {
 	 * totals of a segment left for collectors (APIPROF_SHM_LEFT).  Was
 	 * padding (0): the runtime never reads it. */
 	uint8_t collected[2 * APIPROF_WATCH_SLOTS];
+	/* The runtime's: marks and resets (apiprof_ctl.h). */
+	struct apiprof_shm_marks marks;
 };
 
 struct apiprof_shm_func {

@@ -27,16 +27,55 @@
  * its wait makes the wait return at once.
  *
  * Commands are one row each of enum apiprof_ctl_cmd, and one case of the
- * runtime's dispatch (ctl_keyframe in apiprof_flush.c).  A value the
- * runtime does not know asks for nothing: no keyframe at once, and no
- * answer before the next keyframe the flusher writes anyway.  Requests of
- * two readers may overwrite each other's cmd; WATCH is the same whoever
- * asks, and a command for which that matters must confirm what was done
- * (issue 37's steering: room in arg, and an answer that names it).
+ * runtime's dispatch (WATCH: ctl_keyframe in apiprof_flush.c; the
+ * steering commands: apiprof_steer_ctl.c).  WATCH comes in cmd, from any
+ * number of readers at once: it is the same whoever asks, and a value the
+ * runtime does not know there asks for nothing.
+ *
+ * Steering (issue 37): MODE, RESET, MARK, DUMP come as a request of their
+ * own, with a numbered answer, one request at a time:
+ *
+ *   requester                               runtime (the flusher)
+ *   apiprof_ctl_lock    OFD write lock on    -
+ *                       the request's bytes
+ *   apiprof_ctl_ask     ask_cmd, arg, text,  woken by req, sees ask_seq !=
+ *                       then ask_seq = S,    ans_seq: apiprof_ctl_take
+ *                       then req + 1, wake   copies the body (bounded,
+ *                                            the text NUL-forced)
+ *   apiprof_ctl_reply_of ans_seq == S?       applies it (the mode set, the
+ *   (apiprof_ctl_await_reply: futex on       baseline taken, the mark
+ *   ans_seq, with the requester's timeout)   stored, the dump written);
+ *                                            apiprof_ctl_reply: ans_cmd,
+ *                                            ans_result, ans_n, then
+ *                                            ans_seq = S (release), wake
+ *
+ * The lock (F_OFD_SETLK on the segment's file, never waited for: a second
+ * requester is told the process is being steered) keeps well-behaved
+ * requesters from overwriting each other's body; the runtime never takes
+ * it.  A request is taken once: the runtime takes a body only while
+ * ask_seq differs from its own ans_seq, so neither its own wakes (which
+ * move req) nor a reader's WATCH repeat one.  The answer names the
+ * request (ans_seq) and echoes its command, so a requester knows which
+ * request was done and how: a command the runtime does not know, or a
+ * body that changed while it was copied, is answered at once with
+ * APIPROF_CTL_REFUSED.  A process that never answers (stopped, exiting,
+ * no flusher: APIPROF_INTERVAL_MS=0) leaves the requester to its timeout.
+ *
+ * MODE: arg is apiprof_mode_pack's word, text an api's name or "" (the
+ * whole process); the runtime unpacks the word (apiprof_mode_unpack) and
+ * looks the name up among its apis.  RESET: the process's "since reset"
+ * totals start again at zero (the runtime keeps a baseline; the segment
+ * says how many resets and when, in marks).  MARK: text is the label,
+ * kept in the segment's marks (the newest APIPROF_MARKS) and the exit
+ * JSON with the totals at that moment.  DUMP: the exit JSON now, to
+ * APIPROF_OUTPUT with the suffix .dumpN (N in ans_n).
  *
  * Everything here is untrusted on the runtime's side: any process of the
- * owner's uid may write the block.  The runtime never waits for a reader
- * and never uses a reader's word as an index or a size.
+ * owner's uid may write the block (the segment is 0600: no other uid can,
+ * and only the owner or root opens it).  The runtime never waits for a
+ * reader and never uses a reader's word as an index or a size: a hostile
+ * writer can change the mode, reset, mark or dump, never crash the
+ * program or corrupt what it counts.
  *
  * Not in this dispatch: the runtime's own commands to its flusher (stop
  * for a call that needs a single-threaded process, finish the image from
@@ -60,6 +99,38 @@ enum apiprof_ctl_cmd {
 	APIPROF_CTL_NONE = 0,
 	/* a keyframe now, answered in done; flushing goes on until until_ns */
 	APIPROF_CTL_WATCH = 1,
+	/* steering requests (ask_cmd), answered in ans_* */
+	APIPROF_CTL_MODE = 2,  /* arg: a mode's word; text: an api, or "" for all */
+	APIPROF_CTL_RESET = 3, /* "since reset" starts again at zero */
+	APIPROF_CTL_MARK = 4,  /* text: the label */
+	APIPROF_CTL_DUMP = 5,  /* the exit JSON now, to APIPROF_OUTPUT.dumpN */
+};
+
+/* A steering request's result, in ans_result. */
+enum apiprof_ctl_result {
+	APIPROF_CTL_OK = 0,
+	APIPROF_CTL_REFUSED = 1, /* a command not known, or a body torn while copied */
+	APIPROF_CTL_BADMODE = 2, /* MODE: not a mode, or one the process cannot take */
+	APIPROF_CTL_NOAPI = 3,   /* MODE: no api of that name */
+	APIPROF_CTL_NOFILE = 4,  /* DUMP: no APIPROF_OUTPUT, or the file could not be written */
+};
+/* One sentence for a result ("refused: not a command this process knows"). */
+const char *apiprof_ctl_result_text(int result);
+/* The command's name ("mode"), "?" for a value that is none. */
+const char *apiprof_ctl_cmd_name(uint32_t cmd);
+
+/* A steering request as posted, and as the runtime took it. */
+struct apiprof_ctl_request {
+	uint32_t seq;
+	uint32_t cmd; /* enum apiprof_ctl_cmd; the runtime's copy: NONE for a value not known */
+	uint64_t arg;
+	char text[APIPROF_CTL_TEXT_MAX]; /* NUL-terminated */
+};
+/* The runtime's answer to one request. */
+struct apiprof_ctl_reply {
+	uint32_t cmd;
+	int32_t result; /* enum apiprof_ctl_result */
+	uint32_t n;
 };
 
 /* --- the reader's half: fd is the segment opened read-write, c its
@@ -83,6 +154,21 @@ static inline bool apiprof_ctl_reached(uint32_t done, uint32_t req)
 /* Waits while done is still `seen`, at most rel. */
 void apiprof_ctl_await(const struct apiprof_shm_ctl *c, uint32_t seen, const struct timespec *rel);
 
+/* Steering.  The lock on fd's segment for one request; -1 with errno
+ * EAGAIN when another requester holds it.  Released by unlock or close. */
+int apiprof_ctl_lock(int fd);
+void apiprof_ctl_unlock(int fd);
+/* Posts r (its seq is chosen here, into *seq) and wakes the flusher. */
+int apiprof_ctl_ask(int fd, const struct apiprof_shm_ctl *c, const struct apiprof_ctl_request *r,
+                    uint32_t *seq);
+/* True once request seq is answered, with the answer in *a. */
+bool apiprof_ctl_reply_of(const struct apiprof_shm_ctl *c, uint32_t seq,
+                          struct apiprof_ctl_reply *a);
+/* Waits for an answer to seq, at most until deadline_ns (CLOCK_MONOTONIC);
+ * true when it came (*a filled). */
+bool apiprof_ctl_await_reply(const struct apiprof_shm_ctl *c, uint32_t seq, uint64_t deadline_ns,
+                             struct apiprof_ctl_reply *a);
+
 /* --- the runtime's half: c is its own segment's block. */
 
 /* True while a reader has said it will look again. */
@@ -102,5 +188,14 @@ void apiprof_ctl_kick(struct apiprof_shm_ctl *c);
 /* Answers the requests up to `asked`: done only moves forward, and the
  * flusher and the end of the image may both answer. */
 void apiprof_ctl_answer(struct apiprof_shm_ctl *c, uint32_t asked);
+/* True while a steering request waits for its answer: the flusher does
+ * not go to sleep on req (read before this) with one pending. */
+bool apiprof_ctl_asked(const struct apiprof_shm_ctl *c);
+/* A steering request not yet answered, copied into *r (the text bounded
+ * and NUL-forced, a command not known as NONE); false when there is none. */
+bool apiprof_ctl_take(const struct apiprof_shm_ctl *c, struct apiprof_ctl_request *r);
+/* Answers request r: the reply's words, then ans_seq (release), a wake. */
+void apiprof_ctl_reply(struct apiprof_shm_ctl *c, const struct apiprof_ctl_request *r,
+                       const struct apiprof_ctl_reply *a);
 
 #endif /* APIPROF_CTL_H */

@@ -22,6 +22,7 @@
 #include "apiprof_file.h"
 #include "apiprof_internal.h"
 #include "apiprof_output.h"
+#include "apiprof_steer_ctl.h"
 #include "apiprof_stat.h"
 #include "apiprof_title.h"
 
@@ -371,6 +372,7 @@ static void json_doc(struct out *o)
 	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
 	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
 	json_apis(o);
+	apiprof_steer_json(o);
 	out_printf(o, "  \"threads\": [");
 	apiprof_addr_begin(apiprof_read_once(&apiprof_end_by_exit) == apiprof_gettid());
 	json_threads(o);
@@ -423,13 +425,29 @@ static bool exec_path(char *path, size_t cap)
 	return false;
 }
 
-static void json_write(const char *path)
+/* PATH.dumpN for the next N (from *last + 1) that names nothing. */
+static bool dump_path(char *path, size_t cap, uint32_t *last)
+{
+	size_t n = strlen(path);
+
+	for (uint32_t k = *last + 1; k < *last + 1000; k++) {
+		if ((size_t)snprintf(path + n, cap - n, ".dump%u", k) >= cap - n)
+			return false;
+		if (access(path, F_OK) != 0) {
+			*last = k;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int json_write(const char *path)
 {
 	struct out *o = &out;
 
 	if (apiprof_file_open(&out_file, path, 0644) != 0) {
 		apiprof_warn("cannot write %s: %s", path, apiprof_file_why(&out_file));
-		return;
+		return -1;
 	}
 	o->file = &out_file;
 	o->err = 0;
@@ -437,9 +455,11 @@ static void json_write(const char *path)
 	json_doc(o);
 	out_flush(o); /* a failure's reason is kept in out_file */
 	bool replace = out_file.replace;
-	if (apiprof_file_close(&out_file, o->err == 0) != 0)
-		apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),
-		             replace ? "; the file there is left as it was" : "");
+	if (apiprof_file_close(&out_file, o->err == 0) == 0)
+		return o->err == 0 ? 0 : -1;
+	apiprof_warn("cannot write %s: %s%s", path, apiprof_file_why(&out_file),
+	             replace ? "; the file there is left as it was" : "");
+	return -1;
 }
 
 /* Written whole or not at all (apiprof_file.c). */
@@ -453,6 +473,25 @@ void apiprof_output_json(const char *pattern, bool before_exec)
 	else
 		json_write(out_path);
 	out_release();
+}
+
+/* A dump (apiprof_ctl.h's DUMP): PATH.dumpN, N one more than the last
+ * dump's and the first name that does not exist, by the same writer. */
+int apiprof_output_dump(const char *pattern, uint32_t *k)
+{
+	static uint32_t dumps;
+	int rc = -1;
+
+	if (!out_claim())
+		return -1;
+	if (!expand_path(pattern, out_path, sizeof(out_path)))
+		apiprof_warn("APIPROF_OUTPUT=%s expands to too long a path", pattern);
+	else if (!dump_path(out_path, sizeof(out_path), &dumps))
+		apiprof_warn("APIPROF_OUTPUT=%s: no free name for a dump", pattern);
+	else if ((rc = json_write(out_path)) == 0)
+		*k = dumps;
+	out_release();
+	return rc;
 }
 
 /* --- APIPROF_SUMMARY: the per-thread text table (apiprof_stat_table.c) -- */
@@ -553,6 +592,7 @@ void apiprof_output_summary(void)
 	folded_tabs(out_folded);
 	sum_thread(o, 0, "(exited)", 0, out_folded);
 	apiprof_tree_top_print(o);
+	apiprof_steer_summary(o);
 	out_flush(o);
 	out_release();
 }

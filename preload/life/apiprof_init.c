@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "apiprof_internal.h"
+#include "apiprof_steer_ctl.h"
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
@@ -33,6 +34,7 @@ static void after_fork_child(void)
 	apiprof_end_after_fork();
 	apiprof_thread_after_fork();
 	apiprof_api_after_fork();
+	apiprof_steer_after_fork();
 	apiprof_segment_after_fork();
 	apiprof_loaded_forked(false);
 	apiprof_flusher_forget();

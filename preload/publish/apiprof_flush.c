@@ -31,6 +31,7 @@
 
 #include "apiprof_cct.h"
 #include "apiprof_ctl.h"
+#include "apiprof_steer_ctl.h"
 #include "apiprof_internal.h"
 #include "apiprof_sitepair.h"
 
@@ -595,7 +596,7 @@ static void wait_for_reader(struct apiprof_shm_header *h)
 	uint32_t req = apiprof_ctl_req(&h->ctl);
 
 	apiprof_ctl_idle_enter(&h->ctl);
-	if (!reader_watching(h) && cmd_load() == FL_RUN)
+	if (!reader_watching(h) && !apiprof_ctl_asked(&h->ctl) && cmd_load() == FL_RUN)
 		apiprof_ctl_wait(&h->ctl, req, NULL);
 	apiprof_ctl_idle_leave(&h->ctl);
 }
@@ -613,16 +614,19 @@ static void interval_sleep(struct apiprof_shm_header *h, uint32_t served)
 }
 
 /* What a reader's request asks of the flusher (apiprof_ctl.h): one case
- * per command.  True for a keyframe now, which answers it. */
-static bool ctl_keyframe(const struct apiprof_shm_header *h)
+ * per command in cmd, and a steering request, if any, taken and answered
+ * (apiprof_steer_ctl.c).  True for a keyframe now, which answers it. */
+static bool ctl_keyframe(struct apiprof_shm_header *h)
 {
+	bool steered = apiprof_steer_ctl(h);
+
 	switch (apiprof_ctl_cmd(&h->ctl)) {
 	case APIPROF_CTL_WATCH:
 		return true;
-	case APIPROF_CTL_NONE:
+	default: /* the steering commands come in ask_cmd */
 		break;
 	}
-	return false;
+	return steered;
 }
 
 /* False when the flusher is to exit now.  A request to finish the image
@@ -671,7 +675,7 @@ static void *flusher_main(void *arg)
 		apiprof_loaded_check();
 		/* a reader's request (its first look): a keyframe now */
 		uint32_t asked = apiprof_ctl_req(&h->ctl);
-		bool full = woken || (asked != served && ctl_keyframe(h));
+		bool full = (asked != served && ctl_keyframe(h)) || woken;
 		n = full ? 0 : n + 1;
 		flush_all(full || n % apiprof_cfg.keyframe == 0 ? FLUSH_KEYFRAME
 		                                                : FLUSH_INCREMENTAL,

@@ -9,8 +9,12 @@
  * waiting reader by the answer (threads joined: no sleeping).
  */
 #include <pthread.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -125,6 +129,121 @@ static void test_answer_wakes_reader(struct seg *s)
 	CHECK(apiprof_ctl_done(&s->rd->ctl) == a.req);
 }
 
+static const struct apiprof_ctl_request mark_req = {0, APIPROF_CTL_MARK, 7, "warm-up done"};
+
+/* Taken once: neither the runtime's own wake nor a reader's WATCH
+ * presents it again, and its answer names it. */
+static void test_steer_taken_once(struct seg *s)
+{
+	struct apiprof_ctl_request r;
+	struct apiprof_ctl_reply a = {0, APIPROF_CTL_OK, 3}, got;
+	uint32_t seq = 0, req = 0;
+
+	CHECK(!apiprof_ctl_take(&s->rt->ctl, &r) && !apiprof_ctl_asked(&s->rt->ctl));
+	CHECK(apiprof_ctl_ask(s->fd, &s->rd->ctl, &mark_req, &seq) == 0 && seq != 0);
+	CHECK(apiprof_ctl_asked(&s->rt->ctl));
+	CHECK(!apiprof_ctl_reply_of(&s->rd->ctl, seq, &got));
+	CHECK(apiprof_ctl_take(&s->rt->ctl, &r));
+	CHECK(r.seq == seq && r.cmd == APIPROF_CTL_MARK && r.arg == 7 &&
+	      strcmp(r.text, "warm-up done") == 0);
+	apiprof_ctl_reply(&s->rt->ctl, &r, &a);
+	CHECK(apiprof_ctl_reply_of(&s->rd->ctl, seq, &got));
+	CHECK(got.cmd == APIPROF_CTL_MARK && got.result == APIPROF_CTL_OK && got.n == 3);
+	apiprof_ctl_kick(&s->rt->ctl);
+	CHECK(apiprof_ctl_post(s->fd, &s->rd->ctl, APIPROF_CTL_WATCH, &req) == 0);
+	CHECK(!apiprof_ctl_take(&s->rt->ctl, &r) && !apiprof_ctl_asked(&s->rt->ctl));
+	/* the next request has another number */
+	uint32_t next = 0;
+	CHECK(apiprof_ctl_ask(s->fd, &s->rd->ctl, &mark_req, &next) == 0 && next != seq);
+	CHECK(apiprof_ctl_take(&s->rt->ctl, &r) && r.seq == next);
+	apiprof_ctl_reply(&s->rt->ctl, &r, &a);
+}
+
+/* A hostile body: a command not known is none (the runtime refuses it),
+ * a text without a NUL is cut at APIPROF_CTL_TEXT_MAX - 1. */
+static void test_steer_hostile_body(struct seg *s)
+{
+	static const uint32_t bad[] = {APIPROF_CTL_NONE, APIPROF_CTL_WATCH, 6, 0xdeadbeef,
+	                               UINT32_MAX};
+	struct apiprof_ctl_request r;
+	struct apiprof_ctl_reply a = {0, APIPROF_CTL_REFUSED, 0};
+	char text[APIPROF_CTL_TEXT_MAX];
+	off_t at = (off_t)(offsetof(struct apiprof_shm_header, ctl) +
+	                   offsetof(struct apiprof_shm_ctl, text));
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct apiprof_ctl_request q = {0, bad[i], 0, ""};
+		uint32_t seq;
+
+		CHECK(apiprof_ctl_ask(s->fd, &s->rd->ctl, &q, &seq) == 0);
+		memset(text, 'x', sizeof(text));
+		CHECK(pwrite(s->fd, text, sizeof(text), at) == (ssize_t)sizeof(text));
+		CHECK(apiprof_ctl_take(&s->rt->ctl, &r) && r.seq == seq);
+		CHECK(r.cmd == APIPROF_CTL_NONE);
+		CHECK(strlen(r.text) == APIPROF_CTL_TEXT_MAX - 1);
+		apiprof_ctl_reply(&s->rt->ctl, &r, &a);
+		struct apiprof_ctl_reply got;
+		CHECK(apiprof_ctl_reply_of(&s->rd->ctl, seq, &got) && got.cmd == APIPROF_CTL_NONE &&
+		      got.result == APIPROF_CTL_REFUSED);
+	}
+}
+
+struct replier {
+	struct seg *s;
+};
+
+static void *runtime_replies(void *arg)
+{
+	struct replier *p = arg;
+	struct apiprof_ctl_request r;
+	struct apiprof_ctl_reply a = {0, APIPROF_CTL_OK, 1};
+
+	if (apiprof_ctl_take(&p->s->rt->ctl, &r))
+		apiprof_ctl_reply(&p->s->rt->ctl, &r, &a);
+	return NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A requester waiting for its answer is woken by it; with no answer it
+ * gives up at its deadline. */
+static void test_steer_await(struct seg *s)
+{
+	struct replier p = {s};
+	struct apiprof_ctl_reply got;
+	uint32_t seq;
+	pthread_t t;
+
+	CHECK(apiprof_ctl_ask(s->fd, &s->rd->ctl, &mark_req, &seq) == 0);
+	CHECK(pthread_create(&t, NULL, runtime_replies, &p) == 0);
+	CHECK(apiprof_ctl_await_reply(&s->rd->ctl, seq, mono_ns() + 60000000000ull, &got));
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(got.cmd == APIPROF_CTL_MARK && got.n == 1);
+	CHECK(apiprof_ctl_ask(s->fd, &s->rd->ctl, &mark_req, &seq) == 0);
+	CHECK(!apiprof_ctl_await_reply(&s->rd->ctl, seq, mono_ns() + 1000000u, &got));
+}
+
+/* One requester at a time: another open of the file cannot lock. */
+static void test_steer_lock(struct seg *s)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->fd);
+	int other = open(path, O_RDWR);
+	CHECK(other >= 0);
+	CHECK(apiprof_ctl_lock(s->fd) == 0);
+	CHECK(apiprof_ctl_lock(other) == -1 && errno == EAGAIN);
+	apiprof_ctl_unlock(s->fd);
+	CHECK(apiprof_ctl_lock(other) == 0);
+	close(other);
+}
+
 int main(void)
 {
 	struct seg s;
@@ -137,5 +256,9 @@ int main(void)
 	test_unknown_command(&s);
 	test_post_wakes_flusher(&s);
 	test_answer_wakes_reader(&s);
+	test_steer_taken_once(&s);
+	test_steer_hostile_body(&s);
+	test_steer_await(&s);
+	test_steer_lock(&s);
 	return failures != 0;
 }

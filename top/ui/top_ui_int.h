@@ -96,5 +96,8 @@ void top_ui_clamp(struct ui *u);
 
 /* In top_ui_keys.c: a key typed (top_keys[], a prompt's, the help's). */
 void top_ui_key(struct ui *u, int ch);
+/* In top_ui_steer.c: m cycles the selected process's mode, R resets it. */
+void top_ui_key_mode(struct ui *u, int ch);
+void top_ui_key_preset(struct ui *u, int ch);
 
 #endif /* TOP_UI_INT_H */

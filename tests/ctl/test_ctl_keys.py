@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""apiprof-top's keys that steer the selected process (issue 37), through
+tmux: R resets it, m cycles its mode (full, sampled:64, count, off).
+
+    test_ctl_keys.py APIPROF_TOP SHIM CTLPROG
+
+ctlprog makes exactly N calls; R in the viewer, and the status line says
+"reset (1 so far)"; M more; then m three times (sampled:64, count, off),
+K calls, m (full) and L calls.  The exit JSON: since start N + M + L,
+since reset M + L (off counts nothing).  The modes on the hot path are
+helper hot's (apiprof_steer_mode): until they are merged the runtime
+refuses every mode but full, the status line says so, the K calls are
+counted (since start N + M + K + L), and that part says it is skipped.  Screens are polled a bounded
+number of times (tests/top/test_live_tmux.py's Tmux), never a fixed sleep.
+In a private /dev/shm.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "top"))
+from test_batch_real import fail, private_shm  # noqa: E402
+from test_ctl_cmds import Prog  # noqa: E402
+from test_live_tmux import Tmux, at_prompt, shell_ready  # noqa: E402
+
+INNER = "APIPROF_TEST_CTL_KEYS_INNER"
+N, M, K, L = 1000, 300, 70, 20
+
+
+def status(t, want):
+    return t.wait("status " + want, lambda s: want in s)
+
+
+def cycle(t, want):
+    """m once: the status line says the mode set, or that it was refused;
+    True when it was set."""
+    t.keys("m")
+    s = t.wait("mode " + want, lambda s: ("mode " + want) in s or "cannot take" in s)
+    return ("mode " + want) in s
+
+
+def main():
+    private_shm(__file__, INNER)
+    top, shim, prog = (os.path.abspath(a) for a in sys.argv[1:4])
+    if not shutil.which("tmux"):
+        fail("tmux is missing (Debian package tmux, which ./quickstart installs)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "k.json")
+        p = Prog(prog, shim, out)
+        t = Tmux()
+        try:
+            shell_ready(t)
+            p.do("calls %d" % N)
+            t.keys("%s -d 0.1 -p %d" % (top, p.pid), "Enter")
+            t.wait("rows", lambda s: "tt_work" in s)
+            t.keys("R")
+            status(t, "reset (1 so far)")
+            p.do("calls %d" % M)
+            modes = all([cycle(t, "sampled:64"), cycle(t, "count"), cycle(t, "off")])
+            p.do("calls %d" % K)
+            modes = cycle(t, "full") and modes
+            p.do("calls %d" % L)
+            t.keys("q")
+            t.wait("prompt after q", at_prompt)
+        finally:
+            t.kill()
+        p.end()
+        with open(out) as f:
+            doc = json.load(f)
+    got = [(x["since_start"]["calls"], x["since_reset"]["calls"])
+           for x in doc["totals"] if x["function"] == "tt_work"]
+    counted = K if not modes else 0  # off: K not counted (with the modes)
+    want = (N + M + counted + L, M + counted + L)
+    if got != [want] or doc["resets"] != 1:
+        fail("tt_work since start/since reset %s resets %s, want %s and 1"
+             % (got, doc["resets"], want))
+    print("ok: R reset the process (since reset %d of %d)" % want[::-1])
+    if not modes:
+        print("skip part: the runtime refuses modes but full (helper hot's modes); "
+              "m said so on the status line")
+    else:
+        print("ok: m cycled sampled:64, count, off, full: the off phase not counted")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Three phases of exactly N, M and K calls, switched full / off / count
+(issue 37): by apiprof-ctl, and by the program's own apiprof_mode.  The
+counts are N + K exactly, and the times belong to the first phase only
+(timed == N).
+
+    test_ctl_phases.py APIPROF_CTL SHIM CTLPROG
+
+The modes on the hot path are helper hot's work (preload/steer's
+apiprof_steer_mode, apiprof_control_mode): until a runtime takes "off",
+this test says so and skips (77).  In a private /dev/shm.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
+from test_batch_real import fail, private_shm  # noqa: E402
+from test_ctl_cmds import Prog  # noqa: E402
+
+INNER = "APIPROF_TEST_CTL_PHASES_INNER"
+N, M, K = 1000, 300, 70
+
+
+def tt_work(path):
+    with open(path) as f:
+        doc = json.load(f)
+    rows = [fn for t in doc["threads"] for fn in t["functions"] if fn["name"] == "tt_work"]
+    return sum(r["calls"] for r in rows), sum(r["timed"] for r in rows)
+
+
+def steer_by_ctl(ctlbin, p, mode):
+    r = subprocess.run([ctlbin, str(p.pid), mode], capture_output=True, text=True)
+    if r.returncode == 1 and "cannot take" in r.stderr:
+        print("skip: this runtime does not take mode %s yet (helper hot's modes)" % mode)
+        sys.exit(77)
+    if r.returncode != 0:
+        fail("apiprof-ctl %d %s: %d %s" % (p.pid, mode, r.returncode, r.stderr))
+
+
+def steer_by_program(_ctlbin, p, mode):
+    said = p.do("mode - %s" % mode)
+    if said != "rc 0 errno 1234":
+        print("skip: apiprof_mode(NULL, %s) said %r (helper hot's apiprof_control_mode)"
+              % (mode, said))
+        sys.exit(77)
+
+
+def phases(ctlbin, prog, shim, tmp, steer, what):
+    out = os.path.join(tmp, what + ".json")
+    p = Prog(prog, shim, out)
+    p.do("calls %d" % N)
+    steer(ctlbin, p, "off")
+    p.do("calls %d" % M)
+    steer(ctlbin, p, "count")
+    p.do("calls %d" % K)
+    p.end()
+    calls, timed = tt_work(out)
+    if (calls, timed) != (N + K, N):
+        fail("%s: tt_work calls %d timed %d, want %d and %d" % (what, calls, timed, N + K, N))
+    print("ok: %s: full %d / off %d / count %d: %d calls, %d timed" % (what, N, M, K, calls,
+                                                                       timed))
+
+
+def main():
+    private_shm(__file__, INNER)
+    ctlbin, shim, prog = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as tmp:
+        phases(ctlbin, prog, shim, tmp, steer_by_ctl, "apiprof-ctl")
+        phases(ctlbin, prog, shim, tmp, steer_by_program, "apiprof_mode")
+
+
+if __name__ == "__main__":
+    main()
