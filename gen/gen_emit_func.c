@@ -20,6 +20,14 @@
  * either: the wrapper jumps to the real function (a tail call), so that a
  * recursion through a callback takes no more stack than bare.
  *
+ * One file of gen/wrap/ prints each shape of wrapper: gen_wrap_timed.c the
+ * plain one (the fast path inline), gen_wrap_acct.c the way out of a call
+ * that counted, with the bytes, failures and errno a declaring function
+ * adds, gen_wrap_noreturn.c a noreturn function's, gen_wrap_slow.c the
+ * out-of-line half.  This file builds the function's context (struct
+ * gen_fn, gen_wrap.h) and prints the rest: the types, the stub, the
+ * getter, the signature and the pieces every shape shares.
+ *
  * The wrapper's own locals are named apiprof_* because spec identifiers
  * may not use that prefix, so they can never shadow a parameter.  The
  * typedef and the wrapper's signature are put under `#line SPEC`: a type
@@ -68,7 +76,7 @@ static void gen_fn_lists(struct gen_fn *e)
 	}
 	for (size_t i = 0; i < f->nextra; i++)
 		spec_buf_printf(&e->args, ", apiprof_x%zu", i);
-	gen_fn_slow_params(e);
+	gen_wrap_slow_params(e);
 }
 
 static void gen_fn_init(struct gen_fn *e, const struct spec *s, const struct spec_func *f,
@@ -296,6 +304,39 @@ void gen_emit_return(const struct gen_fn *e, bool va, bool block)
 		gen_out_printf(e->o, "%sreturn;\n", indent);
 }
 
+/* Reads the fixed extra arguments of a variadic function ("extra"). */
+static void gen_emit_extra(const struct gen_fn *e)
+{
+	struct spec_buf d, b;
+
+	gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
+	for (size_t i = 0; i < e->f->nextra; i++) {
+		spec_buf_init(&d);
+		spec_buf_init(&b);
+		spec_buf_printf(&d, "apiprof_x%zu", i);
+		spec_ctype_format(e->f->extra[i], spec_buf_str(&d), &b);
+		spec_buf_puts(&b, " = va_arg(apiprof_ap, ");
+		spec_ctype_format(e->f->extra[i], NULL, &b);
+		gen_out_printf(e->o, "\t%s);\n", spec_buf_str(&b));
+		spec_buf_free(&d);
+		spec_buf_free(&b);
+	}
+	gen_out_puts(e->o, "\tva_end(apiprof_ap);\n");
+}
+
+/* The end of a wrapper's head, after the shape's own locals: a variadic
+ * function's va_list, the extra arguments read, a v-twin's va_start. */
+void gen_emit_varargs(const struct gen_fn *e)
+{
+	if (e->f->variadic)
+		gen_out_puts(e->o, "\tva_list apiprof_ap;\n");
+	gen_out_puts(e->o, "\n");
+	if (e->f->nextra)
+		gen_emit_extra(e);
+	if (e->f->vtwin)
+		gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
+}
+
 void gen_emit_func_types(const struct spec *s, const struct spec_func *f, struct gen_out *o)
 {
 	struct gen_fn e;
@@ -316,9 +357,12 @@ void gen_emit_func(const struct spec *s, const struct spec_func *f, struct gen_o
 	gen_emit_missing(&e);
 	gen_emit_getter(&e);
 	if (!f->noreturn)
-		gen_emit_slow(&e);
+		gen_wrap_slow(&e);
 	gen_emit_signature(&e);
-	gen_emit_wrapper_body(&e);
+	if (f->noreturn)
+		gen_wrap_noreturn(&e);
+	else
+		gen_wrap_timed(&e);
 	gen_emit_symver(&e);
 	gen_fn_fini(&e);
 }

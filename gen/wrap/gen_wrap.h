@@ -28,23 +28,25 @@ struct gen_fn {
 /* gen_emit_func.c: the pieces every shape prints */
 void gen_fn_decl(const struct gen_fn *e, const char *declarator, struct spec_buf *out);
 void gen_emit_at_spec(const struct gen_fn *e, const char *text);
+void gen_emit_varargs(const struct gen_fn *e);
 void gen_emit_call(const struct gen_fn *e, const char *indent, bool slow);
 void gen_emit_return(const struct gen_fn *e, bool va, bool block);
 
-/* gen_wrap_timed.c: the plain wrapper */
-void gen_emit_prelude(const struct gen_fn *e);
-void gen_emit_timed(const struct gen_fn *e, bool va);
-void gen_emit_wrapper_body(const struct gen_fn *e);
+/* gen_wrap_timed.c: the plain wrapper, and its timed block */
+void gen_wrap_timed(const struct gen_fn *e);
+void gen_wrap_timed_block(const struct gen_fn *e, bool va);
 
-/* gen_wrap_acct.c: the end of a call that counted; declared bytes, failures */
+/* gen_wrap_acct.c: the end of a call that counted, with what a function
+ * that declares bytes, failures or errno counts */
 bool gen_acct_any(const struct gen_fn *e);
 void gen_emit_leave(const struct gen_fn *e, const char *indent, const char *leave);
 
-/* gen_wrap_noreturn.c */
-void gen_emit_noreturn_body(const struct gen_fn *e);
+/* gen_wrap_noreturn.c: the wrapper of a noreturn function */
+void gen_wrap_noreturn(const struct gen_fn *e);
 
-/* gen_wrap_slow.c: the out-of-line half */
-void gen_fn_slow_params(struct gen_fn *e);
-void gen_emit_slow(const struct gen_fn *e);
+/* gen_wrap_slow.c: apiprof_slow_NAME, the out-of-line half; its
+ * parameters, written into e->slow */
+void gen_wrap_slow_params(struct gen_fn *e);
+void gen_wrap_slow(const struct gen_fn *e);
 
 #endif /* GEN_WRAP_H */

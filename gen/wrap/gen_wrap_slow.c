@@ -8,7 +8,7 @@
 /* apiprof_slow_NAME's parameters: after the named ones (in `slow`
  * already), the va_list or the extra arguments the wrapper read, and the
  * wrapper's stack pointer. */
-void gen_fn_slow_params(struct gen_fn *e)
+void gen_wrap_slow_params(struct gen_fn *e)
 {
 	const struct spec_func *f = e->f;
 	struct spec_buf d;
@@ -30,7 +30,7 @@ void gen_fn_slow_params(struct gen_fn *e)
  * table yet), a new site, sampled mode's timed calls inside another api's
  * call, the monotonic clock.  Out of line, with the wrapper's stack
  * pointer: a longjmp is told from nesting by the frames of the wrappers. */
-void gen_emit_slow(const struct gen_fn *e)
+void gen_wrap_slow(const struct gen_fn *e)
 {
 	const char *n = e->f->cname;
 	struct spec_buf d, b;
@@ -49,7 +49,7 @@ void gen_emit_slow(const struct gen_fn *e)
 	        "\tunsigned apiprof_route = apiprof_enter_out(&apiprof_self.api, &apiprof_c, "
 	        "apiprof_sp, APIPROF_ROW_%s, apiprof_ret);\n\n",
 	        n, n, e->row);
-	gen_emit_timed(e, false);
+	gen_wrap_timed_block(e, false);
 	gen_emit_call(e, "\t", false);
 	gen_out_printf(e->o,
 	               "\tapiprof_leave_other(&apiprof_self.api, &apiprof_c, apiprof_route, "

@@ -7,54 +7,9 @@
  */
 #include "gen_wrap.h"
 
-/* Reads the fixed extra arguments of a variadic function ("extra"). */
-static void gen_emit_extra(const struct gen_fn *e)
-{
-	struct spec_buf d, b;
-
-	gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
-	for (size_t i = 0; i < e->f->nextra; i++) {
-		spec_buf_init(&d);
-		spec_buf_init(&b);
-		spec_buf_printf(&d, "apiprof_x%zu", i);
-		spec_ctype_format(e->f->extra[i], spec_buf_str(&d), &b);
-		spec_buf_puts(&b, " = va_arg(apiprof_ap, ");
-		spec_ctype_format(e->f->extra[i], NULL, &b);
-		gen_out_printf(e->o, "\t%s);\n", spec_buf_str(&b));
-		spec_buf_free(&d);
-		spec_buf_free(&b);
-	}
-	gen_out_puts(e->o, "\tva_end(apiprof_ap);\n");
-}
-
-void gen_emit_prelude(const struct gen_fn *e)
-{
-	const char *n = e->f->cname;
-
-	/* Not yet resolved, a call goes out of line and is resolved there: the
-	 * wrapper then never calls out with its arguments live, so it needs
-	 * no stack frame to keep them in. */
-	if (e->f->noreturn)
-		gen_out_printf(e->o, "{\n\tapiprof_fn_%s apiprof_f = apiprof_get_%s();\n", n, n);
-	else
-		gen_out_printf(e->o,
-		               "{\n\tapiprof_fn_%s apiprof_f = "
-		               "__atomic_load_n(&apiprof_self.real_%s, __ATOMIC_RELAXED);\n",
-		               n, n);
-	if (!e->f->noreturn)
-		gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_route;\n");
-	if (e->f->variadic)
-		gen_out_puts(e->o, "\tva_list apiprof_ap;\n");
-	gen_out_puts(e->o, "\n");
-	if (e->f->nextra)
-		gen_emit_extra(e);
-	if (e->f->vtwin)
-		gen_out_printf(e->o, "\tva_start(apiprof_ap, %s);\n", spec_buf_str(&e->last));
-}
-
 /* A call timed in full, in `how`: the clock is started after the last
  * branch on the way in, and the call returns from inside the block. */
-void gen_emit_timed(const struct gen_fn *e, bool va)
+void gen_wrap_timed_block(const struct gen_fn *e, bool va)
 {
 	gen_out_printf(e->o,
 	               "\tif (apiprof_likely(apiprof_route == APIPROF_CALL_TIMED)) {\n"
@@ -94,14 +49,25 @@ static void gen_emit_nested(const struct gen_fn *e)
 	gen_out_puts(e->o, "\t}\n");
 }
 
-/* The fast path inline: timed, or counted in sampled mode. */
-void gen_emit_wrapper_body(const struct gen_fn *e)
+/* The wrapper's head.  Not yet resolved, a call goes out of line and is
+ * resolved there: the wrapper then never calls out with its arguments
+ * live, so it needs no stack frame to keep them in. */
+static void gen_wrap_timed_head(const struct gen_fn *e)
 {
-	gen_emit_prelude(e);
-	if (e->f->noreturn) {
-		gen_emit_noreturn_body(e);
-		return;
-	}
+	const char *n = e->f->cname;
+
+	gen_out_printf(e->o,
+	               "{\n\tapiprof_fn_%s apiprof_f = "
+	               "__atomic_load_n(&apiprof_self.real_%s, __ATOMIC_RELAXED);\n",
+	               n, n);
+	gen_out_puts(e->o, "\tstruct apiprof_call apiprof_c;\n\tunsigned apiprof_route;\n");
+	gen_emit_varargs(e);
+}
+
+/* The fast path inline: timed, or counted in sampled mode. */
+void gen_wrap_timed(const struct gen_fn *e)
+{
+	gen_wrap_timed_head(e);
 	/* apiprof_shim.h apiprof_enter_acct says why the two differ */
 	gen_out_printf(
 	        e->o,
@@ -110,7 +76,7 @@ void gen_emit_wrapper_body(const struct gen_fn *e)
 	        "apiprof_caller())\n"
 	        "\t\t\t      : APIPROF_CALL_OUT;\n",
 	        gen_acct_any(e) ? "_acct" : "", e->row);
-	gen_emit_timed(e, true);
+	gen_wrap_timed_block(e, true);
 	gen_emit_parked(e);
 	gen_out_puts(e->o, "\tif (apiprof_likely(apiprof_route == APIPROF_CALL_COUNTED)) {\n");
 	gen_emit_call(e, "\t\t", false);
