@@ -24,8 +24,9 @@
  *   [func_off, func_off + func_cap*func_size)  struct apiprof_shm_func[func_cap]
  *   [ring_off, ring_off + (1<<ring_order)*rec_size) struct apiprof_shm_rec[]
  *
- * The ring's records, and how its writers and readers share it, are
- * apiprof_abi_rec.h's; the sizes both use, apiprof_abi_limits.h's.
+ * The ring's records, how its writers and readers share it, and the
+ * sizes the records have (histograms, errno slots, a thread's name), are
+ * apiprof_abi_rec.h's.
  *
  * While a reader watches, every interval the runtime writes a snapshot of
  * each function a thread called since its previous snapshot, and every
@@ -60,7 +61,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apiprof_abi_limits.h"
 #include "apiprof_abi_rec.h"
 
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
@@ -72,6 +72,8 @@
 	     * 6: APIPROF_REC_SITES; 5: APIPROF_REC_ACCT */
 #define APIPROF_SHM_PREFIX "apiprof-"
 
+#define APIPROF_NAME_MAX        64 /* function and api names, NUL-padded */
+#define APIPROF_API_NAME_MAX    32
 #define APIPROF_SHM_HEADER_SIZE 4096u
 
 enum apiprof_clock {
