@@ -3,8 +3,8 @@
  * gen_emit.h - printing the C interposer for a validated spec.
  *
  * gen_emit.c writes the file prologue and the tables the runtime reads,
- * gen_emit_func.c the per-function code (see specs/README.md for the
- * shape of both).
+ * gen_emit_func.c the per-function code, with one file of gen/wrap/ per
+ * shape of wrapper (see specs/README.md for the shape of both).
  */
 #ifndef GEN_EMIT_H
 #define GEN_EMIT_H

@@ -8,7 +8,7 @@
  *
  * A generated shim defines one `struct apiprof_api` for its spec, names
  * its rows (APIPROF_ROW_NAME) and, for each function, exports a wrapper
- * shaped like this (gen_emit_func.c writes it):
+ * shaped like this (gen/wrap/gen_wrap_timed.c writes it):
  *
  *	RET fn(ARGS)
  *	{

@@ -45,7 +45,7 @@ rm -rf "$build"
 for f in bin/apiprof-run bin/apiprof-gen bin/apiprof-top include/apiprof/apiprof_shim.h \
 	include/apiprof/apiprof_shim_layout.h include/apiprof/apiprof_shim_x86.h \
 	include/apiprof/apiprof_shim_acct.h \
-	include/apiprof/apiprof_abi.h share/apiprof/specs/zlib.json share/man/man1/apiprof-run.1 \
+	include/apiprof/apiprof_abi.h include/apiprof/apiprof_abi_rec.h share/apiprof/specs/zlib.json share/man/man1/apiprof-run.1 \
 	share/man/man1/apiprof-top.1 share/man/man1/apiprof-gen.1; do
 	[ -f "$prefix/$f" ] || fail "not installed: $f"
 done
