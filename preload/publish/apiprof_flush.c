@@ -440,4 +440,3 @@ void flush_records(enum flush_kind kind, bool flusher)
 	if (keyframe)
 		apiprof_flush_folded();
 }
-

@@ -96,7 +96,7 @@ APIPROF_HIDDEN void apiprof_proc_comm(char *comm); /* APIPROF_COMM_MAX bytes */
  * NUL-terminated; returns their number, or -1. */
 APIPROF_HIDDEN ssize_t apiprof_proc_read(const char *path, char *buf, size_t cap);
 
-/* --- flushing (apiprof_flush.c) --------------------------------------- */
+/* --- flushing (apiprof_flush.c, apiprof_flush_ctl.c) ------------------ */
 APIPROF_HIDDEN void apiprof_flush_thread(struct apiprof_thread *th);
 APIPROF_HIDDEN void apiprof_flush_folded(void);
 APIPROF_HIDDEN void apiprof_flush_all(bool keyframe);
@@ -108,14 +108,14 @@ APIPROF_HIDDEN bool apiprof_flush_final(void);
 APIPROF_HIDDEN bool apiprof_collector_watching(void);
 APIPROF_HIDDEN uint64_t apiprof_final_rows(void);
 APIPROF_HIDDEN void apiprof_flusher_start(void);
-/* Requests to the flusher, without a signal (apiprof_flush.c): stop for a
+/* Requests to the flusher, without a signal (apiprof_flusher.c): stop for a
  * call that needs the process single-threaded (true: stopped, start it
  * again after), and finish the image for a fatal signal's handler. */
 APIPROF_HIDDEN void apiprof_flusher_forget(void); /* in a fork child */
 APIPROF_HIDDEN bool apiprof_flusher_running(void);
 APIPROF_HIDDEN bool apiprof_flusher_stop(void);
 APIPROF_HIDDEN bool apiprof_flusher_finish(void);
-/* The flusher thread's stack, in the runtime's .bss (apiprof_flush.c). */
+/* The flusher thread's stack, in the runtime's .bss (apiprof_flusher.c). */
 #define APIPROF_FLUSHER_STACK (256u * 1024u)
 
 #endif /* APIPROF_PUBLISH_H */

@@ -150,7 +150,8 @@ void apiprof_segment_api_unloaded(const struct apiprof_api *api, bool unloaded)
 
 	for (uint32_t i = 0; h != NULL && i < api->nfuncs; i++)
 		apiprof_ring_func_flags(h, api->func_base + i,
-		                        api->syms[i].flags | (unloaded ? APIPROF_FUNC_UNLOADED : 0));
+		                        api->syms[i].flags |
+		                                (unloaded ? APIPROF_FUNC_UNLOADED : 0));
 }
 
 /* posix_fallocate, which returns its error, in the usual convention: 0, or
