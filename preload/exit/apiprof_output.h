@@ -27,6 +27,28 @@ APIPROF_HIDDEN void out_jstr(struct out *o, const char *s, size_t max);
 APIPROF_HIDDEN size_t out_room(struct out *o);
 APIPROF_HIDDEN void out_took(struct out *o, int n);
 
+/* --- shared by the JSON document and the summary (apiprof_output.c) -- */
+/* The one buffer, static: the image may end on a tiny stack. */
+APIPROF_HIDDEN extern struct out out;
+APIPROF_HIDDEN extern struct apiprof_tab *out_folded[APIPROF_MAX_APIS];
+/* One thread at a time writes: false when this one may not. */
+APIPROF_HIDDEN bool out_claim(void);
+APIPROF_HIDDEN void out_release(void);
+APIPROF_HIDDEN void out_flush(struct out *o);
+/* Time inside a function (estimated in sampled mode), and whether it is. */
+APIPROF_HIDDEN uint64_t total_ticks(const struct apiprof_fstat *s);
+APIPROF_HIDDEN bool estimated(const struct apiprof_fstat *s);
+/* Calls fn(o, api, idx, stats) for every function th called. */
+typedef void (*each_fn)(struct out *o, struct apiprof_api *api, uint32_t i,
+                        const struct apiprof_fstat *s, int *n);
+APIPROF_HIDDEN void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn);
+/* A quantile of s's calls in ns, and of their sizes; -1 without one. */
+APIPROF_HIDDEN double quantile_ns(const struct apiprof_fstat *s, double q);
+APIPROF_HIDDEN double size_quantile(const struct apiprof_fstat *s, double q);
+/* The apis' folded totals; whether tabs have any call. */
+APIPROF_HIDDEN void folded_tabs(struct apiprof_tab **tabs);
+APIPROF_HIDDEN bool any_calls(struct apiprof_tab *const *tabs);
+
 /* --- the call tree (apiprof_output_tree.c) ---------------------------- */
 /* Reads the call sites of every function of a thread's tables (an api's
  * folded totals: folded), for the calls below. */

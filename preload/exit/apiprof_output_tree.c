@@ -19,42 +19,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apiprof_cct.h"
-#include "apiprof_output.h"
+#include "apiprof_output_tree.h"
 #include "apiprof_stat.h"
 
-#define TREE_ENTRIES 4096 /* 240 functions with all 17 entries in one thread */
-#define TREE_DEPTH   8    /* of the printed tree */
-#define TREE_LINES   256  /* of a thread's printed tree (a graph unfolded may be huge) */
-#define TOP_FUNCS    4096 /* the top list knows the first so many functions */
-#define TOP_N        10
-
-/* One call site entry of one row: key as in apiprof_abi.h, its time
- * estimated in sampled mode. */
-struct entry {
-	uint64_t key;
-	uint64_t calls;
-	uint64_t ticks; /* apiprof_stat_total_ticks */
-	uint64_t timed;
-	uint32_t func; /* the row's index in the process's function table */
-	bool other;    /* the "(other callers)" entry */
-	bool estimated;
-	uint64_t calls_error; /* the calls may be up to calls + calls_error */
-	bool quantiles;       /* q known: p50 and p99 in ticks, from the entry's histogram */
-	uint64_t q[2];
-};
-
-static struct {
-	struct entry e[TREE_ENTRIES];
-	uint32_t n;
-	bool incomplete;                     /* some row's entries are missing */
-	struct apiprof_rec_sites rec;        /* one row being read */
-	uint64_t hist[APIPROF_HIST_BUCKETS]; /* an entry's, for its quantiles */
-	uint32_t lines;                      /* of the tree printed */
-	uint64_t top_ticks[TOP_FUNCS];
-	bool top_seen[TOP_FUNCS];
-	char name[APIPROF_API_NAME_MAX + APIPROF_NAME_MAX + 2];
-} tree;
+struct tree_state tree;
 
 static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool folded)
 {
@@ -90,7 +58,7 @@ static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool fo
 }
 
 /* The api and row of function table index func, NULL if none. */
-static const struct apiprof_api *func_api(uint32_t func, uint32_t *row)
+const struct apiprof_api *func_api(uint32_t func, uint32_t *row)
 {
 	for (uint32_t id = 1; id <= apiprof_api_count(); id++) {
 		const struct apiprof_api *api = apiprof_api_get(id);
@@ -149,7 +117,7 @@ static void json_bounds(struct out *o, const struct entry *e)
 		        (unsigned long long)apiprof_stat_sampled_stderr(apiprof_sample, e->timed));
 }
 
-static struct apiprof_cct_copy cc;
+struct apiprof_cct_copy cc;
 
 /* An address's "symbol", "module" and "offset" (a: NULL when it is not
  * known, each null then), or the symbol given instead of a's. */
@@ -205,33 +173,9 @@ static void json_caller(struct out *o, const struct entry *e, int *n)
 	out_printf(o, "}");
 }
 
-/* A time, '~' before it when estimated (sampled mode). */
-static void fmt_time(char *buf, size_t cap, uint64_t ticks)
-{
-	char t[16];
-
-	snprintf(buf, cap, "%s%s", apiprof_sample ? "~" : "",
-	         apiprof_stat_fmt_ns(t, sizeof(t), apiprof_ticks_to_ns(ticks), "us"));
-}
-
 /* --- the calling-context tree (apiprof_cct.c) ---------------------------- */
 
-/* The loaded thread's nodes (cc, above), and what the outputs print of
- * them: each node's time (estimated in sampled mode, and then never more
- * than its parent's), its children's and its other paths', and for the
- * summary, which paths of functions are the same path from another call
- * site (rep: the first node of the path, whose figures are the sums). */
-static struct {
-	uint64_t total[APIPROF_CCT_MAX + 1];
-	uint64_t kids[APIPROF_CCT_MAX + 1]; /* children's time, other paths' included */
-	uint64_t ovf[APIPROF_CCT_MAX + 1];  /* other paths' time */
-	uint32_t rep[APIPROF_CCT_MAX + 1];
-	uint64_t r_calls[APIPROF_CCT_MAX + 1], r_total[APIPROF_CCT_MAX + 1];
-	uint64_t r_kids[APIPROF_CCT_MAX + 1], r_ovf_calls[APIPROF_CCT_MAX + 1];
-	uint64_t r_ovf[APIPROF_CCT_MAX + 1], r_lost[APIPROF_CCT_MAX + 1];
-	bool done[APIPROF_CCT_MAX + 1];
-	bool lost; /* calls made inside other paths: self times are not known */
-} ct;
+struct tree_figs ct;
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -490,120 +434,4 @@ void apiprof_tree_json(struct out *o, const struct apiprof_api *api, uint32_t i,
 			json_caller(o, &tree.e[k], &n);
 	out_printf(o, "]");
 	json_children(o, func);
-}
-
-/* --- APIPROF_SUMMARY ------------------------------------------------------ */
-
-/* One line of the tree: calls, total and self time of a path of
- * functions (its nodes summed over their root call sites), then its last
- * function below its parents, after floodyberry's tree:
- *          100     1.20ms      300us  sitea.a_work
- *          500      900us      900us    `- siteb.b_leaf */
-static void tree_line(struct out *o, uint32_t r, int depth)
-{
-	char t[16], s[16];
-	uint32_t row;
-	const struct apiprof_api *api = func_api(cc.n[r].func, &row);
-	uint64_t self = ct.r_total[r] > ct.r_kids[r] ? ct.r_total[r] - ct.r_kids[r] : 0;
-
-	if (api == NULL)
-		return;
-	fmt_time(t, sizeof(t), ct.r_total[r]);
-	fmt_time(s, sizeof(s), self);
-	out_printf(o, "  %12llu %10s %10s  %*s%s%s%s.%s\n", (unsigned long long)ct.r_calls[r], t, s,
-	           2 * depth, "", depth ? "`- " : "",
-	           cc.n[r].ret == 0 && cc.n[r].parent == 0 ? "(context not known) " : "", api->name,
-	           api->syms[row].display);
-}
-
-/* The calls under path r (0: the roots) that had no room in the tree. */
-static void tree_other(struct out *o, uint32_t r, int depth)
-{
-	char t[16];
-
-	if (ct.r_ovf_calls[r] == 0 && ct.r_lost[r] == 0)
-		return;
-	fmt_time(t, sizeof(t), ct.r_ovf[r]);
-	out_printf(o, "  %12llu %10s %10s  %*s%s(other paths, %llu calls inside not recorded)\n",
-	           (unsigned long long)ct.r_ovf_calls[r], t, "-", 2 * depth, "", depth ? "`- " : "",
-	           (unsigned long long)ct.r_lost[r]);
-}
-
-/* The path below r with the most time not printed yet, 0 when none. */
-static uint32_t next_child(uint32_t r)
-{
-	uint32_t best = 0;
-
-	for (uint32_t n = 1; n <= cc.count; n++)
-		if (ct.rep[n] == n && !ct.done[n] && ct.rep[cc.n[n].parent] == r &&
-		    (best == 0 || ct.r_total[n] > ct.r_total[best]))
-			best = n;
-	return best;
-}
-
-static void tree_node(struct out *o, uint32_t r, int depth)
-{
-	ct.done[r] = true;
-	if (tree.lines++ == TREE_LINES)
-		out_printf(o, "  (more not shown)\n");
-	if (tree.lines > TREE_LINES)
-		return;
-	tree_line(o, r, depth);
-	for (uint32_t c; depth + 1 < TREE_DEPTH && (c = next_child(r)) != 0;)
-		tree_node(o, c, depth + 1);
-	tree_other(o, r, depth + 1);
-}
-
-/* Each path of functions, the most time first, with its calls (from
- * every root call site of its first), and below it what it called, as
- * far as TREE_DEPTH. */
-void apiprof_tree_print(struct out *o)
-{
-	if (cc.count == 0 && cc.n[0].fig.ovf_calls == 0)
-		return;
-	out_printf(o, "  call tree%s:\n  %12s %10s %10s  function\n",
-	           cc.sampled ? " (estimated: sampled)" : "", "calls", "total", "self");
-	tree.lines = 0;
-	for (uint32_t n = 0; n <= cc.count; n++)
-		ct.done[n] = false;
-	for (uint32_t r; (r = next_child(0)) != 0;)
-		tree_node(o, r, 0);
-	tree_other(o, 0, 0);
-}
-
-void apiprof_tree_top_reset(void)
-{
-	memset(tree.top_ticks, 0, sizeof(tree.top_ticks));
-	memset(tree.top_seen, 0, sizeof(tree.top_seen));
-}
-
-void apiprof_tree_top_add(const struct apiprof_api *api, uint32_t i, double self)
-{
-	uint32_t func = api->func_base + i;
-
-	if (self >= 0 && func < TOP_FUNCS) {
-		tree.top_ticks[func] += (uint64_t)self;
-		tree.top_seen[func] = true;
-	}
-}
-
-/* The TOP_N functions with the most self time, summed over threads. */
-void apiprof_tree_top_print(struct out *o)
-{
-	for (int n = 0; n < TOP_N; n++) {
-		int best = -1;
-		for (int f = 0; f < TOP_FUNCS; f++)
-			if (tree.top_seen[f] &&
-			    (best < 0 || tree.top_ticks[f] > tree.top_ticks[best]))
-				best = f;
-		uint32_t row;
-		const struct apiprof_api *api = best < 0 ? NULL : func_api((uint32_t)best, &row);
-		if (api == NULL)
-			return;
-		char t[16];
-		fmt_time(t, sizeof(t), tree.top_ticks[best]);
-		out_printf(o, "%s  %10s  %s.%s\n", n ? "" : "top by self time:\n", t, api->name,
-		           api->syms[row].display);
-		tree.top_seen[best] = false;
-	}
 }
