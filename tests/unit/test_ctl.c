@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_ctl - the control block's two halves against each other
- * (common/abi/apiprof_ctl.h), on a segment header in a memfd: a reader's
+ * (common/ctl/apiprof_ctl.h), on a segment header in a memfd: a reader's
  * writes (pwrite) seen through a read-only mapping, the runtime's through
  * a writable one, as in a real segment.  A posted WATCH is taken and
  * answered; a command the runtime does not know is taken as none; the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_mode.c - the modes' parser, printer and control word
- * (common/abi/apiprof_mode.h), as a table of cases.
+ * (common/ctl/apiprof_mode.h), as a table of cases.
  */
 #include <stdio.h>
 #include <string.h>
