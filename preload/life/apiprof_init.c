@@ -70,8 +70,8 @@ static void start(void)
 	apiprof_env_load(&apiprof_cfg);
 	apiprof_clock_init(apiprof_cfg.clock);
 	apiprof_sample = apiprof_cfg.sample > 1 ? apiprof_cfg.sample : 0;
-	apiprof_mode = (apiprof_clock_tsc ? 0 : APIPROF_MODE_MONOTONIC) |
-	               (apiprof_sample ? APIPROF_MODE_SAMPLE : 0);
+	apiprof_timing = (apiprof_clock_tsc ? 0 : APIPROF_MODE_MONOTONIC) |
+	                 (apiprof_sample ? APIPROF_MODE_SAMPLE : 0);
 	if (apiprof_tls_use_own())
 		start_profiling();
 }

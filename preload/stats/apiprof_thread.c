@@ -225,7 +225,7 @@ static void entry_fold(struct apiprof_thread *th)
 		if (api == NULL || dst == NULL || th->tab[id] == NULL)
 			continue;
 		for (uint32_t i = 0; i < api->nfuncs; i++)
-			apiprof_tab_fold(dst, th->tab[id], i, apiprof_mode & APIPROF_MODE_SAMPLE);
+			apiprof_tab_fold(dst, th->tab[id], i, apiprof_timing & APIPROF_MODE_SAMPLE);
 	}
 }
 
@@ -361,12 +361,12 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 		struct apiprof_tls *t = apiprof_tls_self();
 
 		apiprof_api_publish(api, id);
-		t->mode = (uint16_t)apiprof_mode;
+		t->mode = (uint16_t)apiprof_timing;
 		if (id > t->apis)
 			t->apis = (uint16_t)id;
-		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
+		if (apiprof_timing & APIPROF_MODE_MONOTONIC)
 			t->guard |= APIPROF_GUARD_SLOW;
-		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && !(t->guard & APIPROF_GUARD_SAMPLE)) {
+		if ((apiprof_timing & APIPROF_MODE_SAMPLE) && !(t->guard & APIPROF_GUARD_SAMPLE)) {
 			t->span = 2u * apiprof_sample - 1u; /* N >= 2 in sampled mode */
 			apiprof_sample_draw(t);
 			t->guard |= APIPROF_GUARD_SAMPLE;
