@@ -108,6 +108,14 @@ APIPROF_INLINE uintptr_t apiprof_slot_of(const struct apiprof_api *api)
 	return (uintptr_t)__atomic_load_n(&api->slot, __ATOMIC_RELAXED);
 }
 
+/* The api's gate word (struct apiprof_api's gate): a plain load from
+ * the line of tls and slot, made once by the way in.  The steering may
+ * change it at any time; a call goes on with the value it loaded. */
+APIPROF_INLINE uint64_t apiprof_gate_of(const struct apiprof_api *api)
+{
+	return __atomic_load_n(&api->gate, __ATOMIC_RELAXED);
+}
+
 /* The thread's guard word (t: its struct apiprof_tls), loaded once and
  * compared in a register with each value the way in knows. */
 APIPROF_INLINE uint64_t apiprof_guard(uintptr_t t)

@@ -105,8 +105,9 @@
 #include <stdint.h>
 
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
+/* 12: the modes (proc_mode, api_mode: issue 37) */
 #define APIPROF_SHM_VERSION                                                                        \
-	11u /* 11: one record head with a kind and a size (struct apiprof_rec_head);               \
+	12u /* 11: one record head with a kind and a size (struct apiprof_rec_head);               \
 	     * 10: the readers' words become the control block (struct apiprof_shm_ctl);           \
 	     * 9: both of issue 35's: the sites' error bounds (calls_error, a larger slot) and     \
 	     * APIPROF_REC_NODES (the call tree's nodes); 7: APIPROF_REC_SITEQ;                    \
@@ -119,6 +120,7 @@
 #define APIPROF_API_NAME_MAX    32
 #define APIPROF_COMM_MAX        16 /* thread and process names, as in /proc/<pid>/comm */
 #define APIPROF_SHM_HEADER_SIZE 4096u
+#define APIPROF_SHM_APIS        64 /* api ids are 1..61 (api_mode) */
 
 enum apiprof_clock {
 	APIPROF_CLOCK_TSC = 1,       /* rdtsc; tick_hz is the calibrated frequency */
@@ -335,6 +337,11 @@ struct apiprof_shm_header {
 	 * totals of a segment left for collectors (APIPROF_SHM_LEFT).  Was
 	 * padding (0): the runtime never reads it. */
 	uint8_t collected[2 * APIPROF_WATCH_SLOTS];
+	/* The modes (issue 37), as apiprof_mode_pack words: the process's, and
+	 * api id k's own at [k] (0: the process's), written by the runtime's
+	 * steering (apiprof_steer.c).  Untrusted: apiprof_mode_shown. */
+	uint64_t proc_mode;
+	uint64_t api_mode[APIPROF_SHM_APIS];
 };
 
 struct apiprof_shm_func {

@@ -8,6 +8,9 @@
 
 #include "apiprof_layout.h"
 
+_Static_assert(sizeof(struct apiprof_shm_header) <= APIPROF_SHM_HEADER_SIZE,
+               "the header, with the modes (version 12), fits its area");
+
 /* --- geometry --------------------------------------------------------- */
 
 static size_t align_up(size_t v, size_t a)

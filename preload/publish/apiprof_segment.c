@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "apiprof_internal.h"
+#include "apiprof_steer.h"
 #include "apiprof_segname.h"
 
 #define SHM_DIR "/dev/shm/" /* where glibc's shm_open puts the names */
@@ -455,6 +456,7 @@ void apiprof_segment_open(void)
 	apiprof_store_release(&h->magic, APIPROF_SHM_MAGIC);
 	seg.size = size;
 	apiprof_store_release(&seg.hdr, h);
+	apiprof_steer_show(); /* the modes, once the steering can see it */
 }
 
 /* Our file reopened by name: the descriptor, or -1 with errno set (ESTALE:

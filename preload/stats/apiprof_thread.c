@@ -28,6 +28,7 @@
 
 #include "apiprof_cct.h"
 #include "apiprof_internal.h"
+#include "apiprof_steer.h"
 
 /* A thread's entry is in its block, apiprof_tls_block()->self: NULL until
  * its first measured call, SELF_DEAD once it has been retired. */
@@ -366,15 +367,12 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 			t->apis = (uint16_t)id;
 		if (apiprof_timing & APIPROF_MODE_MONOTONIC)
 			t->guard |= APIPROF_GUARD_SLOW;
-		if ((apiprof_timing & APIPROF_MODE_SAMPLE) && !(t->guard & APIPROF_GUARD_SAMPLE)) {
-			t->span = 2u * apiprof_sample - 1u; /* N >= 2 in sampled mode */
-			apiprof_sample_draw(t);
-			t->guard |= APIPROF_GUARD_SAMPLE;
-		}
 		if (t->cur == 0) /* the thread's first table: no call in progress */
 			t->cur = APIPROF_PARENT_NONE;
 		t->api[id].tab = tab;
 		t->api[id].frame = APIPROF_FRAME_IDLE;
+		/* the process's timing, as the api's gate says (full, sampled:N) */
+		apiprof_timing_take_up(t, apiprof_gate_of(api));
 	}
 	errno = saved;
 	apiprof_busy_leave(busy);
