@@ -9,6 +9,7 @@
 #   flip     64 threads, 10,000 random flips: every call made while its api
 #            was counting is counted, no other (a handshake around each flip)
 #   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
+#   run-mode RUN SPEC   apiprof-run --mode count passes it on; --mode bogus is refused
 set -eu
 . "$(dirname "$0")/../lib.sh"
 case=$1 lib=$2 shim_a=$3 shim_b=$4 prog=$5
@@ -109,6 +110,18 @@ sys.exit(0 if 0 < t < 1000 else "FAIL: sampled:4 timed %d of 1000" % t)' "$tmp/o
 			{ echo "FAIL: no line on both"; cat "$tmp/stderr"; exit 1; }
 		;;
 	esac
+	;;
+run-mode)
+	apiprof_run=$6 spec=$7
+	HOME=$tmp XDG_CACHE_HOME=$tmp/cache "$apiprof_run" -q --mode count -s "$spec" \
+		-o "$tmp/out.json" "$prog" start 1000 >"$tmp/stdout" 2>"$tmp/stderr" ||
+		{ echo "FAIL: apiprof-run --mode count"; cat "$tmp/stderr"; exit 1; }
+	check ma_call.calls=1000 ma_call.timed=0
+	if "$apiprof_run" --mode bogus -s "$spec" "$prog" start 1 2>"$tmp/stderr"; then
+		echo "FAIL: --mode bogus accepted"
+		exit 1
+	fi
+	grep -q 'apiprof-run: --mode bogus: ' "$tmp/stderr" || { echo "FAIL: the line"; cat "$tmp/stderr"; exit 1; }
 	;;
 *)
 	echo "modes.sh: unknown case $case"
