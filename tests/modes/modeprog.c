@@ -5,6 +5,7 @@
  * without apiprof it is NULL, and the program says so).
  *
  *   modeprog phases N M K   ma_call and ma_put(100): N calls in full, M off, K in count
+ *   modeprog phases-hold N M K  the same, then "ready" and waits for a byte on stdin
  *   modeprog perapi N M K   ma_call and mb_call N each in full; then modeb off
  *                           for M each; then modeb count for K each
  *   modeprog blocked        a thread blocked inside ma_wait across a switch to
@@ -264,6 +265,13 @@ int main(int argc, char **argv)
 
 	if (strcmp(cmd, "phases") == 0)
 		return phases(a, b, c);
+	if (strcmp(cmd, "phases-hold") == 0) { /* then waits for a byte on stdin */
+		char byte;
+		int r = phases(a, b, c);
+		printf("ready\n");
+		fflush(stdout);
+		return r != 0 || read(0, &byte, 1) < 0;
+	}
 	if (strcmp(cmd, "perapi") == 0)
 		return perapi(a, b, c);
 	if (strcmp(cmd, "blocked") == 0)

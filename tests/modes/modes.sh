@@ -10,6 +10,9 @@
 #            was counting is counted, no other (a handshake around each flip)
 #   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
 #   run-mode RUN SPEC   apiprof-run --mode count passes it on; --mode bogus is refused
+#   phases-top TOP      phases, as apiprof-top --json sees the live process (in a
+#                       private mount namespace with its own /dev/shm): calls N + K,
+#                       not estimated, the mean that of the N timed calls
 set -eu
 . "$(dirname "$0")/../lib.sh"
 case=$1 lib=$2 shim_a=$3 shim_b=$4 prog=$5
@@ -122,6 +125,44 @@ run-mode)
 		exit 1
 	fi
 	grep -q 'apiprof-run: --mode bogus: ' "$tmp/stderr" || { echo "FAIL: the line"; cat "$tmp/stderr"; exit 1; }
+	;;
+phases-top)
+	unshare -m --propagation private true 2>/dev/null ||
+		{ echo "SKIP: no private mount namespace here"; exit 77; }
+	unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs /dev/shm && exec sh "$@"' \
+		sh "$0" phases-top-inner "$lib" "$shim_a" "$shim_b" "$prog" "$6" "$tmp"
+	;;
+phases-top-inner)
+	top=$6 dir=$7
+	mkfifo "$dir/in" "$dir/out"
+	LD_PRELOAD="$(shim_preload "$lib" "$shim_a" "$shim_b")" "$prog" phases-hold 1000 700 300 \
+		<"$dir/in" >"$dir/out" &
+	pid=$!
+	exec 3>"$dir/in" 4<"$dir/out"
+	read -r line <&4 # the program's "ready", after its three phases
+	"$top" --json -n 1 -p "$pid" >"$dir/top.json"
+	echo x >&3
+	wait "$pid"
+	/usr/bin/python3 - "$dir/top.json" <<'PY'
+import json, sys
+doc = json.loads(open(sys.argv[1]).readline())
+fs = {f["name"]: f for p in doc["processes"] for t in p["threads"] for f in t["functions"]}
+bad = []
+for name in ("ma_call", "ma_put"):
+    f = fs.get(name)
+    if f is None:
+        bad.append(f"{name}: no row")
+        continue
+    if f["calls"] != 1300 or f["estimated"]:
+        bad.append(f"{name}: calls {f['calls']} estimated {f['estimated']}, want 1300 false")
+    if abs(f["avg_ns"] - f["total_ns"] / 1000) > 1:
+        bad.append(f"{name}: avg_ns {f['avg_ns']} is not total_ns {f['total_ns']} over the 1000 timed calls")
+if fs.get("ma_put", {}).get("bytes") != 130000:
+    bad.append("ma_put: bytes %r, want 130000" % fs.get("ma_put", {}).get("bytes"))
+if bad:
+    print("FAIL (apiprof-top --json):\n  " + "\n  ".join(bad))
+    sys.exit(1)
+PY
 	;;
 *)
 	echo "modes.sh: unknown case $case"
