@@ -150,9 +150,13 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	const struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tls_api *s = &t->api[id];
 	uint64_t parent = 0;
-	/* sampled mode's untimed inline calls keep no parent (the table's is
-	 * not this call's), and a timed one has none: 0 tells both */
-	bool kept = (s->frame & APIPROF_FRAME_SLOW) || !(t->mode & APIPROF_MODE_SAMPLE);
+	/* sampled and count mode's untimed inline calls keep no parent (the
+	 * table's is not this call's), and a timed one has none: 0 tells
+	 * both; once either mode was used (the sample bit is kept), a call
+	 * entered inline may be one of those */
+	bool kept = (s->frame & APIPROF_FRAME_SLOW) ||
+	            !((t->mode | __atomic_load_n(&apiprof_timing, __ATOMIC_RELAXED)) &
+	              APIPROF_MODE_SAMPLE);
 
 	if (s->tab != NULL) {
 		if (api != NULL && row < api->nfuncs)

@@ -136,8 +136,18 @@ void apiprof_steer_show(void)
 	steer_unlock(held);
 }
 
+/* Under the lock: calls counted and not timed from now on (count mode):
+ * the readers take timed calls from the histograms, and the call tree's
+ * figures say "estimated", as after sampled mode, for good. */
+static void untimed_noted(struct apiprof_modeval m)
+{
+	if (m.level == APIPROF_LEVEL_COUNT)
+		__atomic_or_fetch(&apiprof_timing, APIPROF_MODE_SAMPLE, __ATOMIC_RELEASE);
+}
+
 static int steer_process(struct apiprof_modeval m)
 {
+	untimed_noted(m);
 	if (timed(m.level))
 		timing_set(m);
 	st.proc = m;
@@ -164,6 +174,7 @@ static int steer_api(const char *name, struct apiprof_modeval m)
 
 		if (api == NULL || api->name == NULL || strcmp(api->name, name) != 0)
 			continue;
+		untimed_noted(m);
 		st.api[id] = m;
 		gate_set(api, id);
 		return 0;
