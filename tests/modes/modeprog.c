@@ -6,6 +6,7 @@
  *
  *   modeprog phases N M K   ma_call and ma_put(100): N calls in full, M off, K in count
  *   modeprog phases-hold N M K  the same, then "ready" and waits for a byte on stdin
+ *   modeprog timing N M K   ma_call and ma_put(100): N in full, M in sampled:4, K in full
  *   modeprog perapi N M K   ma_call and mb_call N each in full; then modeb off
  *                           for M each; then modeb count for K each
  *   modeprog blocked        a thread blocked inside ma_wait across a switch to
@@ -65,6 +66,16 @@ static int phases(long n, long m, long k)
 	steer(NULL, "off");
 	calls_a(m);
 	steer(NULL, "count");
+	calls_a(k);
+	return 0;
+}
+
+static int timing(long n, long m, long k)
+{
+	calls_a(n);
+	steer(NULL, "sampled:4");
+	calls_a(m);
+	steer(NULL, "full");
 	calls_a(k);
 	return 0;
 }
@@ -272,6 +283,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		return r != 0 || read(0, &byte, 1) < 0;
 	}
+	if (strcmp(cmd, "timing") == 0)
+		return timing(a, b, c);
 	if (strcmp(cmd, "perapi") == 0)
 		return perapi(a, b, c);
 	if (strcmp(cmd, "blocked") == 0)

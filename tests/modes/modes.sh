@@ -3,6 +3,8 @@
 # exit JSON (APIPROF_OUTPUT) counts them, to the call:
 #   phases   full N / off M / count K by the program's own apiprof_control_mode:
 #            calls N + K, timed N (the times are the first phase's), bytes too
+#   timing   full / sampled:4 / full: calls exact, some timed, and "estimated"
+#            (a process that sampled a while says its times are estimates)
 #   perapi   modeb off, then count, while modea stays full
 #   blocked  a call in progress across a switch to off and back: counted once,
 #            timed once, for at least as long as the program saw it blocked
@@ -63,6 +65,16 @@ phases)
 	run phases 1000 700 300
 	check ma_call.calls=1300 ma_call.timed=1000 ma_put.calls=1300 ma_put.timed=1000 \
 		ma_put.bytes=130000
+	;;
+timing)
+	run timing 1000 4000 300
+	check ma_call.calls=5300 ma_put.calls=5300 ma_put.bytes=530000
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for th in d["threads"] for f in th["functions"] if f["name"] == "ma_call"][0]
+ok = 1300 < f["timed"] < 5300 and f["estimated"] is True
+sys.exit(0 if ok else "FAIL: timed %d estimated %r, want 1300 < timed < 5300, true" % (f["timed"], f["estimated"]))' "$tmp/out.json"
 	;;
 perapi)
 	run perapi 1000 700 300
