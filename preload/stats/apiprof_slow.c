@@ -368,16 +368,9 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
 	struct apiprof_tls *t = apiprof_tls_self();
 	if (t->guard & APIPROF_GUARD_BUSY)
 		return APIPROF_CALL_FORWARD;
-	if (id == 0) { /* its mode comes with its id (apiprof_register) */
-		int saved = errno;
-
-		apiprof_register(api);
-		errno = saved;
-		id = apiprof_load_acquire(&api->id);
-	}
 	if (apiprof_gate_of(api) == APIPROF_GATE_OFF) /* no table, no count */
 		return APIPROF_CALL_FORWARD;
-	if (id == 0 || t->api[id].tab == NULL) {
+	if (id == 0 || t->api[id].tab == NULL) { /* NULL too for an api off */
 		if (apiprof_thread_attach(api) == NULL)
 			return APIPROF_CALL_FORWARD;
 		id = api->id;

@@ -345,7 +345,9 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 	return tab;
 }
 
-/* The slow path of apiprof_enter: the first call of an api on a thread. */
+/* The slow path of apiprof_enter: the first call of an api on a thread.
+ * NULL when the call is not to be counted: the runtime cannot, or the api
+ * is off (issue 37), which the thread then never has a table for. */
 struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 {
 	uint64_t held = apiprof_signal_hold(), busy = apiprof_busy_enter();
@@ -356,7 +358,8 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	if (apiprof_load_acquire(&api->id) == 0)
 		apiprof_register(api);
 	uint32_t id = apiprof_load_acquire(&api->id);
-	if (id != 0 && (th = thread_self()) != NULL)
+	/* an api off (its gate comes with its id): no table, nothing counted */
+	if (id != 0 && apiprof_gate_of(api) != APIPROF_GATE_OFF && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api);
 	if (tab != NULL) {
 		struct apiprof_tls *t = apiprof_tls_self();
