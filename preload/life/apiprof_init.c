@@ -39,7 +39,7 @@ static void after_fork_child(void)
 	apiprof_end_after_fork();
 	apiprof_thread_after_fork();
 	apiprof_api_after_fork();
-	apiprof_steer_after_fork();
+	apiprof_steer_modes_after_fork();
 	apiprof_segment_after_fork();
 	apiprof_loaded_forked(false);
 	apiprof_flusher_forget();

@@ -51,7 +51,7 @@ static void steer_unlock(uint64_t held)
 
 /* A fork's child has one thread: a lock its parent's other threads held
  * is nobody's. */
-void apiprof_steer_after_fork(void)
+void apiprof_steer_modes_after_fork(void)
 {
 	__atomic_store_n(&st.lock, 0, __ATOMIC_RELEASE);
 }

@@ -48,7 +48,7 @@ void apiprof_steer_start(uint32_t sample);
 void apiprof_steer_show(void);
 
 /* In a fork's child, before anything steers. */
-void apiprof_steer_after_fork(void);
+void apiprof_steer_modes_after_fork(void);
 
 /* Exported from libapiprof.so for apiprof/control.h: mode (apiprof_mode.h's
  * words) for api (a spec's "api" name) or the whole process (NULL).  0,
