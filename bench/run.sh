@@ -217,6 +217,7 @@ drv() {
 	apiprof) set -- env LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	sampled) set -- env APIPROF_SAMPLE=64 LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	acct) set -- env LD_PRELOAD="$B/libapiprof-bench-acct.so" ;;
+	mode-off | mode-count) set -- env APIPROF_MODE="${v#mode-}" LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	twin | twin-swap)
 		# diff_ns: bench_g's ns a call minus bench_f's (driver -t fg).
 		set -- env LD_PRELOAD="$B/libapiprof-bench-$v.so"
@@ -272,7 +273,7 @@ reps_for() {
 	case $1 in ltrace | uftrace) echo 3 ;; *) echo 5 ;; esac
 }
 
-VARIANTS="bare passthrough count ideal clock atomic apiprof sampled acct"
+VARIANTS="bare passthrough count ideal clock atomic apiprof sampled acct mode-off mode-count"
 [ -f "$DYN/libapiprof-dyn.so" ] && VARIANTS="$VARIANTS dynamic"
 VARIANTS="$VARIANTS audit"
 [ $HAVE_UFTRACE = 1 ] && VARIANTS="$VARIANTS uftrace"
@@ -393,6 +394,8 @@ cg() {
 	sampled) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 APIPROF_SAMPLE=64 \
 		LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	acct) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 LD_PRELOAD="$B/libapiprof-bench-acct.so" ;;
+	mode-off | mode-count) set -- env APIPROF_INTERVAL_MS=0 APIPROF_SHM=0 APIPROF_MODE="${v#mode-}" \
+		LD_PRELOAD="$B/libapiprof-bench.so" ;;
 	esac
 	"$@" valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
 		"$DRIVER" -t f -T 1 -n "$n" -r 1 >/dev/null 2>>"$TMP/stderr" </dev/null || {
@@ -402,7 +405,7 @@ cg() {
 	awk '$1 == "summary:" || $1 == "totals:" { v = $2 } END { print v == "" ? "NA" : v }' "$TMP/cg.out"
 }
 CG_VARIANTS="bare passthrough count ideal apiprof"
-CG_VARIANTS="$CG_VARIANTS sampled acct"
+CG_VARIANTS="$CG_VARIANTS sampled acct mode-off mode-count"
 if [ $HAVE_VALGRIND = 1 ]; then
 	for v in $CG_VARIANTS; do
 		say "== callgrind $v"
@@ -644,6 +647,8 @@ name_of() {
 	apiprof) echo "**apiprof** generated shim" ;;
 	sampled) echo "**apiprof** sampled, APIPROF_SAMPLE=64" ;;
 	acct) echo "**apiprof** declaring bytes, fails and errno (benchlib_acct.json)" ;;
+	mode-off) echo "**apiprof** APIPROF_MODE=off (issue 37)" ;;
+	mode-count) echo "**apiprof** APIPROF_MODE=count (issue 37)" ;;
 	dynamic) echo "**apiprof** dynamic mode (libffi closures, no compiler)" ;;
 	audit) echo "LD_AUDIT pltenter/pltexit (latrace's mechanism)" ;;
 	uftrace) echo "\`uftrace record --force\` †" ;;
@@ -658,7 +663,7 @@ out "÷ ideal = added / ideal's added in the same round (median of rounds)."
 out ""
 out "| method | T=1 ns/call | T=1 added ns | T=1 ÷ ideal | T=2 ns/call | T=2 added ns | T=2 ÷ ideal |"
 out "|---|--:|--:|--:|--:|--:|--:|"
-for v in bare passthrough count ideal clock atomic apiprof sampled acct dynamic audit uftrace ltrace; do
+for v in bare passthrough count ideal clock atomic apiprof sampled acct mode-off mode-count dynamic audit uftrace ltrace; do
 	line="| $(name_of "$v")"
 	if [ ! -f "$V/$v.1" ]; then
 		case $v in

@@ -209,7 +209,7 @@ static void gen_emit_entries(const struct spec *s, struct gen_out *o)
 
 /* The api and, right after it, the pointers to the real functions, in the
  * spec's order: a call reads tls and slot from the api's last line, which
- * also holds the first six pointers (apiprof_shim.h), so the first six
+ * also holds the first five pointers (apiprof_shim.h), so the first five
  * functions of a spec cost one line of the shim's data, not two. */
 static void gen_emit_api(const struct spec *s, struct gen_out *o)
 {

@@ -86,7 +86,17 @@
  *    pending (apiprof_shim_layout.h encodes and decodes it); the pending
  *    bucket is counted by the next timed call, and readers add it.
  *  - The pointers to the real functions follow the api without padding,
- *    the first six on the line of tls and slot (gen_emit.c).
+ *    the first five on the line of tls, slot and gate (gen_emit.c).
+ *  - Modes (issue 37): an api's gate word (struct apiprof_api's gate) is
+ *    loaded once on the way in, which picks the route (enum apiprof_route);
+ *    the way out follows the route and never reads the gate again.  So a
+ *    call in progress when the mode changes ends as its way in began it:
+ *    counted once, timed or not, or not at all, never half.  Switching
+ *    changes the gate only, never tls or slot.  Only the steering
+ *    (apiprof_steer.c) writes a gate; a thread takes up a new timing
+ *    (full, sampled:N) itself, out of line, when its guard word differs
+ *    from the gate and it has no call in progress (apiprof_slow.c): no
+ *    thread writes another's state.
  *
  * Every timed call is also the thread's innermost call while it runs
  * (struct apiprof_tls's `cur`), the parent of the profiled calls of other
@@ -198,31 +208,52 @@ APIPROF_INLINE unsigned apiprof_enter_full(struct apiprof_call *c, uint32_t idx,
 	return APIPROF_CALL_PARKED;
 }
 
+/* The way in of a call whose api's gate (w, loaded once) is not the
+ * timing the thread's guard word holds: count mode (APIPROF_GATE_COUNT)
+ * counts it inline, as sampled mode's untimed calls, while the thread has
+ * its table, is not inside the api and the runtime is not busy on it
+ * (its own calls are never counted).  Anything else goes out of line: off
+ * (which the wrapper forwards itself first, apiprof_nested), a thread
+ * that has not taken up the process's timing yet (apiprof_slow.c), the
+ * runtime busy, the monotonic clock. */
+APIPROF_INLINE unsigned apiprof_enter_gated(struct apiprof_call *c, uint64_t w)
+{
+	if (w != APIPROF_GATE_COUNT || !apiprof_frame_idle(c->slot) ||
+	    (apiprof_guard(c->tls) & APIPROF_GUARD_BUSY))
+		return APIPROF_CALL_OUT;
+	apiprof_frame_enter(c->slot);
+	return APIPROF_CALL_COUNTED;
+}
+
 /* Decides what a call of row idx from return address ret is (enum
- * apiprof_route) as far as the inline fast path can.  Sampled mode's
- * untimed calls, the cheapest, are tested first and laid out straight
- * through to the real call: one load of the guard word and two compares
- * with it in a register, the api's frame word with IDLE and a decrement.
+ * apiprof_route) as far as the inline fast path can.  The api's gate
+ * word, on the line of tls and slot, is loaded once and compared with
+ * the thread's guard word in memory: equal, the thread times the api's
+ * calls as the gate says, full timing (0) or sampled mode (anything
+ * else), with the gate in a register; not equal, it is off, count, or
+ * out of line (apiprof_enter_gated).  Sampled mode's untimed calls, the
+ * cheapest, are laid out straight through to the real call: the gate
+ * and the compare, the api's frame word with IDLE and a decrement.
  * Taking a branch and comparing twice in memory on the way cost them
  * about 1 ns of their 3 to 5 (bench_driver -t fg, two builds of the shim
  * in one process); the timed call, with its two rdtsc, does not notice
- * the branch.  A thread in the default mode with its table and not
- * already inside the api then costs the frame word's compare and the
- * call's site with the run's.  Anything else is APIPROF_CALL_OUT, for
+ * the branch.  A thread in full timing with its table and not already
+ * inside the api then costs the frame word's compare and the call's site
+ * with the run's.  Anything else is APIPROF_CALL_OUT, for
  * apiprof_enter_slow.  *c is the caller's to fill in (apiprof_start). */
 APIPROF_INLINE unsigned apiprof_enter(struct apiprof_api *api, struct apiprof_call *c, uint32_t idx,
                                       uintptr_t ret)
 {
 	uintptr_t t = apiprof_tls_of(api);
 	uintptr_t slot = apiprof_slot_of(api);
-	uint64_t guard = apiprof_guard(t);
+	uint64_t w = apiprof_gate_of(api);
 
 	c->slot = slot;
 	c->tls = t;
-	if (apiprof_likely(guard == APIPROF_GUARD_SAMPLE))
+	if (apiprof_unlikely(!apiprof_guard_is(t, w)))
+		return apiprof_enter_gated(c, w);
+	if (apiprof_likely(w != 0))
 		return apiprof_enter_sampled(c, idx, ret);
-	if (apiprof_unlikely(guard != 0))
-		return APIPROF_CALL_OUT;
 	return apiprof_enter_full(c, idx, ret);
 }
 
@@ -256,20 +287,23 @@ APIPROF_INLINE _Bool apiprof_nested_at(const struct apiprof_api *api, uintptr_t 
 	return frame > APIPROF_FRAME_IDLE && (frame & ~(uint64_t)APIPROF_FRAME_TAGS) >= cfa;
 }
 
-/* The same in the wrapper itself (a macro, as apiprof_caller).  GCC
- * computes the CFA from the stack pointer; clang keeps a frame pointer in
- * a function that asks for it, which costs its wrappers a push, a move
- * and a pop on every call. */
-#define apiprof_nested(api) apiprof_nested_at((api), (uintptr_t)__builtin_dwarf_cfa())
+/* The same in the wrapper itself (a macro, as apiprof_caller), and an
+ * api that is off (APIPROF_GATE_OFF): the wrapper forwards the call
+ * itself, with its tail jump, uncounted.  GCC computes the CFA from the
+ * stack pointer; clang keeps a frame pointer in a function that asks for
+ * it, which costs its wrappers a push, a move and a pop on every call. */
+#define apiprof_nested(api)                                                                        \
+	(apiprof_gate_of(api) == APIPROF_GATE_OFF ||                                               \
+	 apiprof_nested_at((api), (uintptr_t)__builtin_dwarf_cfa()))
 
 /* apiprof_enter for a function that declares bytes or failures: full
- * timing first, the guard compared in memory, as every wrapper did before
- * sampled mode's test came first.  Its wrapper keeps the size argument in
- * a saved register, and its ways out load the slot's offset again rather
- * than keep it in a second one: measured as issue 24 measures it (half
- * the difference of the twin shims' g - f, bench_driver -t fg, 8
- * interleaved rounds), declaring cost 0.86 ns more than not declaring
- * this way, 1.40 with the plain wrappers' way in and out. */
+ * timing first, the guard or'ed in memory with the gate (both 0), then
+ * the gate loaded again for the rest: the call goes by that second load
+ * (a gate that changed in between only means the full test failed).  Its wrapper keeps the size
+ * argument in a saved register, and its ways out load the slot's offset again rather than keep it
+ * in a second one: measured as issue 24 measures it (half the difference of the twin shims' g - f,
+ * bench_driver -t fg, 8 interleaved rounds), declaring cost 0.86 ns more than not declaring this
+ * way, 1.40 with the plain wrappers' way in and out. */
 APIPROF_INLINE unsigned apiprof_enter_acct(struct apiprof_api *api, struct apiprof_call *c,
                                            uint32_t idx, uintptr_t ret)
 {
@@ -278,11 +312,12 @@ APIPROF_INLINE unsigned apiprof_enter_acct(struct apiprof_api *api, struct apipr
 
 	c->slot = slot;
 	c->tls = t;
-	if (apiprof_likely(apiprof_guard_is(t, 0)))
+	if (apiprof_likely(apiprof_guard_gate_zero(t, api)))
 		return apiprof_enter_full(c, idx, ret);
-	if (apiprof_likely(apiprof_guard_is(t, APIPROF_GUARD_SAMPLE)))
+	uint64_t w = apiprof_gate_of(api); /* the one this call goes by */
+	if (apiprof_likely(apiprof_guard_is(t, w)))
 		return apiprof_enter_sampled(c, idx, ret);
-	return APIPROF_CALL_OUT;
+	return apiprof_enter_gated(c, w);
 }
 
 /* The call state after the out-of-line way in (route), which may have
@@ -437,8 +472,8 @@ APIPROF_INLINE void apiprof_leave(const struct apiprof_api *api, const struct ap
  * an odd and an even gen (the readers' copies check it, apiprof_sites.c);
  * only this thread writes these words, and x86 keeps its stores in
  * order, as volatile asm keeps them in program order.  The table. */
-APIPROF_INLINE struct apiprof_tab *apiprof_leave_park(const struct apiprof_api *api,
-                                                      uintptr_t slot, uint32_t idx)
+APIPROF_INLINE struct apiprof_tab *apiprof_leave_park(const struct apiprof_api *api, uintptr_t slot,
+                                                      uint32_t idx)
 {
 	uint64_t t1 = __rdtsc();
 	struct apiprof_tab *tab = apiprof_tab_at(slot);

@@ -68,24 +68,35 @@ static void apiprof_acct_failed(struct apiprof_acct *a, _Bool err)
 		apiprof_add(&a->errnos[apiprof_errno_slot(errno)], 1);
 }
 
+/* What a declaring wrapper knows of a call's result once it returns:
+ * whether it failed, whether to count errno then (the function declares
+ * "errno"), its size n and whether it has one (`sized`).  Passed by value
+ * to the always-inline ways out, so it lives in registers, never in
+ * memory (the same instructions as the four separate arguments). */
+struct apiprof_outcome {
+	uint64_t n;
+	_Bool failed;
+	_Bool err;
+	_Bool sized;
+};
+
 APIPROF_INLINE void apiprof_acct_add(const struct apiprof_tab *tab, struct apiprof_row *s,
-                                     _Bool failed, _Bool err, uint64_t n, _Bool sized)
+                                     struct apiprof_outcome o)
 {
 	struct apiprof_acct *a = s->acct;
 
-	if (apiprof_unlikely(failed)) {
-		apiprof_acct_failed(a, err);
-	} else if (sized) {
-		apiprof_add(&a->bytes, n);
-		apiprof_add(&a->size_hist[apiprof_hist_bucket_lz(tab, n)], 1);
+	if (apiprof_unlikely(o.failed)) {
+		apiprof_acct_failed(a, o.err);
+	} else if (o.sized) {
+		apiprof_add(&a->bytes, o.n);
+		apiprof_add(&a->size_hist[apiprof_hist_bucket_lz(tab, o.n)], 1);
 	}
 }
 
 /* apiprof_leave of a function that declares bytes or failures: the same,
  * and apiprof_acct_add on the row it has at hand. */
 APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const struct apiprof_call *c,
-                                       uint32_t idx, _Bool failed, _Bool err, uint64_t n,
-                                       _Bool sized)
+                                       uint32_t idx, struct apiprof_outcome o)
 {
 	uint64_t t1 = __rdtsc();
 	uintptr_t slot = apiprof_slot_of(api); /* not kept: apiprof_enter_acct */
@@ -100,25 +111,25 @@ APIPROF_INLINE void apiprof_leave_acct(const struct apiprof_api *api, const stru
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
 	/* Last: nothing is left to keep across the errno lookup of a failure. */
-	apiprof_acct_add(tab, s, failed, err, n, sized);
+	apiprof_acct_add(tab, s, o);
 }
 
 /* apiprof_leave_parked of a function that declares bytes or failures. */
 APIPROF_INLINE void apiprof_leave_parked_acct(const struct apiprof_api *api,
                                               const struct apiprof_call *c, uint32_t idx,
-                                              _Bool failed, _Bool err, uint64_t n, _Bool sized)
+                                              struct apiprof_outcome o)
 {
 	/* the slot not kept: apiprof_enter_acct */
 	struct apiprof_tab *tab = apiprof_leave_park(api, apiprof_slot_of(api), idx);
 
 	(void)c;
-	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), failed, err, n, sized);
+	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), o);
 }
 
 /* apiprof_leave_counted of a function that declares them. */
 APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
                                                const struct apiprof_call *c, uint32_t idx,
-                                               _Bool failed, _Bool err, uint64_t n, _Bool sized)
+                                               struct apiprof_outcome o)
 {
 	uintptr_t slot = apiprof_slot_of(api); /* as apiprof_leave_acct */
 	struct apiprof_tab *tab = apiprof_tab_at(slot);
@@ -126,16 +137,16 @@ APIPROF_INLINE void apiprof_leave_counted_acct(const struct apiprof_api *api,
 	(void)c;
 	apiprof_add(&tab->calls[idx], 1);
 	apiprof_frame_leave(slot);
-	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), failed, err, n, sized);
+	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), o);
 }
 
 /* The same after any other call that counted (out of line, dynamic mode). */
-APIPROF_INLINE void apiprof_acct_after(const struct apiprof_api *api, uint32_t idx, _Bool failed,
-                                       _Bool err, uint64_t n, _Bool sized)
+APIPROF_INLINE void apiprof_acct_after(const struct apiprof_api *api, uint32_t idx,
+                                       struct apiprof_outcome o)
 {
 	struct apiprof_tab *tab = apiprof_tab_at(apiprof_slot_of(api));
 
-	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), failed, err, n, sized);
+	apiprof_acct_add(tab, apiprof_tab_row(tab, idx), o);
 }
 
 /* Ends any other call of row idx of api. */

@@ -40,7 +40,7 @@
 #define APIPROF_FRAME_SLOW 4u
 #define APIPROF_FRAME_TAGS 7u
 
-#define APIPROF_EXPORT      __attribute__((visibility("default")))
+#define APIPROF_EXPORT __attribute__((visibility("default")))
 /* A generated wrapper: exported, and in the shim's one section of
  * wrappers, whose end the linker gives (__stop_apiprof_wrappers): each
  * wrapper's code then runs from its entry to the next wrapper's, or to the
@@ -49,7 +49,7 @@
 #define APIPROF_WRAPPER     APIPROF_EXPORT __attribute__((section("apiprof_wrappers")))
 #define apiprof_likely(x)   __builtin_expect(!!(x), 1)
 #define apiprof_unlikely(x) __builtin_expect(!!(x), 0)
-#define APIPROF_INLINE static inline __attribute__((always_inline))
+#define APIPROF_INLINE      static inline __attribute__((always_inline))
 
 /* Per thread, per function statistics, as a reader sees them (a copy made
  * by apiprof_tab_read).  In memory a table is laid out differently, for
@@ -307,7 +307,7 @@ struct apiprof_api {
 	const void *entries_end;
 	/* Up to the line that starts with tls: a generated shim puts the
 	 * pointers to its real functions right after the api (gen_emit.c), so
-	 * that a call finds the first six of them on the line it reads tls
+	 * that a call finds the first five of them on the line it reads tls
 	 * and slot from. */
 	uint64_t reserved[7];
 	/* Filled in by the runtime with the id, for the hot path: the offset
@@ -317,7 +317,8 @@ struct apiprof_api {
 	 *
 	 * Both 0 until registered, which is safe as it stands: offset 0 from
 	 * the thread pointer is the TCB's pointer to itself (the x86-64 TLS
-	 * ABI), which is neither 0 nor APIPROF_GUARD_SAMPLE as a guard word,
+	 * ABI), which is neither 0 nor a sampled gate as a guard word (it is
+	 * aligned: bit 1, APIPROF_GUARD_SAMPLE, is never set in it),
 	 * so every call goes out of line.  slot is stored first and tls last
 	 * (release), and the hot path loads tls first (acquire): a call that
 	 * sees tls set sees slot too.  Every thread that attaches stores the
@@ -325,21 +326,38 @@ struct apiprof_api {
 	 * them waits on the one that registered the api. */
 	uint64_t tls;
 	uint64_t slot;
+	/* The api's mode as the way in reads it (issue 37), on the line of
+	 * tls and slot, loaded once on the way in and never on the way out:
+	 * APIPROF_GATE_OFF, APIPROF_GATE_COUNT, or the guard word a thread
+	 * times the api's calls with inline (0: full timing; sampled mode's
+	 * APIPROF_GUARD_SAMPLE with the process's sampling epoch above it).
+	 * Written by the runtime's steering only (apiprof_steer.c), never by
+	 * a call; 0 until registered, when every call goes out of line. */
+	uint64_t gate;
 };
 
 _Static_assert(offsetof(struct apiprof_api, tls) % 64 == 0, "tls starts a cache line");
-_Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 16,
-               "what follows an api shares the line of tls and slot");
+_Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) + 24,
+               "what follows an api shares the line of tls, slot and gate");
 
-/* 24: one table of symbols (struct apiprof_sym); 23: a call of the parked
- * run timed in the wrapper without a swap (APIPROF_CALL_PARKED), park_t0;
- * 22: func_base starts APIPROF_FUNC_UNSET, set once (apiprof_register);
- * 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
+/* An api's gate word (struct apiprof_api's gate) other than a timing:
+ * bits no guard word has, so a thread's guard never equals them and the
+ * way in's one compare sends the call to apiprof_enter_gated. */
+#define APIPROF_GATE_OFF   8ull  /* every call passes straight through */
+#define APIPROF_GATE_COUNT 16ull /* counted (and bytes, failures), never timed */
+/* Sampled mode's gate and guard: APIPROF_GUARD_SAMPLE | epoch << this,
+ * the epoch changing with N, so that a thread takes up a new N itself. */
+#define APIPROF_GATE_EPOCH_SHIFT 8
+
+/* 25: the api's gate word (modes, issue 37), after slot; 24: one table of symbols (struct
+ * apiprof_sym); 23: a call of the parked run timed in the wrapper without a swap
+ * (APIPROF_CALL_PARKED), park_t0; 22: func_base starts APIPROF_FUNC_UNSET, set once
+ * (apiprof_register); 21: the parked run (struct apiprof_sites, apiprof_unpark); 20: entries_end
  * (the wrappers' section); 19: sampled mode's timed calls inline (struct
  * apiprof_tls's apis and span); 18: the table's hist_xor (LZCNT buckets);
  * 17: sampled mode's untimed calls keep no `cur`; 16: per-site histograms
  * (hist_off); 15: the parent in the table */
-#define APIPROF_SHIM_ABI 24u
+#define APIPROF_SHIM_ABI 25u
 
 /* How the hot path times calls.  0, the common case, is the TSC with every
  * call timed: the only case the inline fast path handles by itself. */
@@ -440,7 +458,7 @@ static inline void *apiprof_resolve(struct apiprof_api *api, uint32_t idx)
 #define APIPROF_TLS_SPAN      offsetof(struct apiprof_tls, span)
 #define APIPROF_SLOT_TAB      offsetof(struct apiprof_tls_api, tab)
 #define APIPROF_SLOT_FRAME    offsetof(struct apiprof_tls_api, frame)
-#define APIPROF_TLS_CUR offsetof(struct apiprof_tls, cur)
+#define APIPROF_TLS_CUR       offsetof(struct apiprof_tls, cur)
 
 /* --- the deferred bucket: due and hist_off, encoded and decoded ------- */
 

@@ -108,6 +108,29 @@ APIPROF_INLINE uintptr_t apiprof_slot_of(const struct apiprof_api *api)
 	return (uintptr_t)__atomic_load_n(&api->slot, __ATOMIC_RELAXED);
 }
 
+/* The api's gate word (struct apiprof_api's gate): a plain load from
+ * the line of tls and slot, made once by the way in.  The steering may
+ * change it at any time; a call goes on with the value it loaded. */
+APIPROF_INLINE uint64_t apiprof_gate_of(const struct apiprof_api *api)
+{
+	return __atomic_load_n(&api->gate, __ATOMIC_RELAXED);
+}
+
+/* Whether both the thread's guard word (t: its struct apiprof_tls) and
+ * api's gate are 0 (full timing): the gate or'ed with the word in memory,
+ * one instruction after the gate's load, which a declaring function's way
+ * in takes first (apiprof_enter_acct). */
+APIPROF_INLINE _Bool apiprof_guard_gate_zero(uintptr_t t, const struct apiprof_api *api)
+{
+	uint64_t x = apiprof_gate_of(api);
+	_Bool z;
+
+	__asm__ volatile("orq %%fs:%c3(%2), %1"
+	                 : "=@ccz"(z), "+r"(x)
+	                 : "r"(t), "i"(APIPROF_TLS_GUARD));
+	return z;
+}
+
 /* The thread's guard word (t: its struct apiprof_tls), loaded once and
  * compared in a register with each value the way in knows. */
 APIPROF_INLINE uint64_t apiprof_guard(uintptr_t t)

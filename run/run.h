@@ -15,7 +15,8 @@ struct run_opts {
 	int nspecs;
 	const char *output;
 	int summary, strict, quiet;
-	int dynamic; /* --dynamic: libffi mode, nothing built */
+	int dynamic;      /* --dynamic: libffi mode, nothing built */
+	const char *mode; /* --mode: APIPROF_MODE for the program, NULL: inherited */
 	char **argv;
 	int can_profile; /* set by run_check_target */
 };

@@ -18,30 +18,52 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apiprof_mode.h"
 #include "run.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: apiprof-run [--dynamic] -s SPEC[,SPEC...] [-o OUT.json] [--summary]"
-	        " [--strict] [--] CMD [ARGS...]\n"
+	        " [--strict] [--mode MODE] [--] CMD [ARGS...]\n"
 	        "  -s, --spec SPEC   a spec file, or the name of a shipped api (%s)\n"
 	        "      --dynamic     libffi mode: no compiler or headers needed\n"
 	        "  -o, --output F    write per-thread totals as JSON at exit (%%p = pid)\n"
 	        "      --summary     print a per-thread table on stderr at exit\n"
 	        "      --strict      refuse to run a program that cannot be profiled\n"
+	        "      --mode MODE   off, count, sampled[:N] or full at start (APIPROF_MODE)\n"
 	        "  -q, --quiet       no messages from the launcher, nor hints and notes\n"
 	        "                    from the program's processes\n",
 	        run_shipped_names());
 }
 
+/* --mode: checked here with the runtime's own parser, so that a bad word
+ * stops the launcher rather than falls back to full in the program. */
+static int parse_mode(struct run_opts *o, const char *s)
+{
+	struct apiprof_modeval m;
+	const char *why;
+
+	if (apiprof_mode_parse(s, &m, &why) != 0) {
+		fprintf(stderr, "apiprof-run: --mode %s: %s\n", s, why);
+		return -1;
+	}
+	o->mode = s;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
-	        {"spec", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
-	        {"summary", no_argument, NULL, 'S'},    {"strict", no_argument, NULL, 'T'},
-	        {"quiet", no_argument, NULL, 'q'},      {"dynamic", no_argument, NULL, 'D'},
-	        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	        {"spec", required_argument, NULL, 's'},
+	        {"output", required_argument, NULL, 'o'},
+	        {"summary", no_argument, NULL, 'S'},
+	        {"strict", no_argument, NULL, 'T'},
+	        {"quiet", no_argument, NULL, 'q'},
+	        {"dynamic", no_argument, NULL, 'D'},
+	        {"mode", required_argument, NULL, 'M'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -65,6 +87,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'D':
 			o->dynamic = 1;
+			break;
+		case 'M':
+			if (parse_mode(o, optarg) != 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -143,6 +169,8 @@ int main(int argc, char **argv)
 			return 125;
 		if (o.summary)
 			setenv("APIPROF_SUMMARY", "1", 1);
+		if (o.mode != NULL)
+			setenv("APIPROF_MODE", o.mode, 1);
 		if (run_probe(&o) != 0)
 			return 125;
 	}

@@ -64,8 +64,10 @@
 #include "apiprof_abi_rec.h"
 
 #define APIPROF_SHM_MAGIC 0x464f525049504141ull /* "AAPIPROF" little-endian */
+/* 12: the modes (proc_mode, api_mode: issue 37) */
 #define APIPROF_SHM_VERSION                                                                        \
-	12u /* 12: steering requests and answers in the control block, marks and resets;           \
+	13u /* 13: the modes (issue 37): proc_mode and api_mode in the header;                  \
+	     * 12: steering requests and answers in the control block, marks and resets;           \
 	     * 11: one record head with a kind and a size (struct apiprof_rec_head);               \
 	     * 10: the readers' words become the control block (struct apiprof_shm_ctl);           \
 	     * 9: both of issue 35's: the sites' error bounds (calls_error, a larger slot) and     \
@@ -76,6 +78,7 @@
 #define APIPROF_NAME_MAX        64 /* function and api names, NUL-padded */
 #define APIPROF_API_NAME_MAX    32
 #define APIPROF_SHM_HEADER_SIZE 4096u
+#define APIPROF_SHM_APIS        64 /* api ids are 1..61 (api_mode) */
 
 enum apiprof_clock {
 	APIPROF_CLOCK_TSC = 1,       /* rdtsc; tick_hz is the calibrated frequency */
@@ -228,6 +231,11 @@ struct apiprof_shm_header {
 	uint8_t collected[2 * APIPROF_WATCH_SLOTS];
 	/* The runtime's: marks and resets (apiprof_ctl.h). */
 	struct apiprof_shm_marks marks;
+	/* The modes (issue 37), as apiprof_mode_pack words: the process's, and
+	 * api id k's own at [k] (0: the process's), written by the runtime's
+	 * steering (apiprof_steer.c).  Untrusted: apiprof_mode_shown. */
+	uint64_t proc_mode;
+	uint64_t api_mode[APIPROF_SHM_APIS];
 };
 
 struct apiprof_shm_func {

@@ -9,7 +9,7 @@
 #include "apiprof_layout.h"
 
 _Static_assert(sizeof(struct apiprof_shm_header) <= APIPROF_SHM_HEADER_SIZE,
-               "the header, its control block and marks fit the header area");
+               "the header, its control block, marks and modes fit the header area");
 
 /* --- geometry --------------------------------------------------------- */
 

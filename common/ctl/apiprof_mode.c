@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apiprof_abi.h"
 #include "apiprof_mode.h"
 
 static const char *const level_names[] = {
@@ -86,4 +87,18 @@ bool apiprof_mode_unpack(uint64_t word, struct apiprof_modeval *m)
 		return false;
 	*m = v;
 	return true;
+}
+
+bool apiprof_mode_shown(const struct apiprof_shm_header *h, uint32_t api_id,
+                        struct apiprof_modeval *m)
+{
+	if (api_id >= APIPROF_SHM_APIS)
+		return false;
+	uint64_t w =
+	        __atomic_load_n(api_id ? &h->api_mode[api_id] : &h->proc_mode, __ATOMIC_RELAXED);
+	if (api_id != 0 && w == 0) {
+		*m = (struct apiprof_modeval){APIPROF_LEVEL_NONE, 0};
+		return true;
+	}
+	return apiprof_mode_unpack(w, m);
 }

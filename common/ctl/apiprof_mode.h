@@ -52,4 +52,11 @@ uint64_t apiprof_mode_pack(struct apiprof_modeval m);
 /* false (and *m untouched) for a word that is not a valid mode. */
 bool apiprof_mode_unpack(uint64_t word, struct apiprof_modeval *m);
 
+/* The mode a segment shows (a reader's: the header is untrusted): the
+ * process's (api_id 0) or api api_id's own (level NONE: the process's).
+ * false for a word that is not a mode or an id out of range. */
+struct apiprof_shm_header;
+bool apiprof_mode_shown(const struct apiprof_shm_header *h, uint32_t api_id,
+                        struct apiprof_modeval *m);
+
 #endif /* APIPROF_MODE_H */

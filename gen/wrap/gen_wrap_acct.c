@@ -47,25 +47,27 @@ bool gen_acct_any(const struct gen_fn *e)
 }
 
 /* After a call that counted, what an apiprof_*_acct call of apiprof_shim.h
- * takes besides the row: whether it failed, whether to count errno (read
- * only then), its size and whether it has one.  "return" bytes of a signed type count
- * only when not negative. */
+ * takes besides the row: a struct apiprof_outcome, whether it failed,
+ * whether to count errno (read only then), its size and whether it has
+ * one.  "return" bytes of a signed type count only when not negative. */
 static void gen_acct_args(const struct gen_fn *e, struct spec_buf *b)
 {
 	const struct spec_acct *a = &e->f->acct;
 
-	spec_buf_puts(b, a->fails != SPEC_FAILS_NONE ? ", apiprof_failed, " : ", 0, ");
-	spec_buf_puts(b, a->err_no ? "1, " : "0, ");
+	spec_buf_puts(b, ", (struct apiprof_outcome){");
+	spec_buf_puts(b, a->fails != SPEC_FAILS_NONE ? ".failed = apiprof_failed" : ".failed = 0");
+	spec_buf_puts(b, a->err_no ? ", .err = 1" : ", .err = 0");
 	if (a->bytes == SPEC_BYTES_NONE) {
-		spec_buf_puts(b, "0, 0");
+		spec_buf_puts(b, "}");
 		return;
 	}
+	spec_buf_puts(b, ", .n = ");
 	gen_acct_size(e, b);
 	if (a->bytes == SPEC_BYTES_RETURN)
-		spec_buf_puts(
-		        b, ", apiprof_ret_sized((uint64_t)apiprof_r, APIPROF_SIGNED(apiprof_r))");
+		spec_buf_puts(b, ", .sized = apiprof_ret_sized((uint64_t)apiprof_r, "
+		                 "APIPROF_SIGNED(apiprof_r))}");
 	else
-		spec_buf_puts(b, ", 1");
+		spec_buf_puts(b, ", .sized = 1}");
 }
 
 /* The end of a call that counted: `leave` (apiprof_leave,

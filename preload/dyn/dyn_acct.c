@@ -83,17 +83,23 @@ void dyn_acct_record(const struct dyn_fn *f, const void *ret, void **args)
 	uint64_t r = f->rtype->type == FFI_TYPE_VOID ? 0 : ffi_int_at(ret, f->rtype);
 
 	if (a->fails != SPEC_FAILS_NONE && failed(a, r, f->rtype)) {
-		apiprof_acct_after(f->api, f->row, 1, a->err_no, 0, 0);
+		apiprof_acct_after(f->api, f->row,
+		                   (struct apiprof_outcome){.failed = 1, .err = a->err_no});
 		return;
 	}
 	if (a->bytes == SPEC_BYTES_RETURN)
-		apiprof_acct_after(f->api, f->row, 0, 0, r, apiprof_ret_sized(r, is_signed));
+		apiprof_acct_after(
+		        f->api, f->row,
+		        (struct apiprof_outcome){.n = r, .sized = apiprof_ret_sized(r, is_signed)});
 	else if (a->bytes == SPEC_BYTES_PARAM)
-		apiprof_acct_after(f->api, f->row, 0, 0,
-		                   ffi_int_at(args[a->bparam[0]], f->btype[0]), 1);
+		apiprof_acct_after(
+		        f->api, f->row,
+		        (struct apiprof_outcome){.n = ffi_int_at(args[a->bparam[0]], f->btype[0]),
+		                                 .sized = 1});
 	else if (a->bytes == SPEC_BYTES_PRODUCT)
-		apiprof_acct_after(f->api, f->row, 0, 0,
-		                   ffi_int_at(args[a->bparam[0]], f->btype[0]) *
-		                           ffi_int_at(args[a->bparam[1]], f->btype[1]),
-		                   1);
+		apiprof_acct_after(
+		        f->api, f->row,
+		        (struct apiprof_outcome){.n = ffi_int_at(args[a->bparam[0]], f->btype[0]) *
+		                                      ffi_int_at(args[a->bparam[1]], f->btype[1]),
+		                                 .sized = 1});
 }

@@ -25,6 +25,8 @@ _Static_assert(offsetof(struct dyn_slot, api) == DYN_GATE_SLOT_API, "dyn_gate.h"
 _Static_assert(offsetof(struct dyn_slot, closure) == DYN_GATE_SLOT_CLOSURE, "dyn_gate.h");
 _Static_assert(offsetof(struct apiprof_api, tls) == DYN_GATE_API_TLS, "dyn_gate.h");
 _Static_assert(offsetof(struct apiprof_api, slot) == DYN_GATE_API_SLOT, "dyn_gate.h");
+_Static_assert(offsetof(struct apiprof_api, gate) == DYN_GATE_API_GATE, "dyn_gate.h");
+_Static_assert(APIPROF_GATE_OFF == DYN_GATE_OFF, "dyn_gate.h");
 _Static_assert(APIPROF_SLOT_FRAME == DYN_GATE_FRAME, "dyn_gate.h");
 _Static_assert(APIPROF_FRAME_TAGS == DYN_GATE_FRAME_TAGS, "dyn_gate.h");
 _Static_assert(APIPROF_FRAME_IDLE == 1, "dyn_gate.S compares with 1");

@@ -2,7 +2,8 @@
 /*
  * dyn_gate.S - where the stub of a profiled function leads (dyn_link.h),
  * with its slot in %r11: to the function itself when the call is nested
- * in a call of its api in progress on this thread, else to its closure.
+ * in a call of its api in progress on this thread or its api is off
+ * (issue 37: not counted, so no frame either), else to its closure.
  *
  * A nested call is not counted (apiprof_slow.c), and a closure cannot
  * forward a call without a frame: libffi's saves every argument register
@@ -34,6 +35,8 @@
 dyn_gate:
 	.cfi_startproc
 	movq	DYN_GATE_SLOT_API(%r11), %r10
+	cmpq	$DYN_GATE_OFF, DYN_GATE_API_GATE(%r10)	/* the api off: through */
+	je	2f
 	cmpq	$0, DYN_GATE_API_TLS(%r10)	/* not published yet */
 	je	1f
 	movq	DYN_GATE_API_SLOT(%r10), %r10
@@ -43,6 +46,7 @@ dyn_gate:
 	andq	$~DYN_GATE_FRAME_TAGS, %r10
 	cmpq	%rsp, %r10			/* at or below this call: not nested */
 	jbe	1f
+2:
 	cmpq	$0, DYN_GATE_SLOT_REAL(%r11)
 	je	1f
 	jmp	*DYN_GATE_SLOT_REAL(%r11)	/* nested: the function itself */

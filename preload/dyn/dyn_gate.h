@@ -11,6 +11,8 @@
 #define DYN_GATE_SLOT_CLOSURE 48  /* its closure */
 #define DYN_GATE_API_TLS      128 /* struct apiprof_api's tls */
 #define DYN_GATE_API_SLOT     136 /* its slot */
+#define DYN_GATE_API_GATE     144 /* its gate (modes) */
+#define DYN_GATE_OFF          8   /* APIPROF_GATE_OFF */
 #define DYN_GATE_FRAME        8   /* struct apiprof_tls_api's frame */
 #define DYN_GATE_FRAME_TAGS   7   /* APIPROF_FRAME_TAGS */
 

@@ -29,7 +29,7 @@
 
 int apiprof_clock_tsc = 1;
 uint32_t apiprof_sample;
-uint32_t apiprof_mode;
+uint32_t apiprof_timing;
 
 static uint64_t tick0, mono0, hz = 1000000000ull;
 static uint64_t half0; /* mono0 is the tick0's clock time to within this, ns */
@@ -113,8 +113,8 @@ static bool rate_precise(const struct clock_pair *p)
 {
 	uint64_t dm = p->mono - mono0;
 
-	return p->mono > mono0 &&
-	       (unsigned __int128)(half0 + p->half) * 1000000u <= (unsigned __int128)dm * RATE_ERR_PPM;
+	return p->mono > mono0 && (unsigned __int128)(half0 + p->half) * 1000000u <=
+	                                  (unsigned __int128)dm * RATE_ERR_PPM;
 }
 
 /* Re-estimates the tick rate from the start pair; returns ticks per second. */

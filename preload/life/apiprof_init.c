@@ -15,6 +15,7 @@
 
 #include "apiprof_internal.h"
 #include "apiprof_steer_ctl.h"
+#include "apiprof_steer.h"
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static int init_state;
@@ -35,6 +36,7 @@ static void after_fork_child(void)
 	apiprof_thread_after_fork();
 	apiprof_api_after_fork();
 	apiprof_steer_after_fork();
+	apiprof_steer_modes_after_fork();
 	apiprof_segment_after_fork();
 	apiprof_loaded_forked(false);
 	apiprof_flusher_forget();
@@ -66,9 +68,8 @@ static void start(void)
 	self_pid = getpid();
 	apiprof_env_load(&apiprof_cfg);
 	apiprof_clock_init(apiprof_cfg.clock);
-	apiprof_sample = apiprof_cfg.sample > 1 ? apiprof_cfg.sample : 0;
-	apiprof_mode = (apiprof_clock_tsc ? 0 : APIPROF_MODE_MONOTONIC) |
-	               (apiprof_sample ? APIPROF_MODE_SAMPLE : 0);
+	apiprof_timing = apiprof_clock_tsc ? 0 : APIPROF_MODE_MONOTONIC;
+	apiprof_steer_start(apiprof_cfg.sample); /* apiprof_sample, its bit */
 	if (apiprof_tls_use_own())
 		start_profiling();
 }

@@ -46,7 +46,7 @@ APIPROF_HIDDEN int apiprof_err_write(const void *buf, size_t len);
 /* --- clock (apiprof_clock.c) ------------------------------------------ */
 APIPROF_HIDDEN extern int apiprof_clock_tsc;   /* 1: rdtsc, 0: CLOCK_MONOTONIC */
 APIPROF_HIDDEN extern uint32_t apiprof_sample; /* 0, or time one call in N */
-APIPROF_HIDDEN extern uint32_t apiprof_mode;   /* APIPROF_MODE_*, copied to each thread */
+APIPROF_HIDDEN extern uint32_t apiprof_timing; /* APIPROF_MODE_*, copied to each thread */
 
 /* A timestamp for the runtime's own use, in the process's clock. */
 static inline uint64_t apiprof_now(void)

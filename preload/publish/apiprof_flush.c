@@ -97,7 +97,7 @@ static bool fill_acct(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32
 
 static bool fill_sites(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint32_t i, bool folded)
 {
-	return apiprof_sites_read_srec(&r->u.sites, tab, i, apiprof_mode & APIPROF_MODE_SAMPLE,
+	return apiprof_sites_read_srec(&r->u.sites, tab, i, apiprof_timing & APIPROF_MODE_SAMPLE,
 	                               folded);
 }
 
@@ -105,7 +105,7 @@ static bool fill_siteq(struct apiprof_shm_rec *r, struct apiprof_tab *tab, uint3
 {
 	if (apiprof_xchg_acquire(&qscratch.taken, 1) != 0)
 		return false;
-	bool sampled = apiprof_mode & APIPROF_MODE_SAMPLE;
+	bool sampled = apiprof_timing & APIPROF_MODE_SAMPLE;
 	bool ok = apiprof_sites_read_srec(&qscratch.sites, tab, i, sampled, folded);
 	apiprof_sites_read_qrec(&r->u.siteq, tab, i, ok ? &qscratch.sites : NULL, qscratch.hist);
 	apiprof_store_release(&qscratch.taken, 0);

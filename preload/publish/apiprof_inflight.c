@@ -119,7 +119,10 @@ static bool read_call(const struct apiprof_tls_block *blk, struct apiprof_tab *t
 static uint64_t start_of(const struct apiprof_thread *th, const struct apiprof_tls *t,
                          const struct apiprof_inflight *b, uint64_t t0, uint64_t now)
 {
-	if (t->guard & APIPROF_GUARD_SAMPLE)
+	/* once count mode was used (the sample bit is kept), the call may be
+	 * one its way in did not time: its row's start is another call's */
+	if ((t->guard & APIPROF_GUARD_SAMPLE) ||
+	    (apiprof_read_once(&apiprof_timing) & APIPROF_MODE_SAMPLE))
 		return 0;
 	if (t0 == 0 || t0 > now || t0 < apiprof_load(&th->start_tick) || t0 < b->look)
 		return 0;

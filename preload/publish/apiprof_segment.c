@@ -40,6 +40,7 @@
 
 #include "apiprof_internal.h"
 #include "apiprof_segment.h"
+#include "apiprof_steer.h"
 #include "apiprof_segname.h"
 
 /* The segment's state (apiprof_segment.h). */
@@ -324,6 +325,7 @@ void apiprof_segment_open(void)
 	apiprof_store_release(&h->magic, APIPROF_SHM_MAGIC);
 	seg.size = size;
 	apiprof_store_release(&seg.hdr, h);
+	apiprof_steer_show(); /* the modes, once the steering can see it */
 }
 
 /* Our file reopened by name: the descriptor, or -1 with errno set (ESTALE:

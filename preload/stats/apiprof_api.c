@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "apiprof_internal.h"
+#include "apiprof_steer.h"
 #include "apiprof_loader_calls.h"
 
 /* The threads inside a lookup: see resolver_find. */
@@ -174,8 +175,10 @@ void apiprof_register(struct apiprof_api *api)
 	funcs_reserve(api); /* first: the tables' rows know their place in it (row_self) */
 	if (apiprof_cas_acq_rel(&api->id, &zero, id)) {
 		apiprof_wrappers_add(api);
+		apiprof_steer_gate(api, id); /* its mode before its offsets */
 		apiprof_api_publish(api, id);
 		apiprof_store_release(&api_state.apis[id], api);
+		apiprof_steer_gate(api, id); /* and a change made meanwhile */
 		apiprof_segment_add_api(api);
 	}
 	apiprof_busy_leave(busy);

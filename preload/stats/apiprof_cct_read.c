@@ -143,7 +143,7 @@ void apiprof_cct_read(struct apiprof_cct_copy *dst, const struct apiprof_cct *t,
                       struct apiprof_tab *const *tabs)
 {
 	dst->count = 0;
-	dst->sampled = apiprof_mode & APIPROF_MODE_SAMPLE;
+	dst->sampled = apiprof_timing & APIPROF_MODE_SAMPLE;
 	dst->n[0] = (struct apiprof_cct_node){0};
 	if (t == NULL || apiprof_load_acquire(&t->head) == NULL)
 		return;
@@ -172,7 +172,7 @@ static void node_fig(const struct apiprof_cct *t, struct apiprof_tab *const *tab
 
 	fig_read(f, &n->fig);
 	if (api == NULL || n->row >= api->nfuncs ||
-	    !run_read(t, tab, n->row, apiprof_mode & APIPROF_MODE_SAMPLE, v))
+	    !run_read(t, tab, n->row, apiprof_timing & APIPROF_MODE_SAMPLE, v))
 		return;
 	for (int k = 0; k < 2; k++) {
 		if (!v[k].on || v[k].node != id)

@@ -120,10 +120,12 @@ APIPROF_INLINE uint64_t site_addr(uint64_t key)
 	                                                  : APIPROF_SITE_ADDR(key);
 }
 
-/* The owner's mode, on its own thread. */
+/* Whether the owner keeps a run's timed calls (mark_timed): the
+ * process's, as the readers take it (apiprof_timing's sample bit, kept
+ * once any call was counted and not timed: sampled or count mode). */
 static bool own_sampled(void)
 {
-	return apiprof_tls_self()->mode & APIPROF_MODE_SAMPLE;
+	return __atomic_load_n(&apiprof_timing, __ATOMIC_RELAXED) & APIPROF_MODE_SAMPLE;
 }
 
 /* Adds a run's figures d (calls, ticks, timed) to entry run - 1 of r's

@@ -16,6 +16,7 @@
 
 #include "apiprof_cct.h"
 #include "apiprof_internal.h"
+#include "apiprof_steer.h"
 
 /* A timestamp in this thread's clock. */
 static inline uint64_t tick(const struct apiprof_tls *t)
@@ -55,6 +56,41 @@ static bool sample_due(struct apiprof_tls *t)
 		return false;
 	apiprof_sample_draw(t);
 	return true;
+}
+
+/* Whether the thread has a call of any api in progress. */
+static bool in_any_call(const struct apiprof_tls *t)
+{
+	for (uint32_t id = 1; id <= t->apis && id < APIPROF_MAX_APIS; id++)
+		if (t->api[id].frame > APIPROF_FRAME_IDLE)
+			return true;
+	return false;
+}
+
+/* Modes (issue 37): the thread takes up the timing that an api's gate w
+ * says (full: 0, sampled mode: APIPROF_GUARD_SAMPLE and the process's
+ * epoch), itself, between calls: with no call of any api in progress, a
+ * full-timing thread's innermost call is none, and sampled mode's draws
+ * start afresh with the process's N.  With one in progress it keeps its
+ * timing for now (that call's way out is its way in's) and comes here
+ * again on its next call.  Off and count are no timing: nothing to take. */
+void apiprof_timing_take_up(struct apiprof_tls *t, uint64_t w)
+{
+	uint64_t keep = t->guard & (APIPROF_GUARD_BUSY | APIPROF_GUARD_SLOW);
+
+	if (w == APIPROF_GATE_OFF || w == APIPROF_GATE_COUNT || (t->guard & ~keep) == w ||
+	    in_any_call(t))
+		return;
+	t->mode = (uint16_t)__atomic_load_n(&apiprof_timing, __ATOMIC_ACQUIRE);
+	if (w & APIPROF_GUARD_SAMPLE) {
+		uint32_t n = __atomic_load_n(&apiprof_sample, __ATOMIC_ACQUIRE);
+
+		t->span = 2u * (n > 1 ? n : 2u) - 1u;
+		apiprof_sample_draw(t);
+	} else {
+		t->cur = APIPROF_PARENT_NONE;
+	}
+	t->guard = keep | w;
 }
 
 /* Whether this thread runs on its alternate signal stack while the stack
@@ -114,9 +150,13 @@ uint64_t apiprof_abandon(struct apiprof_tls *t, uint32_t id, uint32_t row)
 	const struct apiprof_api *api = apiprof_api_get(id);
 	struct apiprof_tls_api *s = &t->api[id];
 	uint64_t parent = 0;
-	/* sampled mode's untimed inline calls keep no parent (the table's is
-	 * not this call's), and a timed one has none: 0 tells both */
-	bool kept = (s->frame & APIPROF_FRAME_SLOW) || !(t->mode & APIPROF_MODE_SAMPLE);
+	/* sampled and count mode's untimed inline calls keep no parent (the
+	 * table's is not this call's), and a timed one has none: 0 tells
+	 * both; once either mode was used (the sample bit is kept), a call
+	 * entered inline may be one of those */
+	bool kept = (s->frame & APIPROF_FRAME_SLOW) ||
+	            !((t->mode | __atomic_load_n(&apiprof_timing, __ATOMIC_RELAXED)) &
+	              APIPROF_MODE_SAMPLE);
 
 	if (s->tab != NULL) {
 		if (api != NULL && row < api->nfuncs)
@@ -328,14 +368,20 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
 	struct apiprof_tls *t = apiprof_tls_self();
 	if (t->guard & APIPROF_GUARD_BUSY)
 		return APIPROF_CALL_FORWARD;
-	if (id == 0 || t->api[id].tab == NULL) {
+	if (apiprof_gate_of(api) == APIPROF_GATE_OFF) /* no table, no count */
+		return APIPROF_CALL_FORWARD;
+	if (id == 0 || t->api[id].tab == NULL) { /* NULL too for an api off */
 		if (apiprof_thread_attach(api) == NULL)
 			return APIPROF_CALL_FORWARD;
 		id = api->id;
 	} else if (t->api[id].frame != APIPROF_FRAME_IDLE && nested(t, id, sp)) {
 		return APIPROF_CALL_FORWARD;
 	}
+	uint64_t w = apiprof_gate_of(api);
+	apiprof_timing_take_up(t, w);
 	frame_enter(t, id, sp, idx);
+	if (w == APIPROF_GATE_COUNT)
+		return APIPROF_CALL_COUNTED; /* counted, no clock, no tree */
 	return route_of(t, c, id, idx, sp, ret);
 }
 
@@ -352,10 +398,14 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	if (!apiprof_started() || !apiprof_tls_ok())
 		return enter_general(api, c, sp, idx, ret);
 	struct apiprof_tls *t = apiprof_tls_self();
+	uint64_t w = apiprof_gate_of(api);
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
-	    t->api[id].frame != APIPROF_FRAME_IDLE)
+	    t->api[id].frame != APIPROF_FRAME_IDLE || w == APIPROF_GATE_OFF)
 		return enter_general(api, c, sp, idx, ret);
+	apiprof_timing_take_up(t, w);
 	frame_enter(t, id, sp, idx);
+	if (w == APIPROF_GATE_COUNT)
+		return APIPROF_CALL_COUNTED;
 	return route_of(t, c, id, idx, sp, ret);
 }
 

@@ -28,6 +28,7 @@
 
 #include "apiprof_cct.h"
 #include "apiprof_internal.h"
+#include "apiprof_steer.h"
 
 /* A thread's entry is in its block, apiprof_tls_block()->self: NULL until
  * its first measured call, SELF_DEAD once it has been retired. */
@@ -225,7 +226,7 @@ static void entry_fold(struct apiprof_thread *th)
 		if (api == NULL || dst == NULL || th->tab[id] == NULL)
 			continue;
 		for (uint32_t i = 0; i < api->nfuncs; i++)
-			apiprof_tab_fold(dst, th->tab[id], i, apiprof_mode & APIPROF_MODE_SAMPLE);
+			apiprof_tab_fold(dst, th->tab[id], i, apiprof_timing & APIPROF_MODE_SAMPLE);
 	}
 }
 
@@ -344,7 +345,9 @@ static struct apiprof_tab *thread_table(struct apiprof_thread *th, uint32_t id,
 	return tab;
 }
 
-/* The slow path of apiprof_enter: the first call of an api on a thread. */
+/* The slow path of apiprof_enter: the first call of an api on a thread.
+ * NULL when the call is not to be counted: the runtime cannot, or the api
+ * is off (issue 37), which the thread then never has a table for. */
 struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 {
 	uint64_t held = apiprof_signal_hold(), busy = apiprof_busy_enter();
@@ -355,26 +358,24 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 	if (apiprof_load_acquire(&api->id) == 0)
 		apiprof_register(api);
 	uint32_t id = apiprof_load_acquire(&api->id);
-	if (id != 0 && (th = thread_self()) != NULL)
+	/* an api off (its gate comes with its id): no table, nothing counted */
+	if (id != 0 && apiprof_gate_of(api) != APIPROF_GATE_OFF && (th = thread_self()) != NULL)
 		tab = thread_table(th, id, api);
 	if (tab != NULL) {
 		struct apiprof_tls *t = apiprof_tls_self();
 
 		apiprof_api_publish(api, id);
-		t->mode = (uint16_t)apiprof_mode;
+		t->mode = (uint16_t)apiprof_timing;
 		if (id > t->apis)
 			t->apis = (uint16_t)id;
-		if (apiprof_mode & APIPROF_MODE_MONOTONIC)
+		if (apiprof_timing & APIPROF_MODE_MONOTONIC)
 			t->guard |= APIPROF_GUARD_SLOW;
-		if ((apiprof_mode & APIPROF_MODE_SAMPLE) && !(t->guard & APIPROF_GUARD_SAMPLE)) {
-			t->span = 2u * apiprof_sample - 1u; /* N >= 2 in sampled mode */
-			apiprof_sample_draw(t);
-			t->guard |= APIPROF_GUARD_SAMPLE;
-		}
 		if (t->cur == 0) /* the thread's first table: no call in progress */
 			t->cur = APIPROF_PARENT_NONE;
 		t->api[id].tab = tab;
 		t->api[id].frame = APIPROF_FRAME_IDLE;
+		/* the process's timing, as the api's gate says (full, sampled:N) */
+		apiprof_timing_take_up(t, apiprof_gate_of(api));
 	}
 	errno = saved;
 	apiprof_busy_leave(busy);

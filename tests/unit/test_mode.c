@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apiprof_abi.h"
 #include "apiprof_mode.h"
 
 struct mode_case {
@@ -101,12 +102,35 @@ static int check_bad_words(void)
 	return bad;
 }
 
+/* What a segment shows (version 12): the process's mode, an api's own,
+ * none (0: the process's), and words a hostile writer left. */
+static int check_shown(void)
+{
+	static struct apiprof_shm_header h;
+	struct apiprof_modeval m;
+	int bad = 0;
+
+	h.proc_mode = apiprof_mode_pack((struct apiprof_modeval){APIPROF_LEVEL_SAMPLED, 64});
+	h.api_mode[3] = apiprof_mode_pack((struct apiprof_modeval){APIPROF_LEVEL_OFF, 0});
+	h.api_mode[4] = 0xff;
+	h.api_mode[5] = 1ull << 50;
+	bad |= !apiprof_mode_shown(&h, 0, &m) || m.level != APIPROF_LEVEL_SAMPLED || m.sample != 64;
+	bad |= !apiprof_mode_shown(&h, 3, &m) || m.level != APIPROF_LEVEL_OFF;
+	bad |= !apiprof_mode_shown(&h, 2, &m) || m.level != APIPROF_LEVEL_NONE;
+	bad |= apiprof_mode_shown(&h, 4, &m) || apiprof_mode_shown(&h, 5, &m);
+	bad |= apiprof_mode_shown(&h, APIPROF_SHM_APIS, &m);
+	if (bad)
+		printf("FAIL: apiprof_mode_shown\n");
+	return bad;
+}
+
 int main(void)
 {
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		bad |= check_case(&cases[i]);
 	bad |= check_bad_words();
+	bad |= check_shown();
 	if (!bad)
 		printf("ok: %zu texts, 8 hostile words\n", sizeof(cases) / sizeof(cases[0]));
 	return bad;

@@ -1,0 +1,184 @@
+#!/bin/sh
+# modes.sh CASE LIBAPIPROF SHIM_A SHIM_B PROG - the modes (issue 37) as the
+# exit JSON (APIPROF_OUTPUT) counts them, to the call:
+#   phases   full N / off M / count K by the program's own apiprof_control_mode:
+#            calls N + K, timed N (the times are the first phase's), bytes too
+#   timing   full / sampled:4 / full: calls exact, some timed, and "estimated"
+#            (a process that sampled a while says its times are estimates)
+#   perapi   modeb off, then count, while modea stays full
+#   blocked  a call in progress across a switch to off and back: counted once,
+#            timed once, for at least as long as the program saw it blocked
+#   flip     64 threads, 10,000 random flips: every call made while its api
+#            was counting is counted, no other (a handshake around each flip)
+#   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
+#   run-mode RUN SPEC   apiprof-run --mode count passes it on; --mode bogus is refused
+#   phases-top TOP      phases, as apiprof-top --json sees the live process (in a
+#                       private mount namespace with its own /dev/shm): calls N + K,
+#                       not estimated, the mean that of the N timed calls
+set -eu
+. "$(dirname "$0")/../lib.sh"
+case=$1 lib=$2 shim_a=$3 shim_b=$4 prog=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() {
+	APIPROF_OUTPUT="$tmp/out.json" APIPROF_SHM=0 \
+		LD_PRELOAD="$(shim_preload "$lib" "$shim_a" "$shim_b")" "$prog" "$@" \
+		>"$tmp/stdout" 2>"$tmp/stderr" || {
+		echo "FAIL: $prog $* exited $?"
+		cat "$tmp/stderr"
+		exit 1
+	}
+}
+
+# check 'NAME.FIELD=VALUE ...': the sums over the exit JSON's threads
+check() {
+	/usr/bin/python3 - "$tmp/out.json" "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {}
+for t in doc["threads"]:
+    for f in t["functions"]:
+        r = rows.setdefault(f["name"], {})
+        for k in ("calls", "timed", "bytes", "total_ns", "max_ns"):
+            if isinstance(f.get(k), int):
+                r[k] = r.get(k, 0) + f[k]
+bad = []
+for want in sys.argv[2:]:
+    op = ">=" if ">=" in want else "="
+    key, v = want.split(op)
+    name, field = key.split(".")
+    got = rows.get(name, {}).get(field, 0)
+    if (op == "=" and got != int(v)) or (op == ">=" and got < int(v)):
+        bad.append(f"{name}.{field}: got {got}, want {op}{v}")
+for name, r in rows.items():
+    if r.get("timed", 0) > r.get("calls", 0):
+        bad.append(f"{name}: timed {r['timed']} > calls {r['calls']}")
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad))
+    sys.exit(1)
+PY
+}
+
+case $case in
+phases)
+	run phases 1000 700 300
+	check ma_call.calls=1300 ma_call.timed=1000 ma_put.calls=1300 ma_put.timed=1000 \
+		ma_put.bytes=130000
+	;;
+timing)
+	run timing 1000 4000 300
+	check ma_call.calls=5300 ma_put.calls=5300 ma_put.bytes=530000
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for th in d["threads"] for f in th["functions"] if f["name"] == "ma_call"][0]
+ok = 1300 < f["timed"] < 5300 and f["estimated"] is True
+sys.exit(0 if ok else "FAIL: timed %d estimated %r, want 1300 < timed < 5300, true" % (f["timed"], f["estimated"]))' "$tmp/out.json"
+	;;
+perapi)
+	run perapi 1000 700 300
+	check ma_call.calls=2000 ma_call.timed=2000 mb_call.calls=1300 mb_call.timed=1000
+	;;
+blocked)
+	run blocked
+	lower=$(awk '$1 == "lower_ns" { print $2 }' "$tmp/stdout")
+	check ma_wait.calls=1 ma_wait.timed=1 "ma_wait.max_ns>=$lower" ma_call.calls=3 ma_call.timed=3
+	;;
+flip)
+	run flip 64 10000
+	set -- $(cat "$tmp/stdout")
+	[ "$1" = counted ] || { echo "FAIL: $(cat "$tmp/stdout")"; exit 1; }
+	check "ma_call.calls=$3" "mb_call.calls=$5"
+	;;
+start-off | start-count | start-sampled | start-bad | start-both)
+	sample= mode=
+	case $case in
+	start-off) mode=off ;;
+	start-count) mode=count ;;
+	start-sampled) mode=sampled:4 ;;
+	start-bad) mode=sampled:1x ;;
+	start-both) mode=count sample=64 ;;
+	esac
+	APIPROF_MODE=$mode APIPROF_SAMPLE=$sample run start 1000
+	case $case in
+	start-off) check ma_call.calls=0 ma_call.timed=0 ;;
+	start-count) check ma_call.calls=1000 ma_call.timed=0 ;;
+	start-sampled)
+		check ma_call.calls=1000
+		/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = sum(f["timed"] for th in d["threads"] for f in th["functions"] if f["name"] == "ma_call")
+sys.exit(0 if 0 < t < 1000 else "FAIL: sampled:4 timed %d of 1000" % t)' "$tmp/out.json"
+		;;
+	start-bad)
+		check ma_call.calls=1000 ma_call.timed=1000
+		[ "$(grep -c 'APIPROF_MODE' "$tmp/stderr")" = 1 ] ||
+			{ echo "FAIL: want one line on APIPROF_MODE"; cat "$tmp/stderr"; exit 1; }
+		grep -q 'APIPROF_MODE=sampled:1x: .*; full timing' "$tmp/stderr" ||
+			{ echo "FAIL: the line"; cat "$tmp/stderr"; exit 1; }
+		;;
+	start-both)
+		check ma_call.calls=1000 ma_call.timed=0
+		grep -q 'APIPROF_MODE=count wins over APIPROF_SAMPLE=64' "$tmp/stderr" ||
+			{ echo "FAIL: no line on both"; cat "$tmp/stderr"; exit 1; }
+		;;
+	esac
+	;;
+run-mode)
+	apiprof_run=$6 spec=$7
+	HOME=$tmp XDG_CACHE_HOME=$tmp/cache "$apiprof_run" -q --mode count -s "$spec" \
+		-o "$tmp/out.json" "$prog" start 1000 >"$tmp/stdout" 2>"$tmp/stderr" ||
+		{ echo "FAIL: apiprof-run --mode count"; cat "$tmp/stderr"; exit 1; }
+	check ma_call.calls=1000 ma_call.timed=0
+	if "$apiprof_run" --mode bogus -s "$spec" "$prog" start 1 2>"$tmp/stderr"; then
+		echo "FAIL: --mode bogus accepted"
+		exit 1
+	fi
+	grep -q 'apiprof-run: --mode bogus: ' "$tmp/stderr" || { echo "FAIL: the line"; cat "$tmp/stderr"; exit 1; }
+	;;
+phases-top)
+	unshare -m --propagation private true 2>/dev/null ||
+		{ echo "SKIP: no private mount namespace here"; exit 77; }
+	unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs /dev/shm && exec sh "$@"' \
+		sh "$0" phases-top-inner "$lib" "$shim_a" "$shim_b" "$prog" "$6" "$tmp"
+	;;
+phases-top-inner)
+	top=$6 dir=$7
+	mkfifo "$dir/in" "$dir/out"
+	LD_PRELOAD="$(shim_preload "$lib" "$shim_a" "$shim_b")" "$prog" phases-hold 1000 700 300 \
+		<"$dir/in" >"$dir/out" &
+	pid=$!
+	exec 3>"$dir/in" 4<"$dir/out"
+	read -r line <&4 # the program's "ready", after its three phases
+	"$top" --json -n 1 -p "$pid" >"$dir/top.json"
+	echo x >&3
+	wait "$pid"
+	/usr/bin/python3 - "$dir/top.json" <<'PY'
+import json, sys
+doc = json.loads(open(sys.argv[1]).readline())
+fs = {f["name"]: f for p in doc["processes"] for t in p["threads"] for f in t["functions"]}
+bad = []
+for name in ("ma_call", "ma_put"):
+    f = fs.get(name)
+    if f is None:
+        bad.append(f"{name}: no row")
+        continue
+    if f["calls"] != 1300 or f["estimated"]:
+        bad.append(f"{name}: calls {f['calls']} estimated {f['estimated']}, want 1300 false")
+    if abs(f["avg_ns"] - f["total_ns"] / 1000) > 1:
+        bad.append(f"{name}: avg_ns {f['avg_ns']} is not total_ns {f['total_ns']} over the 1000 timed calls")
+if fs.get("ma_put", {}).get("bytes") != 130000:
+    bad.append("ma_put: bytes %r, want 130000" % fs.get("ma_put", {}).get("bytes"))
+if bad:
+    print("FAIL (apiprof-top --json):\n  " + "\n  ".join(bad))
+    sys.exit(1)
+PY
+	;;
+*)
+	echo "modes.sh: unknown case $case"
+	exit 2
+	;;
+esac
+echo "ok: $case"
