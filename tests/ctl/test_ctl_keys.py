@@ -8,10 +8,8 @@ tmux: R resets it, m cycles its mode (full, sampled:64, count, off).
 ctlprog makes exactly N calls; R in the viewer, and the status line says
 "reset (1 so far)"; M more; then m three times (sampled:64, count, off),
 K calls, m (full) and L calls.  The exit JSON: since start N + M + L,
-since reset M + L (off counts nothing).  The modes on the hot path are
-helper hot's (apiprof_steer_mode): until they are merged the runtime
-refuses every mode but full, the status line says so, the K calls are
-counted (since start N + M + K + L), and that part says it is skipped.  Screens are polled a bounded
+since reset M + L (off counts nothing).  A mode the runtime refuses is a
+failure (the status line says "cannot take").  Screens are polled a bounded
 number of times (tests/top/test_live_tmux.py's Tmux), never a fixed sleep.
 In a private /dev/shm.
 """
@@ -74,17 +72,15 @@ def main():
             doc = json.load(f)
     got = [(x["since_start"]["calls"], x["since_reset"]["calls"])
            for x in doc["totals"] if x["function"] == "tt_work"]
-    counted = K if not modes else 0  # off: K not counted (with the modes)
+    if not modes:
+        fail("m: the runtime refused a mode (the status line said cannot take)")
+    counted = 0  # off: the K calls are not counted
     want = (N + M + counted + L, M + counted + L)
     if got != [want] or doc["resets"] != 1:
         fail("tt_work since start/since reset %s resets %s, want %s and 1"
              % (got, doc["resets"], want))
     print("ok: R reset the process (since reset %d of %d)" % want[::-1])
-    if not modes:
-        print("skip part: the runtime refuses modes but full (helper hot's modes); "
-              "m said so on the status line")
-    else:
-        print("ok: m cycled sampled:64, count, off, full: the off phase not counted")
+    print("ok: m cycled sampled:64, count, off, full: the off phase not counted")
 
 
 if __name__ == "__main__":
