@@ -296,30 +296,6 @@ APIPROF_INLINE _Bool apiprof_nested_at(const struct apiprof_api *api, uintptr_t 
 	(apiprof_gate_of(api) == APIPROF_GATE_OFF ||                                               \
 	 apiprof_nested_at((api), (uintptr_t)__builtin_dwarf_cfa()))
 
-/* apiprof_enter for a function that declares bytes or failures: full
- * timing first, the guard or'ed in memory with the gate (both 0), then
- * the gate loaded again for the rest: the call goes by that second load
- * (a gate that changed in between only means the full test failed).  Its wrapper keeps the size
- * argument in a saved register, and its ways out load the slot's offset again rather than keep it
- * in a second one: measured as issue 24 measures it (half the difference of the twin shims' g - f,
- * bench_driver -t fg, 8 interleaved rounds), declaring cost 0.86 ns more than not declaring this
- * way, 1.40 with the plain wrappers' way in and out. */
-APIPROF_INLINE unsigned apiprof_enter_acct(struct apiprof_api *api, struct apiprof_call *c,
-                                           uint32_t idx, uintptr_t ret)
-{
-	uintptr_t t = apiprof_tls_of(api);
-	uintptr_t slot = apiprof_slot_of(api);
-
-	c->slot = slot;
-	c->tls = t;
-	if (apiprof_likely(apiprof_guard_gate_zero(t, api)))
-		return apiprof_enter_full(c, idx, ret);
-	uint64_t w = apiprof_gate_of(api); /* the one this call goes by */
-	if (apiprof_likely(apiprof_guard_is(t, w)))
-		return apiprof_enter_sampled(c, idx, ret);
-	return apiprof_enter_gated(c, w);
-}
-
 /* The call state after the out-of-line way in (route), which may have
  * given the thread its table just now. */
 APIPROF_INLINE void apiprof_call_fill(const struct apiprof_api *api, struct apiprof_call *c,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * apiprof_shim_acct.h - the way out of a function that declares
+ * apiprof_shim_acct.h - the way in and out of a function that declares
  * "bytes", "fails" or "errno" (APIPROF_FUNC_ACCT): its size, its failure
  * and its errno slot, counted into the row's struct apiprof_acct after
- * the clock.  Included at the end of apiprof_shim.h, whose way out these
- * extend.
+ * the clock.  Included at the end of apiprof_shim.h, whose ways in and
+ * out these extend.
  */
 #ifndef APIPROF_SHIM_ACCT_H
 #define APIPROF_SHIM_ACCT_H
@@ -12,6 +12,32 @@
 #include <errno.h>
 
 #include "apiprof_shim.h"
+
+/* apiprof_enter for a function that declares bytes or failures: full
+ * timing first, the guard or'ed in memory with the gate (both 0), then
+ * the gate loaded again for the rest: the call goes by that second load
+ * (a gate that changed in between only means the full test failed).  Its
+ * wrapper keeps the size argument in a saved register, and its ways out
+ * load the slot's offset again rather than keep it in a second one:
+ * measured as issue 24 measures it (half the difference of the twin
+ * shims' g - f, bench_driver -t fg, 8 interleaved rounds), declaring cost
+ * 0.86 ns more than not declaring this way, 1.40 with the plain wrappers'
+ * way in and out. */
+APIPROF_INLINE unsigned apiprof_enter_acct(struct apiprof_api *api, struct apiprof_call *c,
+                                           uint32_t idx, uintptr_t ret)
+{
+	uintptr_t t = apiprof_tls_of(api);
+	uintptr_t slot = apiprof_slot_of(api);
+
+	c->slot = slot;
+	c->tls = t;
+	if (apiprof_likely(apiprof_guard_gate_zero(t, api)))
+		return apiprof_enter_full(c, idx, ret);
+	uint64_t w = apiprof_gate_of(api); /* the one this call goes by */
+	if (apiprof_likely(apiprof_guard_is(t, w)))
+		return apiprof_enter_sampled(c, idx, ret);
+	return apiprof_enter_gated(c, w);
+}
 
 /* A parameter named by "bytes": an integer (a pointer does not convert
  * without a cast, so the compiler refuses a spec that names one). */
