@@ -21,9 +21,13 @@ case=$1 lib=$2 shim_a=$3 shim_b=$4 prog=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The shims bring the runtime (LIBAPIPROF) in as their dependency, after
+# libc in the search order: preloaded itself, its dlsym would come before
+# libc's for TSan's own start-up, which looks its interceptors up with
+# dlsym before it can run instrumented code (a crash at start).
 run() {
 	APIPROF_OUTPUT="$tmp/out.json" APIPROF_SHM=0 \
-		LD_PRELOAD="$(shim_preload "$lib" "$shim_a" "$shim_b")" "$prog" "$@" \
+		LD_PRELOAD="$(shim_preload "$shim_a" "$shim_b")" "$prog" "$@" \
 		>"$tmp/stdout" 2>"$tmp/stderr" || {
 		echo "FAIL: $prog $* exited $?"
 		cat "$tmp/stderr"
@@ -147,7 +151,7 @@ phases-top)
 phases-top-inner)
 	top=$6 dir=$7
 	mkfifo "$dir/in" "$dir/out"
-	LD_PRELOAD="$(shim_preload "$lib" "$shim_a" "$shim_b")" "$prog" phases-hold 1000 700 300 \
+	LD_PRELOAD="$(shim_preload "$shim_a" "$shim_b")" "$prog" phases-hold 1000 700 300 \
 		<"$dir/in" >"$dir/out" &
 	pid=$!
 	exec 3>"$dir/in" 4<"$dir/out"
