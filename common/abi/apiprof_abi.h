@@ -112,6 +112,10 @@ enum apiprof_proc_mode {
 /* The runtime answers a reader's request (ctl.req) with a full snapshot
  * and then ctl.done: a first look can wait for everything done before. */
 #define APIPROF_SHM_FLUSH_ACK 0x4u
+/* Some calls were counted and not timed (sampled or count mode, once
+ * used, for good): a function's time is an estimate from its timed calls
+ * (apiprof_stat_total_ticks), as when sample > 1. */
+#define APIPROF_SHM_UNTIMED 0x8u
 
 /* Flags of a function entry. */
 #define APIPROF_FUNC_NORETURN 0x1u /* counted, never timed */

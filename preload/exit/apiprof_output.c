@@ -114,12 +114,12 @@ void out_jstr(struct out *o, const char *s, size_t max)
  * calls x the mean latency of the timed calls (apiprof_stat.h). */
 uint64_t total_ticks(const struct apiprof_fstat *s)
 {
-	return apiprof_stat_total_ticks(apiprof_sample != 0, s->ticks, s->calls, s->timed);
+	return apiprof_stat_total_ticks(apiprof_estimating(), s->ticks, s->calls, s->timed);
 }
 
 bool estimated(const struct apiprof_fstat *s)
 {
-	return apiprof_stat_estimated(apiprof_sample != 0, s->calls, s->timed);
+	return apiprof_stat_estimated(apiprof_estimating(), s->calls, s->timed);
 }
 
 void each_func(struct out *o, struct apiprof_tab *const *tabs, each_fn fn)

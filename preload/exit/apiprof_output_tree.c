@@ -26,7 +26,7 @@ struct tree_state tree;
 
 static void load_row(struct apiprof_tab *tab, uint32_t func, uint32_t i, bool folded)
 {
-	bool sampled = apiprof_sample != 0;
+	bool sampled = apiprof_estimating();
 
 	if (!apiprof_sites_read_srec(&tree.rec, tab, i, sampled, folded)) {
 		tree.incomplete = true;

@@ -16,7 +16,7 @@ static void fmt_time(char *buf, size_t cap, uint64_t ticks)
 {
 	char t[16];
 
-	snprintf(buf, cap, "%s%s", apiprof_sample ? "~" : "",
+	snprintf(buf, cap, "%s%s", apiprof_estimating() ? "~" : "",
 	         apiprof_stat_fmt_ns(t, sizeof(t), apiprof_ticks_to_ns(ticks), "us"));
 }
 

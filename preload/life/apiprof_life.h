@@ -48,6 +48,15 @@ APIPROF_HIDDEN extern int apiprof_clock_tsc;   /* 1: rdtsc, 0: CLOCK_MONOTONIC *
 APIPROF_HIDDEN extern uint32_t apiprof_sample; /* 0, or time one call in N */
 APIPROF_HIDDEN extern uint32_t apiprof_timing; /* APIPROF_MODE_*, copied to each thread */
 
+/* Whether some calls were counted and not timed (sampled or count mode,
+ * ever: the sample bit of apiprof_timing is kept once set), so that a
+ * function's time is estimated from its timed calls (ticks x calls /
+ * timed) and the outputs say "estimated". */
+static inline bool apiprof_estimating(void)
+{
+	return (__atomic_load_n(&apiprof_timing, __ATOMIC_RELAXED) & APIPROF_MODE_SAMPLE) != 0;
+}
+
 /* A timestamp for the runtime's own use, in the process's clock. */
 static inline uint64_t apiprof_now(void)
 {

@@ -127,6 +127,8 @@ static void show(void)
 	__atomic_store_n(&h->proc_mode, apiprof_mode_pack(st.proc), __ATOMIC_RELAXED);
 	uint32_t n = __atomic_load_n(&apiprof_sample, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->sample, n > 1 ? n : 1u, __ATOMIC_RELEASE);
+	if (apiprof_estimating())
+		apiprof_or_fetch_relaxed(&h->flags, APIPROF_SHM_UNTIMED);
 }
 
 void apiprof_steer_show(void)

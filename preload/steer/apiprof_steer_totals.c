@@ -211,12 +211,12 @@ static uint64_t ns_of(uint64_t ticks)
 /* A function's time, estimated in sampled mode. */
 static uint64_t tot_ns(struct tot t)
 {
-	return ns_of(apiprof_stat_total_ticks(apiprof_sample != 0, t.ticks, t.calls, t.timed));
+	return ns_of(apiprof_stat_total_ticks(apiprof_estimating(), t.ticks, t.calls, t.timed));
 }
 
 static bool tot_exact(struct tot t)
 {
-	return !apiprof_stat_estimated(apiprof_sample != 0, t.calls, t.timed);
+	return !apiprof_stat_estimated(apiprof_estimating(), t.calls, t.timed);
 }
 
 static struct tot minus(struct tot a, const struct tot *b)

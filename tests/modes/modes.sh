@@ -2,7 +2,8 @@
 # modes.sh CASE LIBAPIPROF SHIM_A SHIM_B PROG - the modes (issue 37) as the
 # exit JSON (APIPROF_OUTPUT) counts them, to the call:
 #   phases   full N / off M / count K by the program's own apiprof_control_mode:
-#            calls N + K, timed N (the times are the first phase's), bytes too
+#            calls N + K, timed N (the times are the first phase's), bytes too;
+#            the time an estimate from the N timed calls, and marked so
 #   timing   full / sampled:4 / full: calls exact, some timed, and "estimated"
 #            (a process that sampled a while says its times are estimates)
 #   perapi   modeb off, then count, while modea stays full
@@ -69,6 +70,14 @@ phases)
 	run phases 1000 700 300
 	check ma_call.calls=1300 ma_call.timed=1000 ma_put.calls=1300 ma_put.timed=1000 \
 		ma_put.bytes=130000
+	# 300 calls counted and not timed: the time is an estimate, and says so
+	/usr/bin/python3 -c 'import json, sys
+doc = json.load(open(sys.argv[1]))
+fs = [f for t in doc["threads"] for f in t["functions"] if f["name"] in ("ma_call", "ma_put")]
+tot = [x for x in doc["totals"] if x["function"] in ("ma_call", "ma_put")]
+bad = [f["name"] for f in fs if f["estimated"] is not True]
+bad += [x["function"] + " totals" for x in tot if x["since_start"]["exact"] is not False]
+sys.exit("FAIL: not marked estimated after count mode: %s" % bad if bad or len(tot) != 2 else 0)' "$tmp/out.json"
 	;;
 timing)
 	run timing 1000 4000 300
