@@ -181,10 +181,10 @@ static struct top_prom_proc *proc_get(struct top_prom *x, const struct top_entry
 static void acc_add_cell(struct top_prom_acc *a, const struct top_proc *p, const struct top_stat *s,
                          const int *le_of)
 {
-	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, s->ticks, s->calls, s->timed);
+	uint64_t t = apiprof_stat_total_ticks(top_proc_estimates(p), s->ticks, s->calls, s->timed);
 
 	a->calls += s->calls;
-	a->time_ns[p->sample > 1] += top_ticks_ns((double)t, p->tick_hz);
+	a->time_ns[top_proc_estimates(p)] += top_ticks_ns((double)t, p->tick_hz);
 	a->sum_ns += top_ticks_ns((double)s->ticks, p->tick_hz);
 	for (int b = 0; b < APIPROF_HIST_BUCKETS; b++) {
 		a->count += s->hist[b];
@@ -255,7 +255,7 @@ static int add_proc(struct top_prom *x, const struct top_proc *p, uint32_t uid, 
 		if (!a)
 			return -1;
 		s->gen = x->gen;
-		s->timed[p->sample > 1] = true;
+		s->timed[top_proc_estimates(p)] = true;
 		s->fflags |= p->funcs[c->func].flags & APIPROF_FUNC_ACCT;
 		acc_add_cell(a, p, &c->cur, le_of);
 	}

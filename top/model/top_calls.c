@@ -26,7 +26,7 @@ static double site_ns(const struct top_proc *p, const struct top_site *e)
 
 static bool site_estimated(const struct top_proc *p, const struct top_site *e)
 {
-	return p->sample > 1 && e->timed < e->calls;
+	return top_proc_estimates(p) && e->timed < e->calls;
 }
 
 static bool same_site(const struct top_site *a, const struct top_site *b)

@@ -127,7 +127,7 @@ static struct top_child *kid_of(struct kids *k, uint32_t func)
 
 static bool estimated(const struct top_proc *p, uint64_t calls, uint64_t timed)
 {
-	return p->sample > 1 && timed < calls;
+	return top_proc_estimates(p) && timed < calls;
 }
 
 /* Node id's other paths into k's. */

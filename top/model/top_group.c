@@ -167,6 +167,7 @@ static void header_from(struct top_proc *g, const struct top_proc *m)
 {
 	if (m->sample > g->sample)
 		g->sample = m->sample;
+	g->untimed |= m->untimed;
 	if (m->iv_wall_ns > g->iv_wall_ns)
 		g->iv_wall_ns = m->iv_wall_ns;
 	if (m->start_realtime_ns < g->start_realtime_ns)

@@ -374,7 +374,7 @@ bool top_proc_expired(const struct top_proc *p, uint64_t mono_ns, uint64_t linge
  * calls, estimated as the runtime's summary does (apiprof_stat.h). */
 double top_proc_time_ns(const struct top_proc *p, uint64_t ticks, uint64_t calls, uint64_t timed)
 {
-	uint64_t t = apiprof_stat_total_ticks(p->sample > 1, ticks, calls, timed);
+	uint64_t t = apiprof_stat_total_ticks(top_proc_estimates(p), ticks, calls, timed);
 
 	return top_ticks_ns((double)t, p->tick_hz);
 }

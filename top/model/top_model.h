@@ -74,6 +74,7 @@ struct top_proc {
 	int ppid;                  /* its parent as the viewer's /proc shows it; 0 unknown */
 	uint32_t mode;
 	uint32_t sample;
+	bool untimed; /* APIPROF_SHM_UNTIMED: some calls counted and not timed */
 	uint32_t clock;
 	uint32_t interval_ms;
 	uint64_t tick_hz;
@@ -187,6 +188,13 @@ struct top_row {
 	                */
 	uint64_t errnos[APIPROF_ERRNO_SLOTS]; /* cumulative, by slot */
 };
+
+/* Whether p's times are estimates from its timed calls: it samples, or
+ * some of its calls were counted and not timed (count mode). */
+static inline bool top_proc_estimates(const struct top_proc *p)
+{
+	return p->sample > 1 || p->untimed;
+}
 
 void top_proc_init(struct top_proc *p, int pid, uint64_t starttime);
 void top_proc_free(struct top_proc *p);

@@ -179,7 +179,7 @@ static double iv_time_ns(const struct top_proc *p, const struct top_stat *cur,
 {
 	if (iv->calls == 0 || iv->timed != 0)
 		return top_stat_time_ns(p, iv);
-	if (p->sample <= 1 || cur->timed == 0)
+	if (!top_proc_estimates(p) || cur->timed == 0)
 		return -1;
 	return top_ticks_ns((double)cur->ticks * (double)iv->calls / (double)cur->timed,
 	                    p->tick_hz);
@@ -215,7 +215,7 @@ static void row_fill(struct top_row *r, const struct top_proc *p, const struct a
 	r->base_ns = top_stat_time_ns(p, base);
 	r->rate = wall_s > 0 ? (double)r->calls_iv / wall_s : 0;
 	r->pct = r->iv_ns < 0 ? -1 : p->iv_wall_ns ? 100.0 * r->iv_ns / (double)p->iv_wall_ns : 0;
-	r->estimated = p->sample > 1;
+	r->estimated = top_proc_estimates(p);
 	row_timing(r, p, cur, since_start ? cur : iv, since_start ? cur : base);
 	if (r->fflags & APIPROF_FUNC_ACCT)
 		row_acct(r, wall_s, &cur->acct, &iv->acct, &base->acct, since_start);

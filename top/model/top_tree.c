@@ -270,7 +270,7 @@ static json_t *node_json(const struct top_proc *p, const struct top_tree *t, uin
 	                      n->parent ? json_integer(n->parent) : json_null(), "function", name,
 	                      "calls", top_u64_json(n->calls), "total_ns", top_ns_json(total),
 	                      "self_ns", top_ns_json(self_ns(p, t, id)), "estimated",
-	                      p->sample > 1 && n->timed < n->calls);
+	                      top_proc_estimates(p) && n->timed < n->calls);
 	if (o != NULL && n->parent == 0)
 		json_object_set_new(
 		        o, "site",
@@ -359,7 +359,7 @@ static int paths_of_tree(struct paths *x, const struct top_proc *p, const struct
 		e->self_ns += self_ns(p, t, id);
 		e->ovf_calls += n->ovf_calls;
 		e->ovf_ns += ovf_ns(p, n);
-		e->estimated |= p->sample > 1 && n->timed < n->calls;
+		e->estimated |= top_proc_estimates(p) && n->timed < n->calls;
 	}
 	free(map);
 	return 0;

@@ -23,6 +23,7 @@ static void feed_pass(void *ctx, const struct apiprof_shm_header *h, uint64_t lo
 	top_shm_sanitize(p->comm, h->comm, sizeof(h->comm));
 	p->mode = h->mode;
 	p->sample = h->sample;
+	p->untimed = (h->flags & APIPROF_SHM_UNTIMED) != 0;
 	p->clock = h->clock;
 	p->interval_ms = h->interval_ms;
 	p->tick_hz = h->tick_hz;

@@ -241,7 +241,10 @@ static void draw_proc_title(const struct top_pnode *node)
 	putf("  %s  clock %s  dropped %llu  lost %llu%s%s",
 	     top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
 	     (unsigned long long)p->dropped, (unsigned long long)p->lost,
-	     p->sample > 1 ? "  sampled: ~ = estimate" : "", top_ring_note(p));
+	     p->sample > 1 ? "  sampled: ~ = estimate"
+	     : p->untimed  ? "  not all timed: ~ = estimate"
+	                   : "",
+	     top_ring_note(p));
 	if (unl[0]) {
 		attron(COLOR_PAIR(PAIR_ALERT) | A_BOLD);
 		put(unl);

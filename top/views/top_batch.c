@@ -129,8 +129,10 @@ static void text_proc(FILE *out, const struct top_pnode *node, const struct top_
 	fprintf(out, "\n%sPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu%s%s\n",
 	        indent, p->pid, top_proc_name(p, name, sizeof(name)), up, top_state_name(p->state),
 	        top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
-	        p->sample > 1 ? "  sampled (~ = estimate)" : "", (unsigned long long)p->dropped,
-	        (unsigned long long)p->lost, top_ring_note(p), unl);
+	        p->sample > 1 ? "  sampled (~ = estimate)"
+	        : p->untimed  ? "  not all timed (~ = estimate)"
+	                      : "",
+	        (unsigned long long)p->dropped, (unsigned long long)p->lost, top_ring_note(p), unl);
 	text_rows(out, p, v);
 }
 
