@@ -3,9 +3,10 @@
  * top_ui_steer.c - the live view's keys that steer the selected process
  * (issue 37), as apiprof-ctl does (apiprof_ctl_send.h): m sets the mode
  * after the one its line shows in full -> sampled:64 -> count -> off ->
- * full, R resets its "since reset" totals.  The answer, or why there is none, goes to the status
- * line. The wait for an answer is short (the process answers at once or not at all): the view stops
- * for at most STEER_WAIT_MS.
+ * full, R resets its "since reset" totals.  The answer, or why there is
+ * none, goes to the status line.  The wait for an answer is short (the
+ * process answers at once or not at all): the view stops for at most
+ * STEER_WAIT_MS.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,8 +30,8 @@ static const struct apiprof_modeval cycle[] = {
 static struct {
 	int pid;
 	uint64_t starttime;
-	struct top_mode shown; /* the process's mode shown when it took ... */
-	struct top_mode sent;  /* ... this one */
+	uint64_t refreshed;   /* its last_mono_ns when it took ... */
+	struct top_mode sent; /* ... this mode */
 } last;
 
 /* The selected line's process, or NULL. */
@@ -55,11 +56,6 @@ static enum apiprof_send_status send(struct ui *u, const struct top_proc *p,
 	return apiprof_ctl_send(TOP_SHM_DIR, &t[0], r, STEER_WAIT_MS, u->status, sizeof(u->status));
 }
 
-static bool same(struct top_mode a, struct top_mode b)
-{
-	return a.known == b.known && a.v.level == b.v.level && a.v.sample == b.v.sample;
-}
-
 /* The mode after m in the cycle (any sampled:N is sampled's place; full
  * after one not known). */
 static struct apiprof_modeval after(struct top_mode m)
@@ -74,8 +70,8 @@ static struct apiprof_modeval after(struct top_mode m)
  * refresh has shown it yet. */
 static struct apiprof_modeval next_mode(const struct top_proc *p)
 {
-	bool pending =
-	        last.pid == p->pid && last.starttime == p->starttime && same(last.shown, p->steer);
+	bool pending = last.pid == p->pid && last.starttime == p->starttime &&
+	               last.refreshed == p->last_mono_ns;
 
 	return after(pending ? last.sent : p->steer);
 }
@@ -95,7 +91,7 @@ void top_ui_key_mode(struct ui *u, int ch)
 	if (send(u, p, &r) == APIPROF_SEND_OK) {
 		last.pid = p->pid;
 		last.starttime = p->starttime;
-		last.shown = p->steer;
+		last.refreshed = p->last_mono_ns;
 		last.sent = (struct top_mode){m, true};
 	}
 }
