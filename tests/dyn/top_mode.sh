@@ -18,6 +18,6 @@ seg=$1
 [ -f "$seg" ] || { echo "FAIL: no segment for pid $pid"; exit 1; }
 "$top" -b -n 1 -p "$pid" --linger 3600 >"$tmp/top.txt"
 grep -q "^PID $pid .* dyn " "$tmp/top.txt" || { echo "FAIL: no dyn mode shown"; cat "$tmp/top.txt"; exit 1; }
-"$top" --json -n 1 -p "$pid" --linger 3600 | grep -q '"mode":1,' ||
-	{ echo "FAIL: --json mode is not 1"; exit 1; }
+"$top" --json -n 1 -p "$pid" --linger 3600 | grep -q '"interposer":"dyn",' ||
+	{ echo "FAIL: --json interposer is not dyn"; exit 1; }
 echo "ok: apiprof-top shows the process in dyn mode"

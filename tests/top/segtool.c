@@ -12,7 +12,9 @@
  *       no pages: only the header and the function table are reserved.
  *       The name and header say uid $SEGTOOL_UID when it is set, and
  *       the nonce $SEGTOOL_NONCE (decimal) when it is set: many segments
- *       can then name one process.
+ *       can then name one process.  The function is api id 1's; with
+ *       $SEGTOOL_MODES ("PROC API", two words as strtoull reads them),
+ *       the header's proc_mode and api_mode[1] are those (issue 37).
  *   segtool maxrss OUT CMD...
  *       Runs CMD, writes its peak resident size in KiB to OUT, and exits
  *       with its status.
@@ -77,6 +79,19 @@ static void set_name(char *name, size_t len, const struct apiprof_shm_header *h)
 #endif
 }
 
+/* The modes' words, as $SEGTOOL_MODES says (else none: the runtime's
+ * are never 0, so a reader shows "?"). */
+static void modes(struct apiprof_shm_header *h)
+{
+	const char *m = getenv("SEGTOOL_MODES");
+	char *end;
+
+	if (m == NULL)
+		return;
+	h->proc_mode = strtoull(m, &end, 0);
+	h->api_mode[1] = strtoull(end, NULL, 0);
+}
+
 /* The header as the runtime lays it out, one function, 1 << order records. */
 static void layout(struct apiprof_shm_header *h, int pid, const char *comm, uint32_t order)
 {
@@ -106,6 +121,7 @@ static void layout(struct apiprof_shm_header *h, int pid, const char *comm, uint
 	h->ring_order = order;
 	h->segment_size = apiprof_ring_size(&g);
 	h->magic = APIPROF_SHM_MAGIC;
+	modes(h);
 }
 
 static void put(int fd, const void *p, size_t n, uint64_t off)
@@ -152,6 +168,7 @@ static int make(int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	snprintf(f.api, sizeof(f.api), "testlib");
 	snprintf(f.name, sizeof(f.name), "tl_add");
+	f.api_id = 1;
 	put(fd, &f, sizeof(f), h.func_off);
 	if (sparse)
 		h.head = 1ull << order; /* claims a full ring */

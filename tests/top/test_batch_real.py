@@ -124,11 +124,13 @@ class Viewer:
 
 
 def check_rows(proc):
-    for k in ("pid", "comm", "state", "mode", "clock", "dropped", "threads"):
+    for k in ("pid", "comm", "state", "interposer", "mode", "clock", "dropped", "threads"):
         if k not in proc:
             fail("missing process key " + k)
-    if proc["mode"] != 0 or proc["clock"] not in ("tsc", "monotonic"):
-        fail("mode/clock: %r %r" % (proc["mode"], proc["clock"]))
+    if proc["interposer"] != "shim" or proc["mode"] != "full" \
+            or proc["clock"] not in ("tsc", "monotonic"):
+        fail("interposer/mode/clock: %r %r %r"
+             % (proc["interposer"], proc["mode"], proc["clock"]))
     _, rows = counts(proc)
     for key, f in rows.items():
         if f["estimated"]:

@@ -18,7 +18,7 @@
 
 static void proc_setup(struct top_proc *p)
 {
-	struct top_func f[1] = {{"toplib", "tt_wait", 0}};
+	struct top_func f[1] = {{"toplib", "tt_wait", 0, 1}};
 
 	top_proc_init(p, 42, 7);
 	p->tick_hz = S; /* 1 tick = 1 ns */

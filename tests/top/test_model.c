@@ -37,7 +37,8 @@ static struct top_snap snap(uint32_t tid, uint32_t func, uint64_t tick, uint64_t
 
 static void proc_setup(struct top_proc *p)
 {
-	struct top_func f[3] = {{"libc", "malloc", 0}, {"libc", "free", 0}, {"gl", "glDraw", 0}};
+	struct top_func f[3] = {
+	        {"libc", "malloc", 0, 1}, {"libc", "free", 0, 1}, {"gl", "glDraw", 0, 2}};
 
 	top_proc_init(p, 42, 7);
 	p->tick_hz = S; /* 1 tick = 1 ns */

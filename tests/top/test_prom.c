@@ -27,7 +27,7 @@ struct fake {
 static struct top_entry *entry(const char *name, int pid, const char *comm, uint64_t hz)
 {
 	struct top_entry *e = calloc(1, sizeof(*e));
-	struct top_func f[2] = {{"libc", "malloc", 0}, {"libc", "free", 0}};
+	struct top_func f[2] = {{"libc", "malloc", 0, 1}, {"libc", "free", 0, 1}};
 
 	CHECK(e != NULL);
 	snprintf(e->name, sizeof(e->name), "%s", name);
@@ -278,9 +278,9 @@ static void acct(struct top_entry *e, uint32_t func, uint64_t tick, uint64_t byt
  * and kept after the process ends. */
 static void test_bytes_failures(void)
 {
-	struct top_func fn[3] = {{"posix_io", "read", APIPROF_FUNC_ACCT},
-	                         {"posix_io", "open", APIPROF_FUNC_FAILS},
-	                         {"libc", "free", 0}};
+	struct top_func fn[3] = {{"posix_io", "read", APIPROF_FUNC_ACCT, 1},
+	                         {"posix_io", "open", APIPROF_FUNC_FAILS, 1},
+	                         {"libc", "free", 0, 2}};
 	uint64_t errs[APIPROF_ERRNO_SLOTS] = {0}, none[APIPROF_ERRNO_SLOTS] = {0};
 	int enoent = 0, eacces = 0;
 	struct fake f;

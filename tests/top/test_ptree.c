@@ -19,7 +19,7 @@
 
 #define S 1000000000ull
 
-static const struct top_func funcs[2] = {{"toplib", "tt_work", 0}, {"toplib", "tt_idle", 0}};
+static const struct top_func funcs[2] = {{"toplib", "tt_work", 0, 1}, {"toplib", "tt_idle", 0, 1}};
 
 /* A process that made `calls` calls of tt_work of `each` ticks in its
  * first interval (1 s), and one of tt_idle of 10 ticks. */

@@ -35,7 +35,7 @@ int top_proc_apis(const struct top_proc *p, struct top_api **out)
 
 		if (!x) {
 			x = &a[n++];
-			*x = (struct top_api){f->api, 0, false};
+			*x = (struct top_api){f->api, 0, false, f->api_id};
 		}
 		x->nfuncs++;
 		if (!(f->flags & APIPROF_FUNC_UNLOADED))

@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 #include "apiprof_abi.h"
-#include "top_snap.h"  /* struct top_stat, top_snap, top_func */
-#include "top_title.h" /* TOP_TITLE_LEN */
+#include "apiprof_mode.h" /* struct apiprof_modeval */
+#include "top_snap.h"     /* struct top_stat, top_snap, top_func */
+#include "top_title.h"    /* TOP_TITLE_LEN */
 
 #define TOP_MAX_CELLS  65536u /* (thread, function) pairs kept per process */
 #define TOP_FOLDED_TID 0u
@@ -66,13 +67,23 @@ struct top_cell {
 
 enum top_state { TOP_RUNNING = 0, TOP_ENDED, TOP_STALE };
 
+/* A mode as the segment shows it (issue 37), validated by
+ * apiprof_mode_shown: known false for a word that is not a mode (shown
+ * "?", never guessed); an api's level NONE: the process's. */
+struct top_mode {
+	struct apiprof_modeval v;
+	bool known;
+};
+
 struct top_proc {
 	int pid;
 	uint64_t starttime;
 	char comm[TOP_COMM_LEN];
 	char title[TOP_TITLE_LEN]; /* its command line as it rewrote it; "" unknown */
 	int ppid;                  /* its parent as the viewer's /proc shows it; 0 unknown */
-	uint32_t mode;
+	uint32_t mode;             /* enum apiprof_proc_mode: shim or dyn */
+	struct top_mode steer;     /* the process's mode: off, count, ... */
+	struct top_mode api_steer[APIPROF_SHM_APIS]; /* api id k's own at [k] */
 	uint32_t sample;
 	bool untimed; /* APIPROF_SHM_UNTIMED: some calls counted and not timed */
 	uint32_t clock;
@@ -224,6 +235,7 @@ struct top_api {
 	const char *name;
 	uint32_t nfuncs;
 	bool loaded;
+	uint32_t id; /* its functions' api_id (0: not known) */
 };
 /* The apis of p's function table, in order of first appearance, into *out
  * (malloc'ed); -1 when out of memory. */

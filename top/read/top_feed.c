@@ -15,6 +15,16 @@ static int feed_funcs(void *ctx, const struct top_func *funcs, uint32_t n)
 	return top_proc_set_funcs(ctx, funcs, n);
 }
 
+/* The modes the header shows (each word validated: "?" when not a mode). */
+static void feed_modes(struct top_proc *p, const struct apiprof_shm_header *h)
+{
+	for (uint32_t id = 0; id < APIPROF_SHM_APIS; id++) {
+		struct top_mode *m = id ? &p->api_steer[id] : &p->steer;
+
+		m->known = apiprof_mode_shown(h, id, &m->v);
+	}
+}
+
 /* The process's fields of the header a good pass read. */
 static void feed_pass(void *ctx, const struct apiprof_shm_header *h, uint64_t lost)
 {
@@ -22,6 +32,7 @@ static void feed_pass(void *ctx, const struct apiprof_shm_header *h, uint64_t lo
 
 	top_shm_sanitize(p->comm, h->comm, sizeof(h->comm));
 	p->mode = h->mode;
+	feed_modes(p, h);
 	p->sample = h->sample;
 	p->untimed = (h->flags & APIPROF_SHM_UNTIMED) != 0;
 	p->clock = h->clock;

@@ -38,6 +38,7 @@ int top_shm_copy_funcs(struct top_seg *s, const struct top_seg_sink *k, uint32_t
 		top_shm_sanitize(s->funcs[i].api, f.api, sizeof(f.api));
 		top_shm_sanitize(s->funcs[i].name, f.name, sizeof(f.name));
 		s->funcs[i].flags = f.flags;
+		s->funcs[i].api_id = f.api_id < APIPROF_SHM_APIS ? f.api_id : 0;
 	}
 	return k->funcs(k->ctx, s->funcs, count);
 }

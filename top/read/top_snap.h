@@ -97,6 +97,7 @@ struct top_func {
 	char api[TOP_API_LEN];
 	char name[TOP_NAME_LEN];
 	uint32_t flags;
+	uint32_t api_id; /* its api's id, below APIPROF_SHM_APIS (api_mode); 0: not known */
 };
 
 #endif /* TOP_SNAP_H */

@@ -226,7 +226,8 @@ static void draw_status(struct ui *u)
 static void draw_proc_title(const struct top_pnode *node)
 {
 	const struct top_proc *p = node->proc;
-	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], name[TOP_NAME_BUF], indent[64], unl[256];
+	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], name[TOP_NAME_BUF], indent[64], unl[256],
+	        steer[TOP_STEER_BUF];
 	uint64_t real = top_now_ns(CLOCK_REALTIME);
 
 	top_fmt_uptime(up, sizeof(up),
@@ -238,9 +239,9 @@ static void draw_proc_title(const struct top_pnode *node)
 	putf("PID %d  %s  up %s  %s", p->pid, top_proc_name(p, name, sizeof(name)), up,
 	     top_state_name(p->state));
 	attroff(A_BOLD);
-	putf("  %s  clock %s  dropped %llu  lost %llu%s%s",
-	     top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
-	     (unsigned long long)p->dropped, (unsigned long long)p->lost,
+	putf("  %s  mode %s  clock %s  dropped %llu  lost %llu%s%s",
+	     top_mode_name(p->mode, mode, sizeof(mode)), top_steer_text(p, steer, sizeof(steer)),
+	     top_clock_name(p->clock), (unsigned long long)p->dropped, (unsigned long long)p->lost,
 	     p->sample > 1 ? "  sampled: ~ = estimate"
 	     : p->untimed  ? "  not all timed: ~ = estimate"
 	                   : "",

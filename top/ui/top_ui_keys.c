@@ -234,7 +234,7 @@ const struct top_key top_keys[] = {
          top_ui_key_preset},
         {{'m'},
          "m",
-         "the selected process's mode: full, sampled:64, count, off",
+         "the selected process's next mode (after its line's): full, sampled:64, count, off",
          "mode",
          top_ui_key_mode},
         {{'/'}, "/", "filter by api, function or thread", NULL, key_prompt},

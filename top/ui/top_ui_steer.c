@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top_ui_steer.c - the live view's keys that steer the selected process
- * (issue 37), as apiprof-ctl does (apiprof_ctl_send.h): m cycles its mode
- * full -> sampled:64 -> count -> off -> full, R resets its "since reset"
- * totals.  The answer, or why there is none, goes to the status line.
- * The wait for an answer is short (the process answers at once or not at
- * all): the view stops for at most STEER_WAIT_MS.
+ * (issue 37), as apiprof-ctl does (apiprof_ctl_send.h): m sets the mode
+ * after the one its line shows in full -> sampled:64 -> count -> off ->
+ * full, R resets its "since reset" totals.  The answer, or why there is
+ * none, goes to the status line.  The wait for an answer is short (the
+ * process answers at once or not at all): the view stops for at most
+ * STEER_WAIT_MS.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,8 @@
 
 #define STEER_WAIT_MS 1000
 
-/* The cycle, and the step the view took last for a few processes. */
+/* The cycle; and the view's last step, for a key pressed again before a
+ * refresh has shown what the process took. */
 static const struct apiprof_modeval cycle[] = {
         {APIPROF_LEVEL_FULL, 0},
         {APIPROF_LEVEL_SAMPLED, APIPROF_SAMPLE_DEFAULT},
@@ -25,12 +27,12 @@ static const struct apiprof_modeval cycle[] = {
         {APIPROF_LEVEL_OFF, 0},
 };
 #define NCYCLE (sizeof(cycle) / sizeof(cycle[0]))
-#define NLAST  32
 static struct {
 	int pid;
 	uint64_t starttime;
-	unsigned step;
-} last[NLAST];
+	uint64_t refreshed;   /* its last_mono_ns when it took ... */
+	struct top_mode sent; /* ... this mode */
+} last;
 
 /* The selected line's process, or NULL. */
 static const struct top_proc *selected(const struct ui *u)
@@ -41,30 +43,37 @@ static const struct top_proc *selected(const struct ui *u)
 }
 
 /* Sends r to p; the answer in the status line. */
-static void send(struct ui *u, const struct top_proc *p, const struct apiprof_ctl_request *r)
+static enum apiprof_send_status send(struct ui *u, const struct top_proc *p,
+                                     const struct apiprof_ctl_request *r)
 {
 	struct apiprof_ctl_target t[4];
 	int n = apiprof_ctl_find(TOP_SHM_DIR, p->pid, NULL, t, 4);
 
 	if (n <= 0) {
 		snprintf(u->status, sizeof(u->status), "pid %d: no segment to steer", p->pid);
-		return;
+		return APIPROF_SEND_NOPROC;
 	}
-	apiprof_ctl_send(TOP_SHM_DIR, &t[0], r, STEER_WAIT_MS, u->status, sizeof(u->status));
+	return apiprof_ctl_send(TOP_SHM_DIR, &t[0], r, STEER_WAIT_MS, u->status, sizeof(u->status));
 }
 
-/* The next step of p's cycle (from full when the view never set one). */
-static unsigned next_step(const struct top_proc *p)
+/* The mode after m in the cycle (any sampled:N is sampled's place; full
+ * after one not known). */
+static struct apiprof_modeval after(struct top_mode m)
 {
-	unsigned k = (unsigned)p->pid % NLAST;
+	for (unsigned k = 0; m.known && k < NCYCLE; k++)
+		if (m.v.level == cycle[k].level)
+			return cycle[(k + 1) % NCYCLE];
+	return cycle[0];
+}
 
-	if (last[k].pid != p->pid || last[k].starttime != p->starttime) {
-		last[k].pid = p->pid;
-		last[k].starttime = p->starttime;
-		last[k].step = 0;
-	}
-	last[k].step = (last[k].step + 1) % NCYCLE;
-	return last[k].step;
+/* The next of the mode p shows, or of the one the view set last when no
+ * refresh has shown it yet. */
+static struct apiprof_modeval next_mode(const struct top_proc *p)
+{
+	bool pending = last.pid == p->pid && last.starttime == p->starttime &&
+	               last.refreshed == p->last_mono_ns;
+
+	return after(pending ? last.sent : p->steer);
 }
 
 void top_ui_key_mode(struct ui *u, int ch)
@@ -77,8 +86,14 @@ void top_ui_key_mode(struct ui *u, int ch)
 		snprintf(u->status, sizeof(u->status), "mode: select a process's row first");
 		return;
 	}
-	r.arg = apiprof_mode_pack(cycle[next_step(p)]);
-	send(u, p, &r);
+	struct apiprof_modeval m = next_mode(p);
+	r.arg = apiprof_mode_pack(m);
+	if (send(u, p, &r) == APIPROF_SEND_OK) {
+		last.pid = p->pid;
+		last.starttime = p->starttime;
+		last.refreshed = p->last_mono_ns;
+		last.sent = (struct top_mode){m, true};
+	}
 }
 
 void top_ui_key_preset(struct ui *u, int ch)

@@ -120,15 +120,18 @@ static void text_proc(FILE *out, const struct top_pnode *node, const struct top_
                       uint64_t real_ns)
 {
 	const struct top_proc *p = node->proc;
-	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], name[TOP_NAME_BUF], indent[64], unl[256];
+	char up[TOP_FMT_LEN], mode[TOP_FMT_LEN], name[TOP_NAME_BUF], indent[64], unl[256],
+	        steer[TOP_STEER_BUF];
 
 	top_fmt_uptime(up, sizeof(up),
 	               real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0);
 	top_tree_indent(indent, sizeof(indent), node->depth);
 	top_unloaded_note(p, unl, sizeof(unl));
-	fprintf(out, "\n%sPID %d  %s  up %s  %s  %s  clock %s%s  dropped %llu  lost %llu%s%s\n",
+	fprintf(out,
+	        "\n%sPID %d  %s  up %s  %s  %s  mode %s  clock %s%s  dropped %llu  lost %llu%s%s\n",
 	        indent, p->pid, top_proc_name(p, name, sizeof(name)), up, top_state_name(p->state),
-	        top_mode_name(p->mode, mode, sizeof(mode)), top_clock_name(p->clock),
+	        top_mode_name(p->mode, mode, sizeof(mode)), top_steer_text(p, steer, sizeof(steer)),
+	        top_clock_name(p->clock),
 	        p->sample > 1 ? "  sampled (~ = estimate)"
 	        : p->untimed  ? "  not all timed (~ = estimate)"
 	                      : "",
@@ -310,6 +313,20 @@ static json_t *threads_json(const struct top_proc *p, const struct top_row *rows
 	return threads;
 }
 
+/* An api: its name, whether loaded, its functions, and its own mode
+ * where it has one ("?" for a word that is not a mode). */
+static json_t *api_json(const struct top_proc *p, const struct top_api *a)
+{
+	json_t *o = json_pack("{s:s, s:b, s:I}", "name", a->name, "loaded", a->loaded, "functions",
+	                      (json_int_t)a->nfuncs);
+	struct top_mode m = p->api_steer[a->id];
+	char buf[32];
+
+	if (a->id != 0 && (!m.known || m.v.level != APIPROF_LEVEL_NONE))
+		json_object_set_new(o, "mode", json_string(top_steer_name(m, buf, sizeof(buf))));
+	return o;
+}
+
 /* Each api of the process, and whether its library is loaded. */
 static json_t *apis_json(const struct top_proc *p)
 {
@@ -318,9 +335,7 @@ static json_t *apis_json(const struct top_proc *p)
 	json_t *arr = json_array();
 
 	for (int i = 0; i < n; i++)
-		json_array_append_new(arr,
-		                      json_pack("{s:s, s:b, s:I}", "name", a[i].name, "loaded",
-		                                a[i].loaded, "functions", (json_int_t)a[i].nfuncs));
+		json_array_append_new(arr, api_json(p, &a[i]));
 	free(a);
 	return arr;
 }
@@ -328,20 +343,22 @@ static json_t *apis_json(const struct top_proc *p)
 static json_t *proc_json(const struct top_pnode *node, uint64_t real_ns)
 {
 	const struct top_proc *p = node->proc;
+	char mode[TOP_FMT_LEN];
 	struct top_view v = {.aggregate = false, .sort = TOP_COL_TID};
 	struct top_row *rows;
 	size_t n = top_rows_build(p, &v, &rows);
 	json_t *o = json_pack(
-	        "{s:i, s:s, s:s, s:I, s:s, s:I, s:b, s:o, s:o, s:o, s:o, s:o}", "pid", p->pid,
-	        "comm", p->comm, "state", top_state_name(p->state), "mode", (json_int_t)p->mode,
-	        "clock", top_clock_name(p->clock), "sample", (json_int_t)p->sample, "ring",
-	        !p->no_ring, "dropped", top_u64_json(p->dropped), "lost", top_u64_json(p->lost),
-	        "uptime_ns",
+	        "{s:i, s:s, s:s, s:s, s:s, s:I, s:b, s:o, s:o, s:o, s:o, s:o}", "pid", p->pid,
+	        "comm", p->comm, "state", top_state_name(p->state), "interposer",
+	        top_mode_name(p->mode, mode, sizeof(mode)), "clock", top_clock_name(p->clock),
+	        "sample", (json_int_t)p->sample, "ring", !p->no_ring, "dropped",
+	        top_u64_json(p->dropped), "lost", top_u64_json(p->lost), "uptime_ns",
 	        top_u64_json(real_ns > p->start_realtime_ns ? real_ns - p->start_realtime_ns : 0),
 	        "interval_wall_ns", top_u64_json(p->iv_wall_ns), "threads",
 	        threads_json(p, rows, n));
 
 	free(rows);
+	json_object_set_new(o, "mode", json_string(top_steer_name(p->steer, mode, sizeof(mode))));
 	json_object_set_new(o, "title", json_string(p->title));
 	json_object_set_new(o, "ppid", json_integer(p->ppid));
 	json_object_set_new(o, "depth", json_integer(node->depth));
