@@ -3,7 +3,7 @@
  * apiprof_ctl.h - the control block (struct apiprof_shm_ctl in the
  * segment's header): how a reader steers the runtime of the process it
  * looks at, both halves side by side.  Readers: apiprof-top (top_shm.c);
- * the runtime: its flusher thread (preload/apiprof_flush.c).
+ * the runtime: its flusher thread (preload/publish/apiprof_flusher.c, apiprof_flush_ctl.c).
  *
  *   reader                                  runtime (the flusher)
  *   apiprof_ctl_watch   until_ns = T         apiprof_ctl_watched: flush every
@@ -27,7 +27,7 @@
  * its wait makes the wait return at once.
  *
  * Commands are one row each of enum apiprof_ctl_cmd, and one case of the
- * runtime's dispatch (WATCH: ctl_keyframe in apiprof_flush.c; the
+ * runtime's dispatch (WATCH: ctl_keyframe in apiprof_flush_ctl.c; the
  * steering commands: apiprof_steer_ctl.c).  WATCH comes in cmd, from any
  * number of readers at once: it is the same whoever asks, and a value the
  * runtime does not know there asks for nothing.
@@ -79,7 +79,7 @@
  *
  * Not in this dispatch: the runtime's own commands to its flusher (stop
  * for a call that needs a single-threaded process, finish the image from
- * a fatal signal: flusher_cmd in apiprof_flush.c).  They are private to
+ * a fatal signal: flusher_cmd in apiprof_flusher.c).  They are private to
  * the process, trusted, async-signal-safe state changes with a
  * compare-and-swap handshake; a reader must never be able to stop or end
  * the flusher.  They share only the wake: apiprof_ctl_kick.
