@@ -106,8 +106,7 @@ static uint64_t take(struct tot *t)
 		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
 			add_tabs(t, th->tab);
 	}
-	for (uint32_t id = 0; id < APIPROF_MAX_APIS; id++)
-		folded[id] = apiprof_api_folded(id);
+	folded_tabs(folded);
 	add_tabs(t, folded);
 	for (uint32_t f = 0; f < apiprof_cfg.func_cap; f++)
 		calls += t[f].calls;
