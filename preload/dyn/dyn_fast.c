@@ -60,7 +60,7 @@ static void load(const struct dyn_fn *f, void **args, uint64_t r[6], double x[8]
 
 static void *real_ptr(const struct dyn_fn *f)
 {
-	return (void *)apiprof_load_acquire(&f->slot->real);
+	return (void *)dyn_real(f->slot);
 }
 
 static void fwd_int(const struct dyn_fn *f, void *ret, void **args)

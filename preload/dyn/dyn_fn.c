@@ -33,7 +33,7 @@ _Static_assert(APIPROF_FRAME_IDLE == 1, "dyn_gate.S compares with 1");
 
 static void real_of(const struct dyn_fn *f, void (**fn)(void))
 {
-	uintptr_t p = apiprof_load_acquire(&f->slot->real);
+	uintptr_t p = dyn_real(f->slot);
 
 	memcpy(fn, &p, sizeof(*fn));
 }

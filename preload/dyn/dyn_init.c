@@ -167,4 +167,5 @@ __attribute__((constructor)) static void dyn_init(void)
 	               : say == APIPROF_SAY_ERRORS ? SPEC_MUTE_NOTES
 	                                           : SPEC_MUTE_ALL);
 	load_specs(specs);
+	dyn_bind_slots(link_table);
 }
