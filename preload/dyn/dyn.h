@@ -14,7 +14,8 @@
  *   dyn_types.c    C type -> ffi_type: scalars, typedef table, pointers
  *   dyn_record.c   structs and unions by value, from the spec's "types"
  *   dyn_fn.c       per function: cif, closure, handler
- *   dyn_fast.c     forwarding without ffi_call for register-only signatures
+ *   dyn_fast.c     forwarding without ffi_call for register-only signatures,
+ *                  and their closure without libffi (dyn_quick.S)
  *   dyn_bind.c     the GOT entries and data words the audit module does
  *                  not see, led to the stubs by the engine (preload/bind/)
  *   dyn_gate.S     where a stub leads: a nested call to the function, the
@@ -93,6 +94,12 @@ DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct
  * every argument travels in a register; NULL when the signature has
  * anything else (stack arguments, structs, long double, variadic). */
 DYN_HIDDEN dyn_fwd dyn_fast_pick(struct dyn_fn *f);
+/* dyn_fast.c: dyn_quick (dyn_quick.S), the closure without libffi of such
+ * a function: the slots' map first, then the code f's calls go to (its
+ * forwarder is dyn_fast's; the caller has checked: no vtwin, returns), or
+ * NULL for a libffi closure. */
+DYN_HIDDEN void dyn_quick_init(const struct dyn_link *l);
+DYN_HIDDEN void (*dyn_quick_take(const struct dyn_fn *f))(void);
 
 /* dyn_acct.c: f's declaration of bytes and failures, from entry g with
  * its libffi types; and its record after a call that counted. */

@@ -166,7 +166,13 @@ static int make_closure(struct dyn_fn *f, const struct spec_func *g)
 	void (*h)(ffi_cif *, void *, void **, void *) = g->vtwin      ? handler_vtwin
 	                                                : g->noreturn ? handler_noreturn
 	                                                              : handler;
+	void (*quick)(void) = h == handler ? dyn_quick_take(f) : NULL;
 	void *code;
+
+	if (quick != NULL) {
+		install(f, (uintptr_t)quick);
+		return 0;
+	}
 	ffi_closure *cl = ffi_closure_alloc(sizeof(ffi_closure), &code);
 
 	if (cl == NULL)
