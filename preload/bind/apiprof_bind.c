@@ -271,6 +271,16 @@ static uintptr_t decide(struct reloc_ctx *c, struct apiprof_bind_sym *s, uintptr
 	return cur == real ? (uintptr_t)s->wrapper : 0;
 }
 
+/* Whether cur, in the object's own code, is its own definition of the
+ * relocation's symbol (a copy it bundles and binds to) rather than its PLT
+ * code: such a slot is bound to another definition and left alone. */
+static bool own_definition(const struct reloc_ctx *c, uintptr_t cur)
+{
+	const char *name = bind_obj_sym_name(c->o, ELF64_R_SYM(c->r->r_info));
+
+	return name != NULL && bind_obj_lookup(c->o, name, NULL) == cur;
+}
+
 static void bind_one(uint32_t set, uint32_t i, void *arg)
 {
 	struct reloc_ctx *c = arg;
@@ -280,8 +290,8 @@ static void bind_one(uint32_t set, uint32_t i, void *arg)
 	if (((uintptr_t)slot & 7) != 0 || !bind_obj_has(c->o, (uintptr_t)slot, 8, 0))
 		return;
 	uintptr_t cur = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-	bool lazy = ELF64_R_TYPE(c->r->r_info) == R_X86_64_JUMP_SLOT &&
-	            bind_obj_has(c->o, cur, 1, PF_X);
+	bool lazy = ELF64_R_TYPE(c->r->r_info) == R_X86_64_JUMP_SLOT && cur != (uintptr_t)s->real &&
+	            bind_obj_has(c->o, cur, 1, PF_X) && !own_definition(c, cur);
 	if (!version_ok(c, &sets[set], i, lazy))
 		return;
 	uintptr_t now = decide(c, s, cur, lazy);

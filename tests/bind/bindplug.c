@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* bindplug PLUGIN N: dlopen()s PLUGIN (libz comes with it: this program
- * does not link it) and calls its bindplug_run(N). */
+/* bindplug PLUGIN N [deepbind]: dlopen()s PLUGIN (libz comes with it:
+ * this program does not link it), RTLD_DEEPBIND when asked, and calls its
+ * bindplug_run(N). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return 2;
-	void *h = dlopen(argv[1], RTLD_NOW);
+	int deep = argc > 3 && strcmp(argv[3], "deepbind") == 0 ? RTLD_DEEPBIND : 0;
+	void *h = dlopen(argv[1], RTLD_NOW | deep);
 	void *p = h ? dlsym(h, "bindplug_run") : NULL;
 	if (p == NULL) {
 		fprintf(stderr, "bindplug: %s\n", dlerror());
