@@ -21,6 +21,7 @@
 
 #include "apiprof_output_tree.h"
 #include "apiprof_stat.h"
+#include "apiprof_steer.h"
 
 struct tree_state tree;
 
@@ -112,9 +113,9 @@ static void json_bounds(struct out *o, const struct entry *e)
 	if (e->other && e->calls_error)
 		out_printf(o, ", \"max_site_calls\": %llu", (unsigned long long)e->calls_error);
 	if (e->estimated)
-		out_printf(
-		        o, ", \"calls_stderr\": %llu",
-		        (unsigned long long)apiprof_stat_sampled_stderr(apiprof_sample, e->timed));
+		out_printf(o, ", \"calls_stderr\": %llu",
+		           (unsigned long long)apiprof_stat_sampled_stderr(apiprof_sample_most,
+		                                                           e->timed));
 }
 
 struct apiprof_cct_copy cc;
