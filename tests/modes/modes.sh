@@ -22,7 +22,8 @@
 #   start-list   APIPROF_MODE=modeb=sampled:8 (the process as APIPROF_SAMPLE
 #            says, full here); start-list-bad: one line, full timing
 #   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
-#   run-mode RUN SPEC   apiprof-run --mode count passes it on; --mode bogus is refused
+#   run-mode RUN SPEC   apiprof-run --mode count passes it on, and a list
+#                       (sampled:4,modea=full); --mode bogus is refused
 #   phases-top TOP      phases, as apiprof-top --json sees the live process (in a
 #                       private mount namespace with its own /dev/shm): calls N + K,
 #                       estimated (K were not timed), the mean that of the N timed calls
@@ -222,6 +223,13 @@ run-mode)
 		-o "$tmp/out.json" "$prog" start 1000 >"$tmp/stdout" 2>"$tmp/stderr" ||
 		{ echo "FAIL: apiprof-run --mode count"; cat "$tmp/stderr"; exit 1; }
 	check ma_call.calls=1000 ma_call.timed=0
+	# a list: the process sampled:4, modea full (its own timing)
+	HOME=$tmp XDG_CACHE_HOME=$tmp/cache \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		"$apiprof_run" -q --mode sampled:4,modea=full -s "$spec" \
+		-o "$tmp/out.json" "$prog" start 1000 >"$tmp/stdout" 2>"$tmp/stderr" ||
+		{ echo "FAIL: apiprof-run --mode sampled:4,modea=full"; cat "$tmp/stderr"; exit 1; }
+	check ma_call.calls=1000 ma_call.timed=1000
 	if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 		"$apiprof_run" --mode bogus -s "$spec" "$prog" start 1 2>"$tmp/stderr"; then
 		echo "FAIL: --mode bogus accepted"
