@@ -93,10 +93,12 @@
  *    call in progress when the mode changes ends as its way in began it:
  *    counted once, timed or not, or not at all, never half.  Switching
  *    changes the gate only, never tls or slot.  Only the steering
- *    (apiprof_steer.c) writes a gate; a thread takes up a new timing
- *    (full, sampled:N) itself, out of line, when its guard word differs
- *    from the gate and it has no call in progress (apiprof_slow.c): no
- *    thread writes another's state.
+ *    (apiprof_steer.c) writes a gate; a thread takes up the process's
+ *    timing (full, sampled:N) itself, out of line, when a call comes out
+ *    of line and it has no call in progress (apiprof_slow.c): no thread
+ *    writes another's state.  An api timed otherwise than the process
+ *    has a gate no guard equals (APIPROF_GATE_OWN): its calls are timed
+ *    or counted out of line, as its own timing says.
  *
  * Every timed call is also the thread's innermost call while it runs
  * (struct apiprof_tls's `cur`), the parent of the profiled calls of other

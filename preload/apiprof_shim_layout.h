@@ -330,7 +330,8 @@ struct apiprof_api {
 	 * tls and slot, loaded once on the way in and never on the way out:
 	 * APIPROF_GATE_OFF, APIPROF_GATE_COUNT, or the guard word a thread
 	 * times the api's calls with inline (0: full timing; sampled mode's
-	 * APIPROF_GUARD_SAMPLE with the process's sampling epoch above it).
+	 * APIPROF_GUARD_SAMPLE with the process's sampling epoch above it),
+	 * or APIPROF_GATE_OWN for an api timed other than the process.
 	 * Written by the runtime's steering only (apiprof_steer.c), never by
 	 * a call; 0 until registered, when every call goes out of line. */
 	uint64_t gate;
@@ -348,6 +349,14 @@ _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) +
 /* Sampled mode's gate and guard: APIPROF_GUARD_SAMPLE | epoch << this,
  * the epoch changing with N, so that a thread takes up a new N itself. */
 #define APIPROF_GATE_EPOCH_SHIFT 8
+/* The gate of an api timed other than the process (its own full or
+ * sampled:N while the process times otherwise): APIPROF_GATE_OWN | N <<
+ * APIPROF_GATE_N_SHIFT, N 0 for full.  Bit 5, which no guard word has,
+ * and bit 0, which no pointer has (the guard compare before tls is
+ * published): every call of the api goes out of line, where it is timed
+ * or counted as N says (apiprof_slow.c). */
+#define APIPROF_GATE_OWN     0x21ull
+#define APIPROF_GATE_N_SHIFT 32
 
 /* 25: the api's gate word (modes, issue 37), after slot; 24: one table of symbols (struct
  * apiprof_sym); 23: a call of the parked run timed in the wrapper without a swap

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	        "  -o, --output F    write per-thread totals as JSON at exit (%%p = pid)\n"
 	        "      --summary     print a per-thread table on stderr at exit\n"
 	        "      --strict      refuse to run a program that cannot be profiled\n"
-	        "      --mode MODE   off, count, sampled[:N] or full at start (APIPROF_MODE)\n"
+	        "      --mode MODE   off, count, sampled[:N] or full at start, API=MODE items\n"
+	        "                    after a comma (APIPROF_MODE)\n"
 	        "  -q, --quiet       no messages from the launcher, nor hints and notes\n"
 	        "                    from the program's processes\n",
 	        run_shipped_names());
@@ -41,10 +42,10 @@ static void usage(FILE *f)
  * stops the launcher rather than falls back to full in the program. */
 static int parse_mode(struct run_opts *o, const char *s)
 {
-	struct apiprof_modeval m;
+	struct apiprof_mode_list l;
 	const char *why;
 
-	if (apiprof_mode_parse(s, &m, &why) != 0) {
+	if (apiprof_mode_list_parse(s, &l, &why) != 0) {
 		fprintf(stderr, "apiprof-run: --mode %s: %s\n", s, why);
 		return -1;
 	}

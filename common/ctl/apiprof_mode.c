@@ -64,6 +64,64 @@ int apiprof_mode_parse(const char *s, struct apiprof_modeval *m, const char **wh
 	return 0;
 }
 
+/* One item of a list, [s, end): MODE, or NAME=MODE into l's next api. */
+static int list_item(const char *s, const char *end, struct apiprof_mode_list *l, const char **why)
+{
+	const char *eq = memchr(s, '=', (size_t)(end - s));
+	const char *mode = eq ? eq + 1 : s;
+	char buf[24];
+
+	if ((size_t)(end - mode) >= sizeof(buf)) {
+		*why = "a mode is off, count, sampled, sampled:N or full";
+		return -1;
+	}
+	memcpy(buf, mode, (size_t)(end - mode));
+	buf[end - mode] = '\0';
+	struct apiprof_modeval m;
+	if (apiprof_mode_parse(buf, &m, why) != 0)
+		return -1;
+	if (eq == NULL) {
+		*why = "more than one mode for the process";
+		if (l->proc.level != APIPROF_LEVEL_NONE)
+			return -1;
+		l->proc = m;
+		return 0;
+	}
+	size_t len = (size_t)(eq - s);
+	*why = "API=MODE needs an api name of 1 to 31 bytes";
+	if (len == 0 || len >= APIPROF_MODE_NAME_MAX)
+		return -1;
+	*why = "at most 8 apis with a mode of their own";
+	if (l->n >= APIPROF_MODE_LIST_APIS)
+		return -1;
+	*why = "an api named twice";
+	for (uint32_t i = 0; i < l->n; i++)
+		if (strlen(l->api[i].name) == len && memcmp(l->api[i].name, s, len) == 0)
+			return -1;
+	memcpy(l->api[l->n].name, s, len);
+	l->api[l->n].name[len] = '\0';
+	l->api[l->n++].m = m;
+	return 0;
+}
+
+int apiprof_mode_list_parse(const char *s, struct apiprof_mode_list *l, const char **why)
+{
+	*l = (struct apiprof_mode_list){.proc = {APIPROF_LEVEL_NONE, 0}};
+	if (s == NULL || *s == '\0') {
+		*why = "a mode is off, count, sampled, sampled:N or full";
+		return -1;
+	}
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		const char *end = comma ? comma : s + strlen(s);
+		if (list_item(s, end, l, why) != 0)
+			return -1;
+		if (comma == NULL)
+			return 0;
+		s = comma + 1;
+	}
+}
+
 int apiprof_mode_format(struct apiprof_modeval m, char *buf, size_t cap)
 {
 	if (!apiprof_mode_valid(m))

@@ -8,8 +8,9 @@
  *   sampled:N    every call counted, about one in N timed (N >= 2; "sampled": 64)
  *   full         every call counted and timed
  *
- * One parser for every place a user writes a mode: APIPROF_MODE at start,
- * apiprof-ctl's argument, apiprof_mode() in a program (apiprof/control.h),
+ * One parser for every place a user writes a mode: APIPROF_MODE at start
+ * (a list, with modes per api: apiprof_mode_list_parse), apiprof-ctl's
+ * argument, apiprof_mode() in a program (apiprof/control.h),
  * apiprof-top's key.  The control block carries a mode as one 64-bit word
  * (apiprof_mode_pack); the runtime unpacks it as untrusted input.
  */
@@ -39,6 +40,25 @@ struct apiprof_modeval {
 /* Parses "off", "count", "sampled", "sampled:N" or "full" (the whole
  * string).  0, or -1 with *why (a static sentence) set. */
 int apiprof_mode_parse(const char *s, struct apiprof_modeval *m, const char **why);
+
+/* APIPROF_MODE's form: comma-separated items, a mode for the process
+ * (at most one) and API=MODE for an api of that name (a spec's "api"),
+ * "full,zlib=sampled:64,malloc=off".  proc's level is NONE when no item
+ * gives the process's. */
+#define APIPROF_MODE_LIST_APIS 8
+#define APIPROF_MODE_NAME_MAX  32 /* with its NUL */
+struct apiprof_mode_list {
+	struct apiprof_modeval proc;
+	uint32_t n;
+	struct {
+		char name[APIPROF_MODE_NAME_MAX];
+		struct apiprof_modeval m;
+	} api[APIPROF_MODE_LIST_APIS];
+};
+
+/* Parses the whole of APIPROF_MODE's form into *l.  0, or -1 with *why
+ * (a static sentence) set and *l not to be used. */
+int apiprof_mode_list_parse(const char *s, struct apiprof_mode_list *l, const char **why);
 
 /* The canonical text ("sampled:64"), NUL-terminated in buf; the length it
  * needs, as snprintf.  "?" for a value that is not a mode. */

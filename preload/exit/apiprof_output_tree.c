@@ -21,6 +21,7 @@
 
 #include "apiprof_output_tree.h"
 #include "apiprof_stat.h"
+#include "apiprof_steer.h"
 
 struct tree_state tree;
 
@@ -111,10 +112,10 @@ static void json_bounds(struct out *o, const struct entry *e)
 	           (unsigned long long)(e->other ? 0 : e->calls_error));
 	if (e->other && e->calls_error)
 		out_printf(o, ", \"max_site_calls\": %llu", (unsigned long long)e->calls_error);
+	uint32_t n = __atomic_load_n(&apiprof_sample_most, __ATOMIC_RELAXED);
 	if (e->estimated)
-		out_printf(
-		        o, ", \"calls_stderr\": %llu",
-		        (unsigned long long)apiprof_stat_sampled_stderr(apiprof_sample, e->timed));
+		out_printf(o, ", \"calls_stderr\": %llu",
+		           (unsigned long long)apiprof_stat_sampled_stderr(n, e->timed));
 }
 
 struct apiprof_cct_copy cc;

@@ -8,8 +8,9 @@
  * calls they handle only while no call is in progress on the thread.
  * Everything else comes here: the runtime busy on this thread, a nested
  * call (or one that finds a frame an unwinding left behind), the thread's
- * first call of an api, a new site, the monotonic clock, and sampled
- * mode's timed calls made inside a call of another api.
+ * first call of an api, a new site, the monotonic clock, sampled
+ * mode's timed calls made inside a call of another api, and every call
+ * of an api timed other than the process (APIPROF_GATE_OWN: own_route).
  */
 #include <errno.h>
 #include <signal.h>
@@ -26,19 +27,25 @@ static inline uint64_t tick(const struct apiprof_tls *t)
 	return apiprof_clock_mono();
 }
 
-/* Sampled mode: a new countdown drawn uniformly from [1, 2N-1] by a
- * per-thread xorshift32, so that the timed calls cannot lock onto a
- * periodic pattern of the program's calls: they are 1 to 2N-1 calls
- * apart, N on average.  The same draw as a timed call's inline
- * (apiprof_sample_redraw); the first one seeds the state. */
-void apiprof_sample_draw(struct apiprof_tls *t)
+/* A countdown drawn uniformly from [1, span] by the thread's xorshift32,
+ * as a timed call's inline (apiprof_sample_redraw); the first one seeds
+ * the state. */
+static uint32_t draw(struct apiprof_tls *t, uint32_t span)
 {
 	uint32_t x = t->rng;
 
 	if (x == 0)
 		x = (uint32_t)__rdtsc() | 1u;
 	t->rng = x = apiprof_xorshift32(x);
-	t->countdown = apiprof_countdown_of(x, t->span);
+	return apiprof_countdown_of(x, span);
+}
+
+/* Sampled mode: a new countdown drawn uniformly from [1, 2N-1], so that
+ * the timed calls cannot lock onto a periodic pattern of the program's
+ * calls: they are 1 to 2N-1 calls apart, N on average. */
+void apiprof_sample_draw(struct apiprof_tls *t)
+{
+	t->countdown = draw(t, t->span);
 }
 
 /* Sampled mode: is this call one to time?  The countdown counts down to
@@ -67,19 +74,21 @@ static bool in_any_call(const struct apiprof_tls *t)
 	return false;
 }
 
-/* Modes (issue 37): the thread takes up the timing that an api's gate w
- * says (full: 0, sampled mode: APIPROF_GUARD_SAMPLE and the process's
- * epoch), itself, between calls: with no call of any api in progress, a
- * full-timing thread's innermost call is none, and sampled mode's draws
- * start afresh with the process's N.  With one in progress it keeps its
- * timing for now (that call's way out is its way in's) and comes here
- * again on its next call.  Off and count are no timing: nothing to take. */
-void apiprof_timing_take_up(struct apiprof_tls *t, uint64_t w)
+/* Modes (issue 37): the thread takes up the process's timing
+ * (apiprof_timing_gate: full 0, sampled mode APIPROF_GUARD_SAMPLE and the
+ * process's epoch), itself, between calls: with no call of any api in
+ * progress, a full-timing thread's innermost call is none, and sampled
+ * mode's draws start afresh with the process's N.  With one in progress
+ * it keeps its timing for now (that call's way out is its way in's) and
+ * comes here again on its next call out of line, which the gates of the
+ * apis timed as the process send it on.  An api's own timing is never a
+ * thread's (own_route). */
+void apiprof_timing_take_up(struct apiprof_tls *t)
 {
 	uint64_t keep = t->guard & (APIPROF_GUARD_BUSY | APIPROF_GUARD_SLOW);
+	uint64_t w = __atomic_load_n(&apiprof_timing_gate, __ATOMIC_ACQUIRE);
 
-	if (w == APIPROF_GATE_OFF || w == APIPROF_GATE_COUNT || (t->guard & ~keep) == w ||
-	    in_any_call(t))
+	if ((t->guard & ~keep) == w || in_any_call(t))
 		return;
 	t->mode = (uint16_t)__atomic_load_n(&apiprof_timing, __ATOMIC_ACQUIRE);
 	if (w & APIPROF_GUARD_SAMPLE) {
@@ -309,26 +318,31 @@ static void push(struct apiprof_tls *t, struct apiprof_tab *tab, struct apiprof_
  * call (an interpreter's malloc) paid for on most of them: 214
  * instructions a call of that workload with a call of tsc_route, 202
  * inline. */
-APIPROF_INLINE unsigned tsc_route(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
+APIPROF_INLINE unsigned tsc_timed(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
                                   uintptr_t ret)
 {
-	bool sampled = t->guard & APIPROF_GUARD_SAMPLE;
-
-	if (sampled && !sample_due(t))
-		return APIPROF_CALL_COUNTED;
-	if (sampled)
+	if (t->guard & APIPROF_GUARD_SAMPLE)
 		t->cur = parent_of_frames(t, id, sp); /* apiprof_start pushes it */
 	site_check(t->api[id].tab, idx, ret, t->cur);
 	return APIPROF_CALL_TIMED;
 }
 
-/* tsc_route with the monotonic clock: a call timed here keeps its start in
- * the row, as apiprof_start does inline, and since the wrapper's
- * apiprof_start does not start it, it is made the innermost call here. */
-static unsigned mono_route(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
-                           uintptr_t ret)
+APIPROF_INLINE unsigned tsc_route(struct apiprof_tls *t, uint32_t id, uint32_t idx, uintptr_t sp,
+                                  uintptr_t ret)
 {
-	bool timed = !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t);
+	if ((t->guard & APIPROF_GUARD_SAMPLE) && !sample_due(t))
+		return APIPROF_CALL_COUNTED;
+	return tsc_timed(t, id, idx, sp, ret);
+}
+
+/* tsc_route with the monotonic clock, for a call to be timed or not: a
+ * call timed here keeps its start in the row, as apiprof_start does
+ * inline, and since the wrapper's apiprof_start does not start it, it is
+ * made the innermost call here (timed or not: every call of this clock
+ * comes here, so `cur` is kept). */
+static unsigned mono_route(struct apiprof_tls *t, struct apiprof_call *c, uint32_t id, uint32_t idx,
+                           uintptr_t ret, bool timed)
+{
 	struct apiprof_tab *tab = t->api[id].tab;
 	struct apiprof_row *s = apiprof_tab_row(tab, idx);
 	uint64_t parent = t->cur;
@@ -350,7 +364,59 @@ APIPROF_INLINE unsigned route_of(struct apiprof_tls *t, struct apiprof_call *c, 
 {
 	if (!(t->guard & APIPROF_GUARD_SLOW))
 		return tsc_route(t, id, idx, sp, ret);
-	return mono_route(t, c, id, idx, ret);
+	return mono_route(t, c, id, idx, ret, !(t->guard & APIPROF_GUARD_SAMPLE) || sample_due(t));
+}
+
+/* An api timed other than the process (its gate w, APIPROF_GATE_OWN):
+ * whether this call of it is timed.  Full (N 0): every call.  Sampled:N:
+ * the thread's countdown for the api (struct apiprof_thread's own_left),
+ * drawn from the thread's xorshift32 and counted down as sample_due
+ * counts the process's: the first call with a new N draws and is not
+ * timed, the one the countdown comes down to draws the next. */
+static bool own_due(struct apiprof_tls *t, uint32_t id, uint64_t w)
+{
+	uint32_t n = (uint32_t)(w >> APIPROF_GATE_N_SHIFT);
+	struct apiprof_thread *th = self_of(t);
+
+	if (n == 0)
+		return true;
+	if (th->own_n[id] != n || th->own_left[id] == 0) {
+		th->own_n[id] = n;
+		th->own_left[id] = draw(t, 2u * n - 1u);
+		return false;
+	}
+	if (--th->own_left[id] != 0)
+		return false;
+	th->own_left[id] = draw(t, 2u * n - 1u);
+	return true;
+}
+
+/* A call of row idx of api id timed other than the process (gate w),
+ * whatever the thread's timing: timed or counted as own_due says, with
+ * the same accounting as the process's timing (a timed call's way in and
+ * out, or APIPROF_CALL_COUNTED's), so its calls stay exact.  A timed
+ * call's parent is the thread's innermost call in full timing; in
+ * sampled mode, which keeps none, it is found from the frames as sampled
+ * mode's timed calls find theirs (tsc_timed).  Every call of such an api
+ * comes here: the price of a timing other than the thread's. */
+static __attribute__((noinline)) unsigned own_route(struct apiprof_call *c, uint32_t id,
+                                                    uint32_t idx, uintptr_t sp, uintptr_t ret,
+                                                    uint64_t w)
+{
+	struct apiprof_tls *t = apiprof_tls_self();
+	bool due = own_due(t, id, w);
+
+	if (t->guard & APIPROF_GUARD_SLOW)
+		return mono_route(t, c, id, idx, ret, due);
+	if (!due)
+		return APIPROF_CALL_COUNTED;
+	return tsc_timed(t, id, idx, sp, ret);
+}
+
+/* Whether gate w is an api's own timing (APIPROF_GATE_OWN). */
+APIPROF_INLINE bool own_gate(uint64_t w)
+{
+	return (w & APIPROF_GATE_OWN) == APIPROF_GATE_OWN;
 }
 
 /* Every case of a call that left the inline path: not started, runtime
@@ -378,10 +444,12 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
 		return APIPROF_CALL_FORWARD;
 	}
 	uint64_t w = apiprof_gate_of(api);
-	apiprof_timing_take_up(t, w);
+	apiprof_timing_take_up(t);
 	frame_enter(t, id, sp, idx);
 	if (w == APIPROF_GATE_COUNT)
 		return APIPROF_CALL_COUNTED; /* counted, no clock, no tree */
+	if (own_gate(w))
+		return own_route(c, id, idx, sp, ret, w);
 	return route_of(t, c, id, idx, sp, ret);
 }
 
@@ -402,10 +470,12 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
 	    t->api[id].frame != APIPROF_FRAME_IDLE || w == APIPROF_GATE_OFF)
 		return enter_general(api, c, sp, idx, ret);
-	apiprof_timing_take_up(t, w);
+	apiprof_timing_take_up(t);
 	frame_enter(t, id, sp, idx);
 	if (w == APIPROF_GATE_COUNT)
 		return APIPROF_CALL_COUNTED;
+	if (apiprof_unlikely(own_gate(w)))
+		return own_route(c, id, idx, sp, ret, w);
 	return route_of(t, c, id, idx, sp, ret);
 }
 

@@ -63,7 +63,7 @@ APIPROF_HIDDEN int apiprof_tab_due_in(struct apiprof_tab *tab, const uint64_t *h
  * run in progress (not for an api's folded totals, which have none);
  * false when its owner kept changing it. */
 APIPROF_HIDDEN bool apiprof_sites_read_srec(struct apiprof_rec_sites *dst, struct apiprof_tab *tab,
-                                          uint32_t i, bool sampled, bool folded);
+                                            uint32_t i, bool sampled, bool folded);
 /* A timed call of row idx of tab about to start from another site (or
  * parent) than the run in progress, whose key is key: the run ends, and
  * one of key begins with this call.  Only the out-of-line way in calls
@@ -94,8 +94,8 @@ APIPROF_HIDDEN bool apiprof_site_quantiles(struct apiprof_tab *tab, uint32_t i, 
  * entries of sites (a copy of its sites record; NULL: none), with scratch
  * as above. */
 APIPROF_HIDDEN void apiprof_sites_read_qrec(struct apiprof_rec_siteq *dst, struct apiprof_tab *tab,
-                                          uint32_t i, const struct apiprof_rec_sites *sites,
-                                          uint64_t *scratch);
+                                            uint32_t i, const struct apiprof_rec_sites *sites,
+                                            uint64_t *scratch);
 /* The key of the run in progress of the row whose call is parent (a node
  * of this thread's call tree, a run key's parent part: the row of the
  * node's function, apiprof_cct.c), 0 if none. */
@@ -153,6 +153,11 @@ struct apiprof_thread {
 	 * APIPROF_FRAME_SLOW (apiprof_slow.c).  The owning thread's only. */
 	uintptr_t slow_frame[APIPROF_MAX_APIS];
 	uint32_t slow_row[APIPROF_MAX_APIS];
+	/* An api sampled other than the process (APIPROF_GATE_OWN): the N its
+	 * countdown was drawn with and the calls left up to and including
+	 * its next timed one (apiprof_slow.c's own_due).  The owner's only. */
+	uint32_t own_n[APIPROF_MAX_APIS];
+	uint32_t own_left[APIPROF_MAX_APIS];
 	/* Each api's call in progress that the inline way in entered, as the
 	 * latest exception thrown on the thread found it: its stack address
 	 * (0: none) and row, for the catch that abandons it (apiprof_unwind.c).

@@ -374,8 +374,8 @@ struct apiprof_tab *apiprof_thread_attach(struct apiprof_api *api)
 			t->cur = APIPROF_PARENT_NONE;
 		t->api[id].tab = tab;
 		t->api[id].frame = APIPROF_FRAME_IDLE;
-		/* the process's timing, as the api's gate says (full, sampled:N) */
-		apiprof_timing_take_up(t, apiprof_gate_of(api));
+		/* the process's timing (full, sampled:N) */
+		apiprof_timing_take_up(t);
 	}
 	errno = saved;
 	apiprof_busy_leave(busy);

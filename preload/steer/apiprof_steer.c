@@ -5,12 +5,14 @@
  * hot path (struct apiprof_api's gate, apiprof_shim.h's invariants).
  *
  * The process has a mode and each api may have its own (level NONE: the
- * process's).  Timing is one per process: full or sampled:N, the latest
- * timed mode set for the whole process (full until one is).  An api is
- * off, count, or timed as the process times; a timed mode other than the
- * process's timing for one api alone is refused (a thread's countdown and
- * call tree are the thread's, shared by its apis).  A mode set for the
- * whole process is every api's, and clears their own.
+ * process's).  The process's timing is full or sampled:N, the latest
+ * timed mode set for the whole process (full until one is); the threads
+ * take it up (their guard words) and time the calls of the apis that
+ * time as the process does inline.  An api may have a timing of its own
+ * (full while the process samples, sampled:N with another N): its gate
+ * is then APIPROF_GATE_OWN with its N, which no guard word equals, and
+ * its calls are timed or counted out of line (apiprof_slow.c).  A mode
+ * set for the whole process is every api's, and clears their own.
  *
  * Each change writes gate words only, under a lock that no call of the
  * program takes (the hot path reads the gates and never waits); the
@@ -30,7 +32,13 @@ static struct {
 	struct apiprof_modeval proc;   /* the process's mode */
 	struct apiprof_modeval timing; /* full or sampled:N */
 	struct apiprof_modeval api[APIPROF_MAX_APIS]; /* level NONE: as the process */
+	/* APIPROF_MODE's api=MODE items, for the apis as they register
+	 * (apiprof_steer_gate); dropped by a mode set for the process */
+	struct apiprof_mode_list start;
 } st = {.proc = {APIPROF_LEVEL_FULL, 0}, .timing = {APIPROF_LEVEL_FULL, 0}};
+
+uint64_t apiprof_timing_gate;
+uint32_t apiprof_sample_most;
 
 /* Signals held (a handler that steers must not find the lock taken by the
  * code it interrupted), then a short spin: the sections below only store. */
@@ -61,16 +69,31 @@ static bool timed(enum apiprof_level l)
 	return l == APIPROF_LEVEL_FULL || l == APIPROF_LEVEL_SAMPLED;
 }
 
-/* The gate word of a mode (apiprof_shim_layout.h). */
+static bool same_timing(struct apiprof_modeval m)
+{
+	return m.level == st.timing.level &&
+	       (m.level != APIPROF_LEVEL_SAMPLED || m.sample == st.timing.sample);
+}
+
+/* The gate of the process's timing, which the threads take up. */
+static uint64_t timing_gate(void)
+{
+	if (st.timing.level != APIPROF_LEVEL_SAMPLED)
+		return 0;
+	return APIPROF_GUARD_SAMPLE | (uint64_t)st.epoch << APIPROF_GATE_EPOCH_SHIFT;
+}
+
+/* The gate word of a mode (apiprof_shim_layout.h): a timing other than
+ * the process's is the api's own. */
 static uint64_t gate_for(struct apiprof_modeval m)
 {
 	if (m.level == APIPROF_LEVEL_OFF)
 		return APIPROF_GATE_OFF;
 	if (m.level == APIPROF_LEVEL_COUNT)
 		return APIPROF_GATE_COUNT;
-	if (st.timing.level != APIPROF_LEVEL_SAMPLED)
-		return 0;
-	return APIPROF_GUARD_SAMPLE | (uint64_t)st.epoch << APIPROF_GATE_EPOCH_SHIFT;
+	if (same_timing(m))
+		return timing_gate();
+	return APIPROF_GATE_OWN | (uint64_t)m.sample << APIPROF_GATE_N_SHIFT;
 }
 
 static struct apiprof_modeval mode_of_id(uint32_t id)
@@ -104,10 +127,10 @@ static void timing_set(struct apiprof_modeval m)
 {
 	if (m.level == APIPROF_LEVEL_SAMPLED) {
 		__atomic_store_n(&apiprof_sample, m.sample, __ATOMIC_RELEASE);
-		__atomic_or_fetch(&apiprof_timing, APIPROF_MODE_SAMPLE, __ATOMIC_RELEASE);
 		st.epoch = (st.epoch + 1) & 0xffffffu;
 	}
 	st.timing = m;
+	__atomic_store_n(&apiprof_timing_gate, timing_gate(), __ATOMIC_RELEASE);
 }
 
 /* Under the lock: the modes where readers see them (the segment's
@@ -125,7 +148,7 @@ static void show(void)
 		        st.api[id].level == APIPROF_LEVEL_NONE ? 0 : apiprof_mode_pack(st.api[id]),
 		        __ATOMIC_RELAXED);
 	__atomic_store_n(&h->proc_mode, apiprof_mode_pack(st.proc), __ATOMIC_RELAXED);
-	uint32_t n = __atomic_load_n(&apiprof_sample, __ATOMIC_RELAXED);
+	uint32_t n = __atomic_load_n(&apiprof_sample_most, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->sample, n > 1 ? n : 1u, __ATOMIC_RELEASE);
 	if (apiprof_estimating())
 		apiprof_or_fetch_relaxed(&h->flags, APIPROF_SHM_UNTIMED);
@@ -138,12 +161,16 @@ void apiprof_steer_show(void)
 	steer_unlock(held);
 }
 
-/* Under the lock: calls counted and not timed from now on (count mode):
- * the readers take timed calls from the histograms, and the call tree's
- * figures say "estimated", as after sampled mode, for good. */
+/* Under the lock: calls counted and not timed from now on (count or
+ * sampled mode, the process's or an api's): the readers take timed calls
+ * from the histograms, and the call tree's figures say "estimated", for
+ * good.  A call site's standard error takes the largest N used
+ * (apiprof_sample_most), an upper bound where apis sample with several. */
 static void untimed_noted(struct apiprof_modeval m)
 {
-	if (m.level == APIPROF_LEVEL_COUNT)
+	if (m.level == APIPROF_LEVEL_SAMPLED && m.sample > apiprof_sample_most)
+		__atomic_store_n(&apiprof_sample_most, m.sample, __ATOMIC_RELAXED);
+	if (m.level == APIPROF_LEVEL_COUNT || m.level == APIPROF_LEVEL_SAMPLED)
 		__atomic_or_fetch(&apiprof_timing, APIPROF_MODE_SAMPLE, __ATOMIC_RELEASE);
 }
 
@@ -155,22 +182,15 @@ static int steer_process(struct apiprof_modeval m)
 	st.proc = m;
 	for (uint32_t id = 0; id < APIPROF_MAX_APIS; id++)
 		st.api[id] = (struct apiprof_modeval){APIPROF_LEVEL_NONE, 0};
+	st.start.n = 0;
 	gates_all();
 	return 0;
-}
-
-static bool same_timing(struct apiprof_modeval m)
-{
-	return m.level == st.timing.level &&
-	       (m.level != APIPROF_LEVEL_SAMPLED || m.sample == st.timing.sample);
 }
 
 static int steer_api(const char *name, struct apiprof_modeval m)
 {
 	uint32_t n = apiprof_api_count();
 
-	if (timed(m.level) && !same_timing(m))
-		return -1;
 	for (uint32_t id = 1; id <= n && id < APIPROF_MAX_APIS; id++) {
 		struct apiprof_api *api = apiprof_api_get(id);
 
@@ -214,33 +234,54 @@ struct apiprof_modeval apiprof_steer_mode_of(const char *api)
 	return m;
 }
 
+/* Under the lock: api id (named name), registering, takes the mode
+ * APIPROF_MODE gave it, unless it has one already. */
+static void start_mode(const char *name, uint32_t id)
+{
+	for (uint32_t i = 0; name != NULL && i < st.start.n; i++) {
+		if (st.api[id].level != APIPROF_LEVEL_NONE ||
+		    strcmp(st.start.api[i].name, name) != 0)
+			continue;
+		untimed_noted(st.start.api[i].m);
+		st.api[id] = st.start.api[i].m;
+		show();
+	}
+}
+
 void apiprof_steer_gate(struct apiprof_api *api, uint32_t id)
 {
 	if (id == 0 || id >= APIPROF_MAX_APIS)
 		return;
 	uint64_t held = steer_lock();
+	start_mode(api->name, id);
 	gate_set(api, id);
 	steer_unlock(held);
 }
 
-/* APIPROF_MODE, which wins over APIPROF_SAMPLE (sample: its N, 0 unset). */
+/* APIPROF_MODE, whose mode for the process wins over APIPROF_SAMPLE
+ * (sample: its N, 0 unset); its api=MODE items wait for their apis. */
 void apiprof_steer_start(uint32_t sample)
 {
+	static struct apiprof_mode_list l; /* not on the stack: 300 bytes */
 	const char *s = secure_getenv("APIPROF_MODE");
 	struct apiprof_modeval m = {APIPROF_LEVEL_FULL, 0};
 	const char *why = NULL;
 
 	if (sample > 1)
 		m = (struct apiprof_modeval){APIPROF_LEVEL_SAMPLED, sample};
-	if (s != NULL && *s != '\0' && apiprof_mode_parse(s, &m, &why) != 0) {
+	if (s != NULL && *s != '\0' && apiprof_mode_list_parse(s, &l, &why) != 0) {
 		apiprof_warn("APIPROF_MODE=%.40s: %s; full timing%s", s, why,
 		             sample > 1 ? " (APIPROF_SAMPLE is ignored)" : "");
 		m = (struct apiprof_modeval){APIPROF_LEVEL_FULL, 0};
-	} else if (s != NULL && *s != '\0' && sample > 1) {
-		apiprof_warn("APIPROF_MODE=%.40s wins over APIPROF_SAMPLE=%u", s, sample);
+		l.n = 0;
+	} else if (s != NULL && *s != '\0' && l.proc.level != APIPROF_LEVEL_NONE) {
+		if (sample > 1)
+			apiprof_warn("APIPROF_MODE=%.40s wins over APIPROF_SAMPLE=%u", s, sample);
+		m = l.proc;
 	}
 	uint64_t held = steer_lock();
 	steer_process(m);
+	st.start = l;
 	steer_unlock(held);
 }
 

@@ -16,10 +16,10 @@
 #include "apiprof_mode.h"
 
 /* Sets the mode of every api of the process (api NULL) or of the api so
- * named (a spec's "api" name).  0, or -1: m is not valid, no api has that
- * name (yet: an api is named once its first call registered it), or m is
- * a timed mode other than the process's timing (full or sampled:N, one
- * per process: the latest set for the whole process). */
+ * named (a spec's "api" name).  0, or -1: m is not valid, or no api has
+ * that name (yet: an api is named once its first call registered it).
+ * An api's timed mode other than the process's timing is its own
+ * (APIPROF_GATE_OWN). */
 int apiprof_steer_mode(const char *api, struct apiprof_modeval m);
 
 /* The mode of the process (api NULL: the one set last for every api) or
@@ -29,18 +29,29 @@ struct apiprof_modeval apiprof_steer_mode_of(const char *api);
 struct apiprof_api;
 struct apiprof_tls;
 
-/* The calling thread (t) takes up the timing of an api's gate w, between
- * calls (apiprof_slow.c): its first table, and a call whose way in found
- * its guard word other than the gate. */
-void apiprof_timing_take_up(struct apiprof_tls *t, uint64_t w);
+/* The gate of the process's timing (0: full; sampled mode's guard word
+ * with its epoch), stored after apiprof_sample (release): what the
+ * threads take up.  An api timed as the process has it as its gate. */
+extern uint64_t apiprof_timing_gate;
+/* The largest N of any sampled mode set so far, the process's or an
+ * api's (0: none): the segment's `sample`, and the N of a call site's
+ * standard error, an upper bound where apis sampled with several. */
+extern uint32_t apiprof_sample_most;
+
+/* The calling thread (t) takes up the process's timing
+ * (apiprof_timing_gate), between calls (apiprof_slow.c): its first
+ * table, and each call that comes out of line. */
+void apiprof_timing_take_up(struct apiprof_tls *t);
 
 /* Sets api's gate word from the modes (apiprof_register, once the api has
  * its id: before its offsets are published, and again once it is listed,
  * so a change made in between is not missed). */
 void apiprof_steer_gate(struct apiprof_api *api, uint32_t id);
 
-/* The mode at start: APIPROF_MODE, else sampled:sample (APIPROF_SAMPLE,
- * 0 or 1: unset), else full.  A bad APIPROF_MODE gets one line and full. */
+/* The mode at start: APIPROF_MODE's for the process, else sampled:sample
+ * (APIPROF_SAMPLE, 0 or 1: unset), else full; APIPROF_MODE's api=MODE
+ * items as their apis register.  A bad APIPROF_MODE gets one line and
+ * full. */
 void apiprof_steer_start(uint32_t sample);
 
 /* The modes into the segment's header (proc_mode, api_mode, sample),

@@ -15,6 +15,11 @@
  *                           the mode F times at random; prints the calls made
  *                           while their api was counting
  *   modeprog start N        N calls of ma_call (the mode is APIPROF_MODE's)
+ *   modeprog startab N      N calls each of ma_call and mb_call (APIPROF_MODE's)
+ *   modeprog own P B N      the process in mode P, modeb in B, then N calls each
+ *                           of ma_call and mb_call
+ *   modeprog own2 P B N Q C M  own P B N, then the process in Q (which clears
+ *                           modeb's own), modeb in C, and M calls each
  */
 #include <pthread.h>
 #include <sched.h>
@@ -78,6 +83,14 @@ static int timing(long n, long m, long k)
 	steer(NULL, "full");
 	calls_a(k);
 	return 0;
+}
+
+/* The process in mode p and modeb in b (its own timing), n calls each. */
+static void own(const char *p, const char *b, long n)
+{
+	steer(NULL, p);
+	steer("modeb", b);
+	calls_ab(n);
 }
 
 static int perapi(long n, long m, long k)
@@ -218,18 +231,9 @@ static void flip_one(struct view *v, unsigned *seed)
 		v->api[a] = r % 7 == 4 ? "off" : "count";
 		steer(apis[a], v->api[a]);
 		return;
-	default: /* a timed mode for one api: only the process's timing */
-		if (apiprof_control_mode(apis[a], "full") == 0) {
-			if (strcmp(v->timing, "full") != 0) {
-				fprintf(stderr, "modeprog: full for %s accepted under %s\n",
-				        apis[a], v->timing);
-				exit(1);
-			}
-			v->api[a] = "full";
-		} else if (strcmp(v->timing, "full") == 0) {
-			fprintf(stderr, "modeprog: full for %s refused\n", apis[a]);
-			exit(1);
-		}
+	default: /* a timed mode for one api, its own whatever the process's */
+		v->api[a] = (r >> 9) & 1 ? "full" : (r >> 10) & 1 ? "sampled:3" : "sampled:50";
+		steer(apis[a], v->api[a]);
 	}
 }
 
@@ -291,6 +295,19 @@ int main(int argc, char **argv)
 		return blocked();
 	if (strcmp(cmd, "flip") == 0)
 		return flip(a, b);
+	if (strcmp(cmd, "startab") == 0) {
+		calls_ab(a);
+		return 0;
+	}
+	if (strcmp(cmd, "own") == 0 && argc == 5) {
+		own(argv[2], argv[3], atol(argv[4]));
+		return 0;
+	}
+	if (strcmp(cmd, "own2") == 0 && argc == 8) {
+		own(argv[2], argv[3], atol(argv[4]));
+		own(argv[5], argv[6], atol(argv[7]));
+		return 0;
+	}
 	if (strcmp(cmd, "start") == 0) {
 		for (long i = 0; i < a; i++)
 			sink += ma_call((int)i);

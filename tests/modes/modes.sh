@@ -11,8 +11,19 @@
 #            timed once, for at least as long as the program saw it blocked
 #   flip     64 threads, 10,000 random flips: every call made while its api
 #            was counting is counted, no other (a handshake around each flip)
+#   own-sampled  the process full, modeb sampled:8 (its own timing): ma_call
+#            every call timed, mb_call every call counted and timed as the
+#            sampler's rule allows (own_timed)
+#   own-full     the process sampled:4, modeb full: mb_call every call timed
+#   own-both     the process sampled:4, modeb sampled:64: each by its own N
+#   own-flip     the process full with modeb sampled:8, then the process
+#            sampled:4 (which clears modeb's own) with modeb full
+#   start-perapi APIPROF_MODE=sampled:4,modeb=full: modeb every call timed
+#   start-list   APIPROF_MODE=modeb=sampled:8 (the process as APIPROF_SAMPLE
+#            says, full here); start-list-bad: one line, full timing
 #   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
-#   run-mode RUN SPEC   apiprof-run --mode count passes it on; --mode bogus is refused
+#   run-mode RUN SPEC   apiprof-run --mode count passes it on, and a list
+#                       (sampled:4,modea=full); --mode bogus is refused
 #   phases-top TOP      phases, as apiprof-top --json sees the live process (in a
 #                       private mount namespace with its own /dev/shm): calls N + K,
 #                       estimated (K were not timed), the mean that of the N timed calls
@@ -65,7 +76,70 @@ if bad:
 PY
 }
 
+# own_timed NAME N CALLS [FULL]: the timed calls of NAME, sampled one in N
+# by a thread's own countdown: its first call draws (not timed), then each
+# timed call comes 1 to 2N-1 calls after the one before (the sampler's
+# exact rule), so one thread's CALLS calls have at least (CALLS-1)/(2N-1)
+# of them timed, and fewer than CALLS; N on average, so at most 2 x
+# CALLS/N bounds it above with room (about 30 standard deviations at
+# CALLS/N = 1000).  FULL timed calls of a stretch in full timing besides.
+own_timed() {
+	/usr/bin/python3 - "$tmp/out.json" "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+name, n, calls = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+full = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+rows = [f for t in doc["threads"] for f in t["functions"] if f["name"] == name]
+timed = sum(f["timed"] for f in rows) - full
+lo, hi = (calls - 1) // (2 * n - 1), min(calls - 1, 2 * calls // n)
+if not lo <= timed <= hi or any(f["estimated"] is not True for f in rows):
+    sys.exit("FAIL: %s: %d timed of %d sampled:%d (want %d to %d), estimated %r" %
+             (name, timed, calls, n, lo, hi, [f["estimated"] for f in rows]))
+PY
+}
+
 case $case in
+own-sampled)
+	run own full sampled:8 16000
+	check ma_call.calls=16000 ma_call.timed=16000 mb_call.calls=16000
+	own_timed mb_call 8 16000
+	;;
+own-full)
+	run own sampled:4 full 16000
+	check ma_call.calls=16000 mb_call.calls=16000 mb_call.timed=16000
+	own_timed ma_call 4 16000
+	;;
+own-both)
+	run own sampled:4 sampled:64 64000
+	check ma_call.calls=64000 mb_call.calls=64000
+	own_timed ma_call 4 64000
+	own_timed mb_call 64 64000
+	;;
+own-flip)
+	run own2 full sampled:8 16000 sampled:4 full 8000
+	check ma_call.calls=24000 mb_call.calls=24000
+	# ma_call: 16000 in full, then its own countdown with N 4 over 8000;
+	# mb_call: sampled:8 over 16000, then 8000 in full
+	own_timed ma_call 4 8000 16000
+	own_timed mb_call 8 16000 8000
+	;;
+start-perapi)
+	APIPROF_MODE=sampled:4,modeb=full run startab 16000
+	check ma_call.calls=16000 mb_call.calls=16000 mb_call.timed=16000
+	own_timed ma_call 4 16000
+	;;
+start-list)
+	APIPROF_MODE=modeb=sampled:8 run startab 16000
+	check ma_call.calls=16000 ma_call.timed=16000 mb_call.calls=16000
+	own_timed mb_call 8 16000
+	;;
+start-list-bad)
+	APIPROF_MODE=full,modeb=sampled:8,=off run startab 1000
+	check ma_call.calls=1000 ma_call.timed=1000 mb_call.calls=1000 mb_call.timed=1000
+	[ "$(grep -c 'APIPROF_MODE' "$tmp/stderr")" = 1 ] &&
+		grep -q 'APIPROF_MODE=full,modeb=sampled:8,=off: API=MODE needs an api name of 1 to 31 bytes; full timing' "$tmp/stderr" ||
+		{ echo "FAIL: want one line on APIPROF_MODE"; cat "$tmp/stderr"; exit 1; }
+	;;
 phases)
 	run phases 1000 700 300
 	check ma_call.calls=1300 ma_call.timed=1000 ma_put.calls=1300 ma_put.timed=1000 \
@@ -149,6 +223,13 @@ run-mode)
 		-o "$tmp/out.json" "$prog" start 1000 >"$tmp/stdout" 2>"$tmp/stderr" ||
 		{ echo "FAIL: apiprof-run --mode count"; cat "$tmp/stderr"; exit 1; }
 	check ma_call.calls=1000 ma_call.timed=0
+	# a list: the process sampled:4, modea full (its own timing)
+	HOME=$tmp XDG_CACHE_HOME=$tmp/cache \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		"$apiprof_run" -q --mode sampled:4,modea=full -s "$spec" \
+		-o "$tmp/out.json" "$prog" start 1000 >"$tmp/stdout" 2>"$tmp/stderr" ||
+		{ echo "FAIL: apiprof-run --mode sampled:4,modea=full"; cat "$tmp/stderr"; exit 1; }
+	check ma_call.calls=1000 ma_call.timed=1000
 	if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 		"$apiprof_run" --mode bogus -s "$spec" "$prog" start 1 2>"$tmp/stderr"; then
 		echo "FAIL: --mode bogus accepted"

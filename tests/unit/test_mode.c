@@ -124,14 +124,74 @@ static int check_shown(void)
 	return bad;
 }
 
+/* APIPROF_MODE's lists: the text, rc, the process's level, the apis
+ * (name=level:N, comma-separated) as they come out. */
+struct list_case {
+	const char *text;
+	int rc;
+	enum apiprof_level proc;
+	const char *apis;
+};
+
+static const struct list_case list_cases[] = {
+        {"full", 0, APIPROF_LEVEL_FULL, ""},
+        {"full,zlib=sampled:64", 0, APIPROF_LEVEL_FULL, "zlib=3:64,"},
+        {"zlib=sampled,malloc=off", 0, APIPROF_LEVEL_NONE, "zlib=3:64,malloc=1:0,"},
+        {"malloc=full,sampled:8", 0, APIPROF_LEVEL_SAMPLED, "malloc=4:0,"},
+        {"a=off,b=off,c=off,d=off,e=off,f=off,g=off,h=off", 0, APIPROF_LEVEL_NONE,
+         "a=1:0,b=1:0,c=1:0,d=1:0,e=1:0,f=1:0,g=1:0,h=1:0,"},
+        {"a=off,b=off,c=off,d=off,e=off,f=off,g=off,h=off,i=off", -1, 0, NULL}, /* 9 */
+        {"full,count", -1, 0, NULL},         /* two for the process */
+        {"zlib=off,zlib=full", -1, 0, NULL}, /* one api twice */
+        {"=off", -1, 0, NULL},               /* no name */
+        {"zlib=", -1, 0, NULL},              /* no mode */
+        {"zlib=sampled:1", -1, 0, NULL},     /* a bad N */
+        {"full,", -1, 0, NULL},              /* an empty item */
+        {",full", -1, 0, NULL},
+        {"zlib=sampled:1073741824000000", -1, 0, NULL},        /* longer than any mode */
+        {"abcdefghijabcdefghijabcdefghij12=off", -1, 0, NULL}, /* a name of 32 */
+        {"abcdefghijabcdefghijabcdefghij1=off", 0, APIPROF_LEVEL_NONE,
+         "abcdefghijabcdefghijabcdefghij1=1:0,"},
+        {"", -1, 0, NULL},
+        {NULL, -1, 0, NULL},
+};
+
+static int check_list(const struct list_case *c)
+{
+	struct apiprof_mode_list l;
+	const char *why = NULL;
+	int rc = apiprof_mode_list_parse(c->text, &l, &why);
+	const char *t = c->text ? c->text : "(null)";
+	if (rc != c->rc || (rc < 0 && why == NULL)) {
+		printf("FAIL: list \"%s\" = %d, want %d (why %s)\n", t, rc, c->rc, why ? why : "-");
+		return 1;
+	}
+	if (rc < 0)
+		return 0;
+	char got[512] = "";
+	for (uint32_t i = 0; i < l.n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s=%d:%u,", l.api[i].name,
+		         l.api[i].m.level, l.api[i].m.sample);
+	if (l.proc.level != c->proc || strcmp(got, c->apis) != 0) {
+		printf("FAIL: list \"%s\": process %d, apis \"%s\"; want %d, \"%s\"\n", t,
+		       l.proc.level, got, c->proc, c->apis);
+		return 1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		bad |= check_case(&cases[i]);
+	for (size_t i = 0; i < sizeof(list_cases) / sizeof(list_cases[0]); i++)
+		bad |= check_list(&list_cases[i]);
 	bad |= check_bad_words();
 	bad |= check_shown();
 	if (!bad)
-		printf("ok: %zu texts, 8 hostile words\n", sizeof(cases) / sizeof(cases[0]));
+		printf("ok: %zu texts, %zu lists, 8 hostile words\n",
+		       sizeof(cases) / sizeof(cases[0]),
+		       sizeof(list_cases) / sizeof(list_cases[0]));
 	return bad;
 }
