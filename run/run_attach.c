@@ -122,13 +122,17 @@ static uint64_t remote_dlsym(struct sess *s, uint64_t h, const char *name)
 	return f;
 }
 
-/* fn(arg, why, cap) of the runtime, its why read back: its return value. */
-static int remote_entry(struct sess *s, uint64_t fn, uint64_t arg)
+/* fn(config, why, cap) of the runtime (config 0: fn(why, cap)), its why
+ * read back: its return value. */
+static int remote_entry(struct sess *s, uint64_t fn, uint64_t config)
 {
 	char zero[WHY_MAX] = {0};
 	uint64_t w = run_inject_push(&s->j, zero, sizeof(zero)), r = 0;
+	int rc = w == 0   ? -1
+	         : config ? rcall(s, fn, config, w, sizeof(zero), &r)
+	                  : rcall(s, fn, w, sizeof(zero), 0, &r);
 
-	if (w == 0 || rcall(s, fn, arg, w, sizeof(zero), &r) != 0)
+	if (rc != 0)
 		return -1;
 	if ((int)r < 0)
 		read_string(s->pid, w, s->why, sizeof(s->why));
@@ -163,20 +167,57 @@ static int on_thread(struct sess *s, struct work w)
 /* Stops the process, does the work, lets it go: the work's result. */
 static int in_process(struct sess *s, struct work w, double *ms)
 {
-	if (find_entries(s) != 0 || run_stop_all(s->pid, &stopped, s->why, sizeof(s->why)) != 0)
+	if (run_stop_all(s->pid, &stopped, s->why, sizeof(s->why)) != 0)
 		return -1;
-	int rc = on_thread(s, w);
+	int rc = find_entries(s) == 0 ? on_thread(s, w) : -1;
 	*ms = run_stopped_ms(&stopped);
 	s->nthreads = stopped.n;
 	run_let_go(&stopped);
 	return rc;
 }
 
+/* path is the file the process sees at that path (its mount namespace). */
+static int visible(pid_t pid, const char *path, char *why, size_t cap)
+{
+	char theirs[RUN_PATH_MAX + 64];
+	struct stat a, b;
+
+	snprintf(theirs, sizeof(theirs), "/proc/%d/root%s", (int)pid, path);
+	if (stat(path, &a) != 0 || stat(theirs, &b) != 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		return run_whyf(
+		        why, cap,
+		        "process %d does not see %s at that path (another mount namespace?)",
+		        (int)pid, path);
+	return 0;
+}
+
+/* The runtime and every shim of the config are visible to the process. */
+static int visible_all(struct sess *s, const char *config)
+{
+	char line[RUN_PATH_MAX + 16];
+
+	if (visible(s->pid, gen_path(GEN_PART_RUNTIME), s->why, sizeof(s->why)) != 0)
+		return -1;
+	for (const char *p = config; *p != '\0';) {
+		size_t n = strcspn(p, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		if (strncmp(line, "APIPROF_SHIM=", 13) == 0 &&
+		    visible(s->pid, line + 13, s->why, sizeof(s->why)) != 0)
+			return -1;
+		p += n + (p[n] != '\0');
+	}
+	return 0;
+}
+
 static int do_attach(struct sess *s, const void *arg)
 {
 	const char *config = arg;
-	uint64_t h = remote_dlopen(s, gen_path(GEN_PART_RUNTIME), RTLD_NOW);
 
+	if (visible_all(s, config) != 0)
+		return -1;
+	uint64_t h = remote_dlopen(s, gen_path(GEN_PART_RUNTIME), RTLD_NOW);
 	if (h == 0)
 		return -1;
 	uint64_t fn = remote_dlsym(s, h, "apiprof_attach");
@@ -201,22 +242,6 @@ static int do_detach(struct sess *s, const void *arg)
 	return rc;
 }
 
-/* path is the file the process sees at that path (its mount namespace). */
-static int visible(pid_t pid, const char *path, char *why, size_t cap)
-{
-	char theirs[RUN_PATH_MAX + 64];
-	struct stat a, b;
-
-	snprintf(theirs, sizeof(theirs), "/proc/%d/root%s", (int)pid, path);
-	if (stat(path, &a) != 0 || stat(theirs, &b) != 0 || a.st_dev != b.st_dev ||
-	    a.st_ino != b.st_ino)
-		return run_whyf(
-		        why, cap,
-		        "process %d does not see %s at that path (another mount namespace?)",
-		        (int)pid, path);
-	return 0;
-}
-
 /* The config apiprof_attach reads: the shims, output, mode. */
 static int make_config(const struct run_opts *o, char *config, size_t cap)
 {
@@ -228,10 +253,6 @@ static int make_config(const struct run_opts *o, char *config, size_t cap)
 		return -1;
 	for (char *save = NULL, *p = strtok_r(preload, ":", &save); p != NULL;
 	     p = strtok_r(NULL, ":", &save)) {
-		if (visible(o->pid, p, sess.why, sizeof(sess.why)) != 0) {
-			fprintf(stderr, "apiprof-run: %s\n", sess.why);
-			return -1;
-		}
 		if (strcmp(p, gen_path(GEN_PART_RUNTIME)) != 0)
 			n += (size_t)snprintf(config + n, cap - n, "APIPROF_SHIM=%s\n", p);
 	}
@@ -245,12 +266,19 @@ static int make_config(const struct run_opts *o, char *config, size_t cap)
 	return n < cap ? 0 : -1;
 }
 
-static int detach(pid_t pid, int quiet)
+/* Detaches; already_ok: a process detached meanwhile (apiprof-run -p PID
+ * --detach from elsewhere) is what was asked (the foreground's Ctrl-C). */
+static int detach(pid_t pid, int quiet, bool already_ok)
 {
 	double ms = 0;
 
 	sess.pid = pid;
 	if (in_process(&sess, (struct work){do_detach, NULL}, &ms) != 0) {
+		if (already_ok && strcmp(sess.why, "detach: not attached") == 0) {
+			if (!quiet)
+				fprintf(stderr, "apiprof-run: %d was detached already\n", (int)pid);
+			return 0;
+		}
 		fprintf(stderr, "apiprof-run: -p %d: %s\n", (int)pid, sess.why);
 		return 1;
 	}
@@ -279,7 +307,7 @@ static int stay(const struct run_opts *o)
 			fprintf(stderr, "apiprof-run: process %d has ended\n", (int)o->pid);
 		return 0;
 	}
-	return detach(o->pid, o->quiet);
+	return detach(o->pid, o->quiet, true);
 }
 
 int run_attach_main(const struct run_opts *o)
@@ -289,7 +317,7 @@ int run_attach_main(const struct run_opts *o)
 	double ms = 0;
 
 	if (o->detach)
-		return detach(o->pid, o->quiet);
+		return detach(o->pid, o->quiet, false);
 	if (o->dynamic) {
 		fprintf(stderr, "apiprof-run: -p with --dynamic is not supported yet\n");
 		return 125;

@@ -6,7 +6,8 @@
  * again until a pass finds no thread it has not seen: a stopped thread
  * creates none, so the last pass saw them all.  A thread found in a
  * signal-delivery stop keeps its signal, given back when it is let go
- * (PTRACE_DETACH with the signal).  A thread stopped inside a system call
+ * (PTRACE_DETACH with the signal).  The runtime's own flusher thread is
+ * not stopped.  A thread stopped inside a system call
  * restarts it when it is let go, as the kernel does after any stop.
  */
 #include <dirent.h>
@@ -26,6 +27,21 @@ static bool known(const struct run_stopped *s, pid_t tid)
 		if (s->t[i].tid == tid)
 			return true;
 	return false;
+}
+
+/* The runtime's flusher thread (apiprof_flusher.c names it) is left
+ * running: a detach asks it to stop and waits for it. */
+static bool is_flusher(pid_t pid, pid_t tid)
+{
+	char path[64], comm[32] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	bool yes = fgets(comm, sizeof(comm), f) != NULL && strcmp(comm, "apiprof-flush\n") == 0;
+	fclose(f);
+	return yes;
 }
 
 static int seize_one(struct run_stopped *s, pid_t tid, char *why, size_t cap)
@@ -59,7 +75,7 @@ static int seize_pass(struct run_stopped *s, char *why, size_t cap)
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
 		pid_t tid = (pid_t)atoi(e->d_name);
 
-		if (tid <= 0 || known(s, tid))
+		if (tid <= 0 || known(s, tid) || is_flusher(s->pid, tid))
 			continue;
 		if (seize_one(s, tid, why, cap) != 0) {
 			closedir(d);
