@@ -82,14 +82,14 @@ static int wait_return(struct run_inject *j, uint64_t sp, uint64_t *ret, char *w
 {
 	struct sigaction sa = {.sa_handler = on_alarm}, old;
 	struct user_regs_struct r;
-	int st, w;
+	int st;
 
 	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: waitpid returns EINTR */
 	alarm(CALL_WAIT);
-	w = waitpid(j->tid, &st, __WALL);
+	int w = waitpid(j->tid, &st, __WALL), err = errno;
 	alarm(0);
 	sigaction(SIGALRM, &old, NULL);
-	if (w < 0 && errno == EINTR) {
+	if (w < 0 && err == EINTR) {
 		ptrace(PTRACE_INTERRUPT, j->tid, 0, 0);
 		waitpid(j->tid, &st, __WALL);
 		return run_whyf(why, cap, "a call in thread %d took over %d s", (int)j->tid,
