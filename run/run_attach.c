@@ -150,6 +150,8 @@ static int on_thread(struct sess *s, struct work w)
 {
 	int i = run_pick_thread(&stopped, s->why, sizeof(s->why));
 
+	if (i == RUN_PICK_LATER)
+		return i;
 	if (i < 0 || run_inject_begin(&s->j, stopped.t[i].tid, s->why, sizeof(s->why)) != 0)
 		return -1;
 	int rc = rcall(s, s->errno_fn, 0, 0, 0, &s->errno_at);
@@ -165,7 +167,7 @@ static int on_thread(struct sess *s, struct work w)
 }
 
 /* Stops the process, does the work, lets it go: the work's result. */
-static int in_process(struct sess *s, struct work w, double *ms)
+static int in_process_once(struct sess *s, struct work w, double *ms)
 {
 	if (run_stop_all(s->pid, &stopped, s->why, sizeof(s->why)) != 0)
 		return -1;
@@ -174,6 +176,27 @@ static int in_process(struct sess *s, struct work w, double *ms)
 	s->nthreads = stopped.n;
 	run_let_go(&stopped);
 	return rc;
+}
+
+/* A dlopen in progress in the process (a thread holds the loader's lock):
+ * it is let go, and asked again a few times, RETRY_MS apart and more. */
+#define RETRIES  5
+#define RETRY_MS 20
+
+static int in_process(struct sess *s, struct work w, double *ms)
+{
+	int rc = in_process_once(s, w, ms);
+
+	for (int k = 1; rc == RUN_PICK_LATER && k <= RETRIES; k++) {
+		struct timespec d = {0, (long)k * RETRY_MS * 1000000L};
+
+		nanosleep(&d, NULL);
+		rc = in_process_once(s, w, ms);
+	}
+	if (rc == RUN_PICK_LATER)
+		strncat(s->why, "; asked 6 times, try again later",
+		        sizeof(s->why) - strlen(s->why) - 1);
+	return rc < 0 ? -1 : rc;
 }
 
 /* path is the file the process sees at that path (its mount namespace). */

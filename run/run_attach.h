@@ -52,7 +52,9 @@ int run_inject_write(pid_t pid, uint64_t addr, const void *p, size_t n);
 int run_inject_end(struct run_inject *j);
 
 /* run_pick.c: a thread safe to call into: in no signal handler, and no
- * thread holds a lock of the loader.  Its index in s, or -1 with why. */
+ * thread holds a lock of the loader.  Its index in s, or -1 with why, or
+ * RUN_PICK_LATER (with why) while a thread holds a lock of the loader. */
+#define RUN_PICK_LATER (-2)
 int run_pick_thread(const struct run_stopped *s, char *why, size_t cap);
 
 /* run_attach.c: apiprof-run -p PID [--detach]. */

@@ -151,9 +151,11 @@ int run_pick_thread(const struct run_stopped *s, char *why, size_t cap)
 	if (owner < 0)
 		return run_whyf(why, cap, "cannot find the loader's locks in process %d",
 		                (int)s->pid);
-	if (owner > 0)
-		return run_whyf(why, cap,
-		                "thread %d holds the loader's lock (a dlopen in progress)", owner);
+	if (owner > 0) {
+		run_whyf(why, cap, "thread %d holds the loader's lock (a dlopen in progress)",
+		         owner);
+		return RUN_PICK_LATER;
+	}
 	if (find_restorers(s->pid, &c) != 0)
 		return run_whyf(why, cap, "cannot find glibc's __restore_rt in process %d",
 		                (int)s->pid);

@@ -19,6 +19,10 @@ never a sleep.
           process unchanged (it answers, with the right crc)
   hammer  64 threads calling crc32 while attached and detached, 3 times:
           no crash, no wrong result
+  dlopen  a thread stopped inside dlopen (a constructor that waits, holding
+          the loader's lock): asked again a few times, then refused with
+          the text, exit 125, the process unchanged; once the dlopen is
+          done, the attach works
 """
 import json
 import os
@@ -28,6 +32,7 @@ import sys
 import tempfile
 
 CASE, RUN, LOOP = sys.argv[1], sys.argv[2], sys.argv[3]
+HOLD = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 def fail(msg):
@@ -53,16 +58,17 @@ def private_shm():
 class Prog:
     """attach_loop on two pipes."""
 
-    def __init__(self, user=None):
+    def __init__(self, user=None, env=None):
         pre = ["setpriv", "--reuid", user, "--regid", user, "--clear-groups"] if user else []
-        self.p = subprocess.Popen(pre + [LOOP], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.p = subprocess.Popen(pre + [LOOP], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  env=env)
         self.ask("N 1")  # it runs: its main thread now waits in read()
 
     def ask(self, line):
         self.p.stdin.write((line + "\n").encode())
         self.p.stdin.flush()
         ans = self.p.stdout.readline().decode().split()
-        if not ans or ans[0] not in ("ok", "started", "stopped"):
+        if not ans or ans[0] not in ("ok", "started", "stopped", "held"):
             fail(f"the program answered {ans} to {line!r} (exit {self.p.poll()})")
         return ans
 
@@ -197,8 +203,33 @@ def case_hammer(tmp):
     print(f"OK: 64 threads, {ans[1]} calls across 3 attaches and detaches, none wrong")
 
 
+def case_dlopen(tmp):
+    fifo = f"{tmp}/hold"
+    os.mkfifo(fifo)
+    prog = Prog(env=dict(os.environ, ATTACH_HOLD_FIFO=fifo))
+    prog.calls(10)
+    prog.ask(f"L {HOLD}")  # "held": a thread is in dlopen, the lock is its
+    a = Attached(prog.p.pid, f"{tmp}/out.json")
+    rc = a.p.wait()
+    want = "holds the loader's lock (a dlopen in progress); asked 6 times, try again later"
+    if rc != 125 or want not in a.first:
+        fail(f"a dlopen in progress: exit {rc}, {a.first!r}; want 125, {want!r}")
+    prog.calls(10)
+    os.close(os.open(fifo, os.O_WRONLY))  # the constructor returns
+    if not prog.p.stdout.readline().startswith(b"loaded"):  # and the dlopen has ended
+        fail("the held dlopen did not end")
+    b = Attached(prog.p.pid, f"{tmp}/out.json").ok()
+    c0 = prog.calls(0)
+    c1 = prog.calls(50)
+    b.interrupt()
+    if json_calls(f"{tmp}/out.json") != c1 - c0:
+        fail(f"after the dlopen: {json_calls(f'{tmp}/out.json')} counted, {c1 - c0} made")
+    prog.end()
+    print("OK: " + a.first.strip())
+
+
 private_shm()
 BARE_CRC = bare_crc()
 with tempfile.TemporaryDirectory() as scratch:
     {"count": case_count, "eintr": case_eintr, "user": case_user,
-     "hammer": case_hammer}[CASE](scratch)
+     "hammer": case_hammer, "dlopen": case_dlopen}[CASE](scratch)

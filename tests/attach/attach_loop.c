@@ -10,8 +10,12 @@
  *   T THREADS  THREADS threads call crc32 in a loop; answers "started"
  *   S          they stop; answers "stopped CALLS BAD": their calls, and
  *              how many of them returned another crc than the first
+ *   L PATH     a thread dlopen()s PATH (attach_hold.c, whose constructor
+ *              answers "held" and keeps the loader's lock until released),
+ *              then says "loaded"
  *   Q          exits 0
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -73,6 +77,26 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+static char hold_path[64];
+
+static void *load(void *arg)
+{
+	(void)arg;
+	if (dlopen(hold_path, RTLD_NOW) == NULL)
+		exit(6);
+	say("loaded %llu %llu\n", 0, 0);
+	return NULL;
+}
+
+static void load_in_thread(const char *path)
+{
+	pthread_t t;
+
+	snprintf(hold_path, sizeof(hold_path), "%s", path);
+	if (pthread_create(&t, NULL, load, NULL) != 0 || pthread_detach(t) != 0)
+		exit(5);
+}
+
 static void start(int n)
 {
 	stop = 0;
@@ -117,6 +141,8 @@ int main(void)
 			start(atoi(line + 2));
 		} else if (line[0] == 'S') {
 			finish();
+		} else if (line[0] == 'L') {
+			load_in_thread(line + 2);
 		} else if (line[0] == 'Q') {
 			return 0;
 		}
