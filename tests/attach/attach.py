@@ -65,11 +65,15 @@ class Prog:
         self.ask("N 1")  # it runs: its main thread now waits in read()
 
     def ask(self, line):
-        self.p.stdin.write((line + "\n").encode())
-        self.p.stdin.flush()
+        try:
+            self.p.stdin.write((line + "\n").encode())
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass  # it has ended: what it said, below
         ans = self.p.stdout.readline().decode().split()
         if not ans or ans[0] not in ("ok", "started", "stopped", "held"):
-            fail(f"the program answered {ans} to {line!r} (exit {self.p.poll()})")
+            fail(f"the program answered {ans} to {line!r} (exit {self.p.wait()}"
+                 + (": a read returned EINTR)" if ans[:2] == ["error", "4"] else ")"))
         return ans
 
     def calls(self, n):
