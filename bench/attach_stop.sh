@@ -29,6 +29,7 @@ read -r ready <&8
 echo "pid $pid: $(ls /proc/$pid/task | wc -l) threads, $(awk '$6 ~ /\.so/ {print $6}' /proc/$pid/maps | sort -u | wc -l) objects mapped"
 r=0
 while [ $r -lt "$runs" ]; do
+	: >"$tmp/err"
 	"$build/run/apiprof-run" -s zlib -p $pid 2>"$tmp/err" &
 	a=$!
 	until grep -q attached "$tmp/err"; do :; done
