@@ -649,7 +649,7 @@ name_of() {
 	acct) echo "**apiprof** declaring bytes, fails and errno (benchlib_acct.json)" ;;
 	mode-off) echo "**apiprof** APIPROF_MODE=off (issue 37)" ;;
 	mode-count) echo "**apiprof** APIPROF_MODE=count (issue 37)" ;;
-	dynamic) echo "**apiprof** dynamic mode (libffi closures, no compiler)" ;;
+	dynamic) echo "**apiprof** dynamic mode (no compiler)" ;;
 	audit) echo "LD_AUDIT pltenter/pltexit (latrace's mechanism)" ;;
 	uftrace) echo "\`uftrace record --force\` †" ;;
 	ltrace) echo "\`ltrace -c\` †" ;;

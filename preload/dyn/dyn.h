@@ -14,7 +14,10 @@
  *   dyn_types.c    C type -> ffi_type: scalars, typedef table, pointers
  *   dyn_record.c   structs and unions by value, from the spec's "types"
  *   dyn_fn.c       per function: cif, closure, handler
- *   dyn_fast.c     forwarding without ffi_call for register-only signatures
+ *   dyn_fast.c     forwarding without ffi_call for register-only signatures,
+ *                  and their closure without libffi (dyn_quick.S)
+ *   dyn_bind.c     the GOT entries and data words the audit module does
+ *                  not see, led to the stubs by the engine (preload/bind/)
  *   dyn_gate.S     where a stub leads: a nested call to the function, the
  *                  others to the closure
  */
@@ -91,6 +94,12 @@ DYN_HIDDEN int dyn_fn_build(struct dyn_fn *f, const struct spec *s, const struct
  * every argument travels in a register; NULL when the signature has
  * anything else (stack arguments, structs, long double, variadic). */
 DYN_HIDDEN dyn_fwd dyn_fast_pick(struct dyn_fn *f);
+/* dyn_fast.c: dyn_quick (dyn_quick.S), the closure without libffi of such
+ * a function: the slots' map first, then the code f's calls go to (its
+ * forwarder is dyn_fast's; the caller has checked: no vtwin, returns), or
+ * NULL for a libffi closure. */
+DYN_HIDDEN void dyn_quick_init(const struct dyn_link *l);
+DYN_HIDDEN void (*dyn_quick_take(const struct dyn_fn *f))(void);
 
 /* dyn_acct.c: f's declaration of bytes and failures, from entry g with
  * its libffi types; and its record after a call that counted. */
@@ -119,6 +128,19 @@ DYN_HIDDEN uintptr_t dyn_site(const struct dyn_fn *f, void *ret);
 
 /* dyn_init.c: p, or the function behind it if p is one of the stubs. */
 DYN_HIDDEN void *dyn_unstub(void *p);
+
+/* dyn_bind.c: binds every slot of the profiled symbols to their stubs
+ * (GOT, data words, objects loaded later); the real function the engine
+ * found for s when the audit module's slot has none, else 0. */
+DYN_HIDDEN void dyn_bind_slots(struct dyn_link *l);
+DYN_HIDDEN uintptr_t dyn_bound_real(const struct dyn_slot *s);
+
+static inline uintptr_t dyn_real(const struct dyn_slot *s)
+{
+	uintptr_t p = apiprof_load_acquire(&s->real);
+
+	return apiprof_likely(p != 0) ? p : dyn_bound_real(s);
+}
 
 /* dyn_api.c */
 DYN_HIDDEN struct apiprof_api *dyn_api_new(const struct spec *s);

@@ -33,7 +33,7 @@ _Static_assert(APIPROF_FRAME_IDLE == 1, "dyn_gate.S compares with 1");
 
 static void real_of(const struct dyn_fn *f, void (**fn)(void))
 {
-	uintptr_t p = apiprof_load_acquire(&f->slot->real);
+	uintptr_t p = dyn_real(f->slot);
 
 	memcpy(fn, &p, sizeof(*fn));
 }
@@ -166,7 +166,13 @@ static int make_closure(struct dyn_fn *f, const struct spec_func *g)
 	void (*h)(ffi_cif *, void *, void **, void *) = g->vtwin      ? handler_vtwin
 	                                                : g->noreturn ? handler_noreturn
 	                                                              : handler;
+	void (*quick)(void) = h == handler ? dyn_quick_take(f) : NULL;
 	void *code;
+
+	if (quick != NULL) {
+		install(f, (uintptr_t)quick);
+		return 0;
+	}
 	ffi_closure *cl = ffi_closure_alloc(sizeof(ffi_closure), &code);
 
 	if (cl == NULL)

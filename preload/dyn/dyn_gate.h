@@ -16,9 +16,15 @@
 #define DYN_GATE_FRAME        8   /* struct apiprof_tls_api's frame */
 #define DYN_GATE_FRAME_TAGS   7   /* APIPROF_FRAME_TAGS */
 
+#define DYN_QUICK_FRAME 224 /* sizeof(struct dyn_quick_frame) */
+
 #ifndef __ASSEMBLER__
 /* Where the stubs of the profiled functions lead (dyn_gate.S). */
 void dyn_gate(void) __attribute__((visibility("hidden")));
+/* The closure of a register-only function (dyn_quick.S, dyn_fast.c). */
+void dyn_quick(void) __attribute__((visibility("hidden")));
+/* The same without vector registers, for integer-only signatures. */
+void dyn_quick_gpr(void) __attribute__((visibility("hidden")));
 #endif
 
 #endif /* DYN_GATE_H */

@@ -161,10 +161,12 @@ __attribute__((constructor)) static void dyn_init(void)
 	}
 	apiprof_set_mode(APIPROF_PROC_MODE_DYNAMIC);
 	dyn_site_init();
+	dyn_quick_init(link_table);
 	/* the spec's notes and errors are the same in every process of a run */
 	int say = apiprof_say();
 	spec_diag_mute(say == APIPROF_SAY_ALL      ? SPEC_MUTE_NONE
 	               : say == APIPROF_SAY_ERRORS ? SPEC_MUTE_NOTES
 	                                           : SPEC_MUTE_ALL);
 	load_specs(specs);
+	dyn_bind_slots(link_table);
 }

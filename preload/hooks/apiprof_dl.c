@@ -36,6 +36,10 @@
 #include <link.h>
 #include <string.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "apiprof_bind_int.h"
 #include "apiprof_internal.h"
 
 /* Read by the trampolines; 0 until the first call resolves them.  dlvsym
@@ -204,11 +208,100 @@ APIPROF_EXPORT int dlclose(void *handle)
 	int r = real(handle);
 	int saved = errno;
 	apiprof_unload_counts(&adds1, &subs1);
-	if (r == 0 && subs1 != subs)
+	if (r == 0 && subs1 != subs) {
 		apiprof_unload_forget(adds);
+		apiprof_bind_forget_gone();
+	}
 	errno = saved;
 	return r;
 }
+
+/* Whether this thread runs with a shadow stack (CET), where a return to
+ * another address than the call's kills the process. */
+static bool shadow_stack(void)
+{
+	unsigned long features = 0;
+	int saved = errno;
+	long r = syscall(SYS_arch_prctl, 0x5005 /* ARCH_SHSTK_STATUS */, &features);
+
+	errno = saved;
+	return r == 0 && (features & 1) != 0;
+}
+
+struct gadget_arg {
+	uintptr_t caller, ret;
+};
+
+static int gadget_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct gadget_arg *a = arg;
+	const ElfW(Phdr) *x = NULL;
+	bool inside = false;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		inside |= a->caller >= lo && a->caller - lo < ph->p_memsz;
+		if ((ph->p_flags & PF_X) && x == NULL)
+			x = ph;
+	}
+	if (!inside)
+		return 0;
+	const unsigned char *p = x ? (const unsigned char *)(info->dlpi_addr + x->p_vaddr) : NULL;
+	for (size_t i = 0; p && i < x->p_filesz; i++)
+		if (p[i] == 0xc3)
+			return a->ret = (uintptr_t)&p[i], 1;
+	return 1;
+}
+
+/*
+ * dlopen's return, seen without changing its caller.  glibc takes the
+ * caller from dlopen's return address (its $ORIGIN, RUNPATH and
+ * namespace), so the trampoline cannot call the real dlopen.  Instead it
+ * jumps there with the return address replaced by one of a `ret`
+ * instruction (the byte 0xc3) in the caller's own object, and below it
+ * apiprof_dl_after: glibc sees the caller's object, and its `ret` goes on
+ * to apiprof_dl_after, which returns to the caller.  Only while the
+ * engine has symbols bound (apiprof_bind.c), and never under a shadow
+ * stack; 0: the plain jump.  Called by the trampoline before dlopen.
+ */
+__attribute__((no_sanitize_address)) APIPROF_HIDDEN uintptr_t apiprof_dl_gadget(uintptr_t caller)
+{
+	struct gadget_arg a = {caller, 0};
+
+	if (!apiprof_bind_active() || shadow_stack())
+		return 0;
+	int saved = errno;
+	dl_iterate_phdr(gadget_one, &a);
+	errno = saved;
+	return a.ret;
+}
+
+/* After a dlopen the engine saw: binds the objects it loaded.  Nothing
+ * here touches errno or dlerror's state. */
+APIPROF_HIDDEN void apiprof_dl_opened(void *handle)
+{
+	if (handle != NULL)
+		apiprof_bind_new_objects();
+}
+
+__asm__(".text\n"
+        ".type apiprof_dl_after, @function\n"
+        "apiprof_dl_after:\n"
+        "	.cfi_startproc\n"
+        "	pushq %rax\n"
+        "	.cfi_adjust_cfa_offset 8\n"
+        "	movq %rax, %rdi\n"
+        "	call apiprof_dl_opened\n"
+        "	popq %rax\n"
+        "	.cfi_adjust_cfa_offset -8\n"
+        "	ret\n"
+        "	.cfi_endproc\n"
+        ".size apiprof_dl_after, .-apiprof_dl_after\n");
 
 /*
  * The trampolines.  On entry %rdi, %rsi (and %rdx) hold the arguments and
@@ -260,7 +353,8 @@ __asm__(TRAMPOLINE_PROLOGUE("dlsym", "apiprof_real_dlsym") "	testq %rdi, %rdi\n"
                                                            "3:	addq $24, %rsp\n"
                                                            "	ret\n" TRAMPOLINE_INIT("dlsym"));
 
-/* dlopen(file, flags): a warning for RTLD_DEEPBIND (0x8), then a jump. */
+/* dlopen(file, flags): a warning for RTLD_DEEPBIND (0x8), then a jump,
+ * through apiprof_dl_after when the engine binds (apiprof_dl_gadget). */
 __asm__(TRAMPOLINE_PROLOGUE("dlopen",
                             "apiprof_real_dlopen") "	testl $8, %esi\n"
                                                    "	jz 1f\n"
@@ -271,4 +365,19 @@ __asm__(TRAMPOLINE_PROLOGUE("dlopen",
                                                    "	popq %rax\n"
                                                    "	popq %rsi\n"
                                                    "	popq %rdi\n"
-                                                   "1:	jmp *%rax\n" TRAMPOLINE_INIT("dlopen"));
+                                                   "1:	pushq %rdi\n"
+                                                   "	pushq %rsi\n"
+                                                   "	pushq %rax\n"
+                                                   "	movq 24(%rsp), %rdi\n"
+                                                   "	call apiprof_dl_gadget\n"
+                                                   "	movq %rax, %r11\n"
+                                                   "	popq %rax\n"
+                                                   "	popq %rsi\n"
+                                                   "	popq %rdi\n"
+                                                   "	testq %r11, %r11\n"
+                                                   "	jz 2f\n"
+                                                   "	subq $16, %rsp\n"
+                                                   "	movq %r11, (%rsp)\n"
+                                                   "	leaq apiprof_dl_after(%rip), %r11\n"
+                                                   "	movq %r11, 8(%rsp)\n"
+                                                   "2:	jmp *%rax\n" TRAMPOLINE_INIT("dlopen"));
