@@ -42,7 +42,7 @@ static const char gen_usage[] =
         "                         [-E | --preprocessed SHIM.i]\n"
         "       apiprof-gen import HEADER.h [-I DIR]... [-D MACRO]... --library SONAME\n"
         "                          [--prefix PREFIX | --functions F1,F2,...] [--api NAME]\n"
-        "                          [-o SPEC.json]\n"
+        "                          [-o SPEC.json] [--verbose]\n"
         "       apiprof-gen --version | --help\n"
         "\n"
         "Generates the C source of an LD_PRELOAD shim that profiles the functions\n"

@@ -65,11 +65,10 @@ static int maps_find(pid_t pid, const char *name, struct apiprof_rsym_obj *o, ui
 {
 	char fn[64], line[1024];
 	struct map_line m;
-	FILE *f;
 	int r = fail(e, ENOENT, "process %d has no %s loaded", (int)pid, name);
 
 	snprintf(fn, sizeof fn, "/proc/%d/maps", (int)pid);
-	f = fopen(fn, "re");
+	FILE *f = fopen(fn, "re");
 	if (f == NULL)
 		return fail(e, errno, "cannot read %s: %s", fn, strerror(errno));
 	while (fgets(line, sizeof line, f) != NULL) {
@@ -96,13 +95,12 @@ static int obj_open(const struct apiprof_rsym_obj *o, struct apiprof_rsym_err *e
 {
 	char fn[sizeof o->path + 32];
 	struct stat st;
-	int fd;
 
 	if (strstr(o->path, " (deleted)") != NULL)
 		return fail(e, ENOENT, "process %d maps %s, which was deleted", (int)o->pid,
 		            o->path);
 	snprintf(fn, sizeof fn, "/proc/%d/root%s", (int)o->pid, o->path);
-	fd = open(fn, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	int fd = open(fn, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return fail(e, errno, "cannot open %s: %s", fn, strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != o->dev ||
@@ -135,11 +133,9 @@ static int obj_bias(Elf *elf, uint64_t start, uint64_t *bias)
 
 static Elf *elf_of(int fd)
 {
-	Elf *elf;
-
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf != NULL && elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		return NULL;
@@ -151,18 +147,16 @@ int apiprof_rsym_find_obj(pid_t pid, const char *name, struct apiprof_rsym_obj *
                           struct apiprof_rsym_err *e)
 {
 	uint64_t start = 0;
-	int fd, r;
-	Elf *elf;
 
 	memset(o, 0, sizeof *o);
 	o->pid = pid;
-	r = maps_find(pid, name, o, &start, e);
+	int r = maps_find(pid, name, o, &start, e);
 	if (r != 0)
 		return r;
-	fd = obj_open(o, e);
+	int fd = obj_open(o, e);
 	if (fd < 0)
 		return fd;
-	elf = elf_of(fd);
+	Elf *elf = elf_of(fd);
 	r = elf != NULL && obj_bias(elf, start, &o->bias) == 0
 	            ? 0
 	            : fail(e, ENOEXEC, "%s (process %d): not an ELF object apiprof can read",
@@ -221,12 +215,10 @@ static uint64_t dynsym_find(Elf *elf, const struct dynsym *d, const char *sym)
 	GElf_Sym s;
 
 	for (size_t i = 1; i < d->count; i++) {
-		const char *n;
-
 		if (gelf_getsym(d->sym, (int)i, &s) == NULL || s.st_shndx == SHN_UNDEF ||
 		    s.st_value == 0)
 			continue;
-		n = elf_strptr(elf, d->strtab, s.st_name);
+		const char *n = elf_strptr(elf, d->strtab, s.st_name);
 		if (n == NULL || strcmp(n, sym) != 0)
 			continue;
 		if (!ver_hidden(d, i))
@@ -241,17 +233,16 @@ int apiprof_rsym_lookup(const struct apiprof_rsym_obj *o, const char *sym, uint6
 {
 	struct dynsym d;
 	uint64_t v = 0;
-	int fd = obj_open(o, e), r;
-	Elf *elf;
+	int fd = obj_open(o, e);
 
 	if (fd < 0)
 		return fd;
-	elf = elf_of(fd);
+	Elf *elf = elf_of(fd);
 	if (elf != NULL && dynsym_of(elf, &d) == 0)
 		v = dynsym_find(elf, &d, sym);
-	r = v != 0 ? 0
-	           : fail(e, ENOENT, "%s (process %d) does not define %s", o->path, (int)o->pid,
-	                  sym);
+	int r = v != 0 ? 0
+	               : fail(e, ENOENT, "%s (process %d) does not define %s", o->path, (int)o->pid,
+	                      sym);
 	*addr = v != 0 ? o->bias + v : 0;
 	if (elf != NULL)
 		elf_end(elf);

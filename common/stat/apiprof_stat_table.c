@@ -180,7 +180,10 @@ int apiprof_stat_note_line(char *buf, size_t cap, const struct apiprof_stat_row 
 	struct line l = {buf, cap, 0};
 	char t[16];
 
-	if (!(r->flags & APIPROF_FUNC_ACCT) && !(r->inflight_ns > 0)) {
+	bool fails = (r->flags & APIPROF_FUNC_FAILS) && r->failures > 0;
+
+	/* No failure is no news: "failures 0" under every row is noise. */
+	if (!(r->flags & APIPROF_FUNC_BYTES) && !fails && !(r->inflight_ns > 0)) {
 		if (cap)
 			buf[0] = '\0';
 		return 0;
@@ -190,9 +193,9 @@ int apiprof_stat_note_line(char *buf, size_t cap, const struct apiprof_stat_row 
 		line_add(&l, "  bytes %llu (p50 -)", (unsigned long long)r->bytes);
 	else if (r->flags & APIPROF_FUNC_BYTES)
 		line_add(&l, "  bytes %llu (p50 %.0f)", (unsigned long long)r->bytes, r->bytes_p50);
-	if (r->flags & APIPROF_FUNC_FAILS)
+	if (fails)
 		line_add(&l, "  failures %llu", (unsigned long long)r->failures);
-	if ((r->flags & APIPROF_FUNC_ERRNO) && r->errnos)
+	if (fails && (r->flags & APIPROF_FUNC_ERRNO) && r->errnos)
 		note_errnos(&l, r->errnos);
 	if (r->inflight_ns > 0)
 		line_add(&l, "  inside %s%s", r->inflight_bound ? ">=" : "",

@@ -107,6 +107,7 @@ struct imp_opts {
 	const char *out;         /* NULL: stdout */
 	const char *include;     /* how the shim #includes the header */
 	const char *description; /* the spec's "description" */
+	bool verbose;            /* --verbose: every name in a warning's list */
 };
 
 /* imp_main.c: `apiprof-gen import ...`; argv[0] is "import". */

@@ -5,6 +5,7 @@
  *
  *   apiprof-gen import HEADER.h [-I DIR]... [-D MACRO[=V]]... --library SONAME
  *                      [--prefix PREFIX | --functions F1,F2,...] [--api NAME] [-o SPEC.json]
+ *                      [--verbose]
  *
  * Exit status: 0 success, 1 the header, the library or the output failed
  * (or nothing was selected), 2 usage error.
@@ -22,7 +23,7 @@
 static const char imp_usage[] =
         "usage: apiprof-gen import HEADER.h [-I DIR]... [-D MACRO]... --library SONAME\n"
         "                          [--prefix PREFIX | --functions F1,F2,...] [--api NAME]\n"
-        "                          [-o SPEC.json]\n";
+        "                          [-o SPEC.json] [--verbose]\n";
 
 static int imp_usage_error(const char *fmt, const char *arg)
 {
@@ -96,6 +97,8 @@ static int imp_opt(struct imp_opts *o, int argc, char **argv, int *i)
 	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	const char **slot;
 
+	if (strcmp(a, "--verbose") == 0)
+		return o->verbose = true, 0;
 	if ((a[1] == 'I' || a[1] == 'D') && a[2] != '\0')
 		return imp_cflag(o, a, a + 2);
 	if (strcmp(a, "-I") == 0 || strcmp(a, "-D") == 0)

@@ -31,15 +31,27 @@ static void imp_list_add(struct imp_list *l, const char *s)
 }
 
 /* "what: a, b, c" on one line, sorted; nothing when the list is empty. */
-static void imp_list_report(struct imp_list *l, const char *what)
+/* The names a warning shows; --verbose shows them all. */
+#define IMP_LIST_SHOWN 8
+
+static bool imp_verbose;
+
+/* One line per list: its count, its first names in order, then what to
+ * do about it (hint, or NULL), never a line of 900 names. */
+static void imp_list_report(struct imp_list *l, const char *what, const char *hint)
 {
 	struct spec_buf b;
+	size_t shown = imp_verbose || l->n <= IMP_LIST_SHOWN ? l->n : IMP_LIST_SHOWN;
 
 	if (l->n > 0) {
 		qsort(l->v, l->n, sizeof *l->v, imp_cmp_str);
 		spec_buf_init(&b);
-		for (size_t i = 0; i < l->n; i++)
+		for (size_t i = 0; i < shown; i++)
 			spec_buf_printf(&b, "%s%s", i ? ", " : "", l->v[i]);
+		if (shown < l->n)
+			spec_buf_printf(&b, ", and %zu more (--verbose lists them)", l->n - shown);
+		if (hint != NULL)
+			spec_buf_printf(&b, "; %s", hint);
 		imp_warn("%s (%zu): %s", what, l->n, spec_buf_str(&b));
 		spec_buf_free(&b);
 	}
@@ -173,7 +185,9 @@ static void imp_report_undeclared(const struct imp_opts *o, const struct imp_hea
 			imp_list_add(&l, x->syms[i].name);
 	snprintf(what, sizeof what, "warning: exported by %s but not declared in the header",
 	         x->path);
-	imp_list_report(&l, what);
+	imp_list_report(&l, what,
+	                "not profiled; if they belong to the API, import the header that "
+	                "declares them, or narrow with --prefix or --functions");
 }
 
 static bool imp_is_macro(const struct imp_header *h, const char *name)
@@ -198,7 +212,7 @@ static void imp_report_unknown(const struct imp_opts *o, const struct imp_header
 		if (imp_declared(h, tok) == NULL && !imp_is_macro(h, tok) &&
 		    imp_export_find(x, tok) == NULL)
 			imp_list_add(&l, tok);
-	imp_list_report(&l, "warning: --functions names neither declared nor exported");
+	imp_list_report(&l, "warning: --functions names neither declared nor exported", "a typo?");
 	free(csv);
 }
 
@@ -208,6 +222,7 @@ size_t imp_select(const struct imp_opts *o, struct imp_header *h, const struct i
 	char what[512];
 	size_t kept = 0;
 
+	imp_verbose = o->verbose;
 	for (size_t i = 0; i < h->nfuncs; i++) {
 		struct imp_func *f = &h->funcs[i];
 		if (!imp_wanted(o, h, f->name))
@@ -219,10 +234,11 @@ size_t imp_select(const struct imp_opts *o, struct imp_header *h, const struct i
 		else
 			kept += imp_keep(h, x, f);
 	}
-	imp_list_report(&skipped, "note: inline or static, no exported entry point: skipped");
+	imp_list_report(&skipped, "note: inline or static, no exported entry point: skipped", NULL);
 	snprintf(what, sizeof what, "warning: declared in the header but not exported by %s",
 	         x->path);
-	imp_list_report(&unexported, what);
+	imp_list_report(&unexported, what,
+	                "not profiled; is --library the library that defines them?");
 	imp_report_undeclared(o, h, x);
 	imp_report_unknown(o, h, x);
 	imp_report_macros(h);

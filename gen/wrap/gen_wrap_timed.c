@@ -43,7 +43,8 @@ static void gen_emit_parked(const struct gen_fn *e)
  * saves only the out-of-line one. */
 static void gen_emit_nested(const struct gen_fn *e)
 {
-	gen_out_puts(e->o, "\tif (apiprof_f != NULL && apiprof_nested(&apiprof_self.api)) {\n");
+	gen_out_puts(e->o, "\tif (apiprof_route == APIPROF_CALL_FORWARD ||\n"
+	                   "\t    (apiprof_f != NULL && apiprof_nested(&apiprof_self.api))) {\n");
 	gen_emit_call(e, "\t\t", false);
 	gen_emit_return(e, true, true);
 	gen_out_puts(e->o, "\t}\n");

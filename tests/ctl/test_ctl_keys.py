@@ -7,7 +7,9 @@ tmux: R resets it, m cycles its mode (full, sampled:64, count, off).
 
 ctlprog makes exactly N calls; R in the viewer, and the status line says
 "reset (1 so far)"; M more; then m three times (sampled:64, count, off),
-K calls, m (full) and L calls.  The exit JSON: since start N + M + L,
+K calls, m (full) and L calls.  Then m twice before the process has
+published the first press's mode: sampled:64, then count (the view's
+memo of what it sent).  The exit JSON: since start N + M + L,
 since reset M + L (off counts nothing).  A mode the runtime refuses is a
 failure (the status line says "cannot take").  Screens are polled a bounded
 number of times (tests/top/test_live_tmux.py's Tmux), never a fixed sleep.
@@ -40,6 +42,31 @@ def cycle(t, want):
     t.keys("m")
     s = t.wait("mode " + want, lambda s: ("mode " + want) in s or "cannot take" in s)
     return ("mode " + want) in s
+
+
+def double_press(top, shim, prog, tmp):
+    """m pressed twice before the process has published the mode the first
+    press set (it flushes only every 10 minutes): the second press goes on
+    from the mode the view sent, not from the one still shown, so full ->
+    sampled:64 -> count; without the view's memo the second press would
+    send sampled:64 again."""
+    p = Prog(prog, shim, os.path.join(tmp, "d.json"), {"APIPROF_INTERVAL_MS": "600000"})
+    t = Tmux()
+    try:
+        shell_ready(t)
+        p.do("calls %d" % N)
+        t.keys("%s -d 0.1 -p %d" % (top, p.pid), "Enter")
+        t.wait("rows", lambda s: "tt_work" in s)
+        firsts = [cycle(t, "sampled:64"), cycle(t, "count")]
+        t.keys("q")
+        t.wait("prompt after q", at_prompt)
+    finally:
+        t.kill()
+    p.end()
+    if firsts != [True, True]:
+        fail("m twice before a flush: the status lines said %s, want sampled:64 then count"
+             % firsts)
+    print("ok: m pressed twice before the process flushed: sampled:64, then count")
 
 
 def main():
@@ -81,6 +108,8 @@ def main():
              % (got, doc["resets"], want))
     print("ok: R reset the process (since reset %d of %d)" % want[::-1])
     print("ok: m cycled sampled:64, count, off, full: the off phase not counted")
+    with tempfile.TemporaryDirectory() as tmp:
+        double_press(top, shim, prog, tmp)
 
 
 if __name__ == "__main__":

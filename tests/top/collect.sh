@@ -185,12 +185,17 @@ until_ok 120 got_want ||
 echo "ok: the exporter counts $want calls of tt_work, all $k processes'"
 none_left() { [ "$(segs)" -eq 0 ]; }
 until_ok 60 none_left || fail "$(segs) segments left after the exporter took them"
-kill $exp $other
-wait $exp $other
+# A refresh after the segments went: the textfile is rewritten each one.
+seen=$(stat -c %Y.%i "$tmp/text/apiprof.prom")
+rewritten() { [ "$(stat -c %Y.%i "$tmp/text/apiprof.prom" 2>/dev/null)" != "$seen" ]; }
+until_ok 60 rewritten || fail "the exporter stopped rewriting its textfile"
 got=$(calls_in "$tmp/text/apiprof.prom")
 [ "$got" -eq $want ] || fail "the counter moved to $got once the segments were gone"
+kill $exp $other
+wait $exp $other
+[ ! -e "$tmp/text/apiprof.prom" ] || fail "the exporter, stopped, left its textfile"
 [ ! -s "$tmp/exp.err" ] || fail "the exporter said: $(cat "$tmp/exp.err")"
-echo "ok: no segment left, the counter still $got, the exporter said nothing"
+echo "ok: no segment left, the counter still $got, the exporter said nothing and took its textfile away when stopped"
 
 # 2. 20 short processes while a stopped collector promises a look.  The
 # marker made anew by it, under umask 077 (no collector runs now).

@@ -279,6 +279,19 @@ static void test_note(void)
 	r.inflight_bound = true;
 	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
 	check_text(__LINE__, n, buf, "                   bytes 0 (p50 -)  inside >=1.50s\n");
+	/* No failure is no news: no "failures 0" (issue 41); a row that
+	 * declares only failures and had none has no note at all. */
+	memset(errnos, 0, sizeof(errnos));
+	r = (struct apiprof_stat_row){.api = "posix_io", .func = "close", .calls = 5};
+	r.flags = APIPROF_FUNC_FAILS | APIPROF_FUNC_ERRNO;
+	r.errnos = errnos;
+	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
+	check_text(__LINE__, n, buf, "");
+	r.flags |= APIPROF_FUNC_BYTES;
+	r.bytes = 10;
+	r.bytes_p50 = 2;
+	n = apiprof_stat_note_line(buf, sizeof(buf), &r);
+	check_text(__LINE__, n, buf, "                   bytes 10 (p50 2)\n");
 }
 
 int main(void)

@@ -10,6 +10,7 @@
  * inside its directory as opened and checked once at start-up.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,6 +53,8 @@ struct export
 	char path[PATH_MAX]; /* the textfile, for messages; "" none */
 	int dir;             /* its directory, opened once and checked */
 	bool failing;        /* the textfile's last write failed (said once) */
+	dev_t dev;           /* the textfile last written, ino 0: none */
+	ino_t ino;
 };
 
 static volatile sig_atomic_t stop;
@@ -138,6 +141,40 @@ static int body(void *ctx, uint32_t uid, const char **text, size_t *len, uint64_
 	return 0;
 }
 
+/* The textfile as it is now in its directory: a regular file, not a
+ * link, or *st is not filled. */
+static bool textfile_stat(const struct export *x, struct stat *st)
+{
+	return fstatat(x->dir, TOP_TEXTFILE_NAME, st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st->st_mode);
+}
+
+static void remember_textfile(struct export *x)
+{
+	struct stat st;
+
+	x->ino = 0;
+	if (textfile_stat(x, &st)) {
+		x->dev = st.st_dev;
+		x->ino = st.st_ino;
+	}
+}
+
+/* Stopped by a signal (a service stopped), the exporter takes its
+ * textfile away, so that node_exporter serves no stale numbers: only the
+ * file it wrote last, still there (a file put in its place is left).
+ * Ended by -n (a one-shot, as from cron), the file stays. */
+static void remove_textfile(struct export *x)
+{
+	struct stat st;
+
+	if (x->ino == 0 || !textfile_stat(x, &st) || st.st_dev != x->dev || st.st_ino != x->ino)
+		return;
+	if (unlinkat(x->dir, TOP_TEXTFILE_NAME, 0) != 0)
+		fprintf(stderr, "apiprof-top: %s: cannot remove it: %s\n", x->path,
+		        strerror(errno));
+}
+
 /* A failure is said when it starts, not at every refresh. */
 static void write_textfile(struct export *x)
 {
@@ -155,6 +192,8 @@ static void write_textfile(struct export *x)
 	if (rc != 0 && !x->failing)
 		fprintf(stderr, "apiprof-top: %s: %s\n", x->path, apiprof_file_why(&f));
 	x->failing = rc != 0;
+	if (rc == 0)
+		remember_textfile(x);
 }
 
 /* The directory is opened once, only when no other user could send the
@@ -238,6 +277,8 @@ static void export_close(void *ctx)
 	for (size_t i = 0; i < x->nviews; i++)
 		text_free(&x->views[i]);
 	free(x->views);
+	if (x->dir >= 0 && stop)
+		remove_textfile(x);
 	if (x->dir >= 0)
 		close(x->dir);
 	free(x);
