@@ -19,6 +19,8 @@ struct run_opts {
 	const char *mode; /* --mode: APIPROF_MODE for the program, NULL: inherited */
 	char **argv;
 	int can_profile; /* set by run_check_target */
+	int pid;         /* -p: attach to this running process (run_attach.c) */
+	int detach;      /* --detach: with -p, detach from it */
 };
 
 int run_opts_add_specs(struct run_opts *o, char *list);

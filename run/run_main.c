@@ -20,12 +20,15 @@
 
 #include "apiprof_mode.h"
 #include "run.h"
+#include "run_attach.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: apiprof-run [--dynamic] -s SPEC[,SPEC...] [-o OUT.json] [--summary]"
 	        " [--strict] [--mode MODE] [--] CMD [ARGS...]\n"
+	        "       apiprof-run -s SPEC[,SPEC...] [-o OUT.json] [--mode MODE] -p PID\n"
+	        "       apiprof-run -p PID --detach\n"
 	        "  -s, --spec SPEC   a spec file, or the name of a shipped api (%s)\n"
 	        "      --dynamic     libffi mode: no compiler or headers needed\n"
 	        "  -o, --output F    write per-thread totals as JSON at exit (%%p = pid)\n"
@@ -33,6 +36,8 @@ static void usage(FILE *f)
 	        "      --strict      refuse to run a program that cannot be profiled\n"
 	        "      --mode MODE   off, count, sampled[:N] or full at start, API=MODE items\n"
 	        "                    after a comma (APIPROF_MODE)\n"
+	        "  -p, --pid PID     attach to a running process (ptrace), until Ctrl-C\n"
+	        "      --detach      with -p: detach from it\n"
 	        "  -q, --quiet       no messages from the launcher, nor hints and notes\n"
 	        "                    from the program's processes\n",
 	        run_shipped_names());
@@ -53,6 +58,36 @@ static int parse_mode(struct run_opts *o, const char *s)
 	return 0;
 }
 
+static int parse_pid(struct run_opts *o, const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v <= 0 || v > INT32_MAX) {
+		fprintf(stderr, "apiprof-run: -p %s: not a process id\n", s);
+		return -1;
+	}
+	o->pid = (int)v;
+	return 0;
+}
+
+/* -p PID: no command; specs to attach with, none to detach. */
+static int attach_args(int argc, struct run_opts *o)
+{
+	const char *why = o->pid == 0      ? "--detach needs -p PID"
+	                  : optind < argc  ? "-p PID takes no command"
+	                  : o->detach      ? (o->nspecs ? "--detach takes no spec" : NULL)
+	                  : o->nspecs == 0 ? "no spec given (-s SPEC)"
+	                                   : NULL;
+
+	if (why != NULL) {
+		fprintf(stderr, "apiprof-run: %s\n", why);
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
@@ -63,12 +98,14 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	        {"quiet", no_argument, NULL, 'q'},
 	        {"dynamic", no_argument, NULL, 'D'},
 	        {"mode", required_argument, NULL, 'M'},
+	        {"pid", required_argument, NULL, 'p'},
+	        {"detach", no_argument, NULL, 'X'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+s:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:o:p:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (run_opts_add_specs(o, optarg) != 0)
@@ -93,6 +130,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			if (parse_mode(o, optarg) != 0)
 				return -1;
 			break;
+		case 'p':
+			if (parse_pid(o, optarg) != 0)
+				return -1;
+			break;
+		case 'X':
+			o->detach = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -101,6 +145,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			return -1;
 		}
 	}
+	if (o->pid != 0 || o->detach)
+		return attach_args(argc, o);
 	if (optind >= argc || o->nspecs == 0) {
 		fprintf(stderr, "apiprof-run: %s\n",
 		        o->nspecs == 0 ? "no spec given (-s SPEC)" : "no command given");
@@ -159,6 +205,8 @@ int main(int argc, char **argv)
 		return run_probe_main(argc, argv);
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
+	if (o.pid != 0)
+		return run_attach_main(&o);
 	/* 125 for the launcher's own failures, as env(1) and timeout(1) do, so
 	 * they cannot be mistaken for the program's exit status. */
 	if (run_check_target(&o) != 0)

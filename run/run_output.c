@@ -189,7 +189,7 @@ int run_output_env(const struct run_opts *o)
 		fprintf(stderr, "apiprof-run: the output %s is too long a path\n", out);
 		return -1;
 	}
-	if (!o->quiet)
+	if (!o->quiet && o->argv != NULL) /* -p: no command to look at */
 		check_dir(path, o->argv[0]);
 	return setenv("APIPROF_OUTPUT", path, 1);
 }

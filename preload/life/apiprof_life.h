@@ -135,6 +135,12 @@ static inline bool apiprof_ready(void)
 {
 	return apiprof_started() || apiprof_ready_slow();
 }
+/* --- attach (apiprof_attach.c): a process apiprof-run -p joined ---------- */
+/* True once an attach has begun: real functions are then looked up in the
+ * process's global scope (apiprof_attach_next), not with RTLD_NEXT. */
+APIPROF_HIDDEN bool apiprof_attach_active(void);
+APIPROF_HIDDEN void *apiprof_attach_next(const char *symbol, const char *version);
+
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
 /* The thread whose exit() (the runtime's destructor) ends the image, 0

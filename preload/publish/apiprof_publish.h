@@ -85,6 +85,7 @@ APIPROF_HIDDEN bool apiprof_segment_ring_reserve_final(uint64_t nrec);
 APIPROF_HIDDEN void apiprof_segment_open(void);
 APIPROF_HIDDEN void apiprof_segment_close(bool unlink_it, bool left);
 APIPROF_HIDDEN void apiprof_segment_after_fork(void);
+APIPROF_HIDDEN void apiprof_segment_detach(void); /* apiprof_attach.c's detach */
 /* Gives the segment to uid (apiprof_creds.c); 0 or an errno. */
 APIPROF_HIDDEN int apiprof_segment_handover(uint32_t uid);
 APIPROF_HIDDEN uint32_t apiprof_func_reserve(uint32_t n);

@@ -134,3 +134,17 @@ int apiprof_segment_handover(uint32_t uid)
 	errno = err;
 	return rc;
 }
+
+/* Detached (apiprof_attach.c): the segment marked ended, unlinked and
+ * forgotten, so that an attach again makes a new one.  Its mapping stays:
+ * a thread of the program may still hold the pointer. */
+void apiprof_segment_detach(void)
+{
+	int fd = own_fd();
+
+	apiprof_segment_close(true, false);
+	apiprof_store_release(&seg.hdr, NULL);
+	if (fd >= 0)
+		close(fd);
+	apiprof_write_once(&seg.fd, -1);
+}

@@ -284,6 +284,9 @@ void *apiprof_resolve_with(struct apiprof_api *api, uint32_t idx, apiprof_lookup
 	 * which apiprof_resolving() marks as "not an answer". */
 	if (resolver_find(apiprof_tp()) >= 0 || idx >= apiprof_api_nsyms(api))
 		return NULL;
+	/* A shim an attach dlopen()ed is last: RTLD_NEXT finds nothing */
+	if (apiprof_attach_active())
+		next = apiprof_attach_next;
 	struct guard g = guard_enter();
 	void *p = lookup(api, idx, next);
 	guard_leave(g);
@@ -303,6 +306,8 @@ int apiprof_prefetch_all(struct apiprof_api *api, apiprof_lookup_fn next)
 
 	if (resolver_find(apiprof_tp()) >= 0)
 		return 1;
+	if (apiprof_attach_active())
+		next = apiprof_attach_next;
 	struct guard g = guard_enter();
 	enum apiprof_lib lib = prefetch_lib(api, next);
 	guard_leave(g);
