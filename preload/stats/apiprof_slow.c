@@ -78,8 +78,8 @@ void apiprof_timing_take_up(struct apiprof_tls *t, uint64_t w)
 {
 	uint64_t keep = t->guard & (APIPROF_GUARD_BUSY | APIPROF_GUARD_SLOW);
 
-	if (w == APIPROF_GATE_OFF || w == APIPROF_GATE_COUNT || (t->guard & ~keep) == w ||
-	    in_any_call(t))
+	if (w == APIPROF_GATE_OFF || w == APIPROF_GATE_COUNT || w == APIPROF_GATE_WAKE ||
+	    (t->guard & ~keep) == w || in_any_call(t))
 		return;
 	t->mode = (uint16_t)__atomic_load_n(&apiprof_timing, __ATOMIC_ACQUIRE);
 	if (w & APIPROF_GUARD_SAMPLE) {
@@ -359,6 +359,9 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
                                                         struct apiprof_call *c, uintptr_t sp,
                                                         uint32_t idx, uintptr_t ret)
 {
+	/* A dormant runtime woken: this call starts it (apiprof_dormant.c). */
+	if (apiprof_gate_of(api) == APIPROF_GATE_WAKE && !apiprof_dormant_wake(api))
+		return APIPROF_CALL_FORWARD;
 	uint32_t id = apiprof_load_acquire(&api->id);
 
 	/* Nothing touches the thread's state before it has a home; the first
@@ -400,7 +403,7 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	struct apiprof_tls *t = apiprof_tls_self();
 	uint64_t w = apiprof_gate_of(api);
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
-	    t->api[id].frame != APIPROF_FRAME_IDLE || w == APIPROF_GATE_OFF)
+	    t->api[id].frame != APIPROF_FRAME_IDLE || (w & (APIPROF_GATE_OFF | APIPROF_GATE_WAKE)))
 		return enter_general(api, c, sp, idx, ret);
 	apiprof_timing_take_up(t, w);
 	frame_enter(t, id, sp, idx);
