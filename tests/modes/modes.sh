@@ -12,6 +12,7 @@
 #   flip     64 threads, 10,000 random flips: every call made while its api
 #            was counting is counted, no other (a handshake around each flip)
 #   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
+#                       (start-off: dormant, no exit JSON at all)
 #   run-mode RUN SPEC   apiprof-run --mode count passes it on; --mode bogus is refused
 #   phases-top TOP      phases, as apiprof-top --json sees the live process (in a
 #                       private mount namespace with its own /dev/shm): calls N + K,
@@ -115,7 +116,9 @@ start-off | start-count | start-sampled | start-bad | start-both)
 	esac
 	APIPROF_MODE=$mode APIPROF_SAMPLE=$sample run start 1000
 	case $case in
-	start-off) check ma_call.calls=0 ma_call.timed=0 ;;
+	start-off) # dormant (issue 37): nothing recorded, no output written
+		[ ! -e "$tmp/out.json" ] ||
+			{ echo "FAIL: a dormant process wrote its APIPROF_OUTPUT"; exit 1; } ;;
 	start-count) check ma_call.calls=1000 ma_call.timed=0 ;;
 	start-sampled)
 		check ma_call.calls=1000
