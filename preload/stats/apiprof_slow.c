@@ -381,6 +381,10 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
 		return APIPROF_CALL_FORWARD;
 	}
 	uint64_t w = apiprof_gate_of(api);
+	/* registered just now by the attach, as a woken runtime's other
+	 * threads do, under the mode of the moment: off, not counted */
+	if (w & (APIPROF_GATE_OFF | APIPROF_GATE_WAKE))
+		return APIPROF_CALL_FORWARD;
 	apiprof_timing_take_up(t, w);
 	frame_enter(t, id, sp, idx);
 	if (w == APIPROF_GATE_COUNT)
