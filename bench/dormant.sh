@@ -41,7 +41,7 @@ run() {
 	bare) sh -c "$LOOP" ;;
 	pass) LD_PRELOAD=$PASS sh -c "$LOOP" ;;
 	dormant) LD_PRELOAD=$RT:$SHIM APIPROF_MODE=off sh -c "$LOOP" ;;
-	started) LD_PRELOAD=$RT:$SHIM APIPROF_MODE=full sh -c "$LOOP" ;;
+	started) LD_PRELOAD=$RT:$SHIM APIPROF_MODE=full APIPROF_QUIET=1 sh -c "$LOOP" 2>/dev/null ;;
 	esac
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000))
