@@ -190,7 +190,7 @@ def refused(ctlbin, prog, shim, tmp):
     fake = os.path.join(fake_dir, "libapiprof.so.0")
     shutil.copy(os.path.join(os.path.dirname(shim), "libtoplib.so"), fake)
     q = subprocess.Popen([prog], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         env=dict(os.environ, LD_PRELOAD=fake))
+                         env=dict(os.environ, LD_PRELOAD=preload(fake)))
     pid = int(q.stdout.readline().split()[1])
     said = ctl(ctlbin, pid, "full", want=1)
     if "cannot sleep or wake" not in said or said.count("\n") != 1:
