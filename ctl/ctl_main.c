@@ -3,6 +3,8 @@
  * ctl_main.c - apiprof-ctl's command line: which process, which command,
  * and the exit status of the whole (apiprof_ctl_send.h).
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -10,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apiprof_mode.h"
 #include "apiprof_ctl_send.h"
+#include "apiprof_wake.h"
 
 #define CTL_SHM_DIR  "/dev/shm"
 #define CTL_MAX_SEGS 256
+#define CTL_WAKE_MS  2000 /* a woken process's segment, awaited at most */
 
 static const char usage[] =
         "usage: apiprof-ctl [-t SECONDS] PID COMMAND\n"
@@ -35,6 +40,10 @@ static const char usage[] =
         "  -t, --timeout S  wait at most S seconds for each answer (default 5)\n"
         "  -h, --help       this text\n"
         "\n"
+        "A process started with APIPROF_MODE=off is dormant (no segment): a MODE for\n"
+        "the whole process wakes it (process_vm_writev: it takes ptrace rights over\n"
+        "the process); its next profiled call starts the runtime in that mode.\n"
+        "\n"
         "Acknowledgement: the process's runtime answers in its segment's control block\n"
         "once the command is applied (the mode set, the baseline taken, the mark stored,\n"
         "the dump written), naming the request; apiprof-ctl waits for that answer (a\n"
@@ -43,13 +52,22 @@ static const char usage[] =
         "\n"
         "Exit status: 0 every process acknowledged; 1 a process refused or failed the\n"
         "command; 2 usage; 3 no such process, or not profiled; 4 another user's\n"
-        "process; 5 no answer within the timeout; 6 another controller is steering it.\n";
+        "process (or, dormant, no ptrace rights over it); 5 no answer within the\n"
+        "timeout; 6 another controller is steering it; 7 a dormant process woken, which\n"
+        "starts at its next profiled call (none came within 2 seconds).\n";
 
 static int bad(const char *msg, const char *what)
 {
 	fprintf(stderr, "apiprof-ctl: %s%s%s\n%s", msg, what ? ": " : "", what ? what : "",
 	        "try 'apiprof-ctl --help'\n");
 	return APIPROF_SEND_USAGE;
+}
+
+static int say(int s, const char *msg)
+{
+	fprintf(s == APIPROF_SEND_OK ? stdout : stderr, "%s%s\n",
+	        s == APIPROF_SEND_OK ? "" : "apiprof-ctl: ", msg);
+	return s;
 }
 
 /* MODE [API] into r. */
@@ -119,10 +137,9 @@ static int send_all(const struct apiprof_ctl_target *t, int n, const struct apip
 
 	for (int i = 0; i < n; i++) {
 		char msg[256];
-		int s = apiprof_ctl_send(CTL_SHM_DIR, &t[i], r, timeout_ms, msg, sizeof(msg));
+		int s = say(apiprof_ctl_send(CTL_SHM_DIR, &t[i], r, timeout_ms, msg, sizeof(msg)),
+		            msg);
 
-		fprintf(s == APIPROF_SEND_OK ? stdout : stderr, "%s%s\n",
-		        s == APIPROF_SEND_OK ? "" : "apiprof-ctl: ", msg);
 		if (s != APIPROF_SEND_OK && (worst == APIPROF_SEND_OK || s > worst))
 			worst = s;
 	}
@@ -135,18 +152,120 @@ static bool kill_probe(int pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A woken process's segment, polled for (a tool may poll), then the
+ * request sent through it: acknowledged once it shows the mode. */
+static int after_wake(int pid, const struct apiprof_ctl_request *r, uint64_t timeout_ms)
+{
+	struct apiprof_ctl_target t;
+	const struct timespec tick = {0, 10 * 1000 * 1000};
+	uint64_t until = now_ms() + (timeout_ms < CTL_WAKE_MS ? timeout_ms : CTL_WAKE_MS);
+	char msg[256];
+
+	do {
+		if (apiprof_ctl_find(CTL_SHM_DIR, pid, NULL, &t, 1) == 1)
+			return send_all(&t, 1, r, timeout_ms);
+		nanosleep(&tick, NULL);
+	} while (now_ms() < until);
+	snprintf(msg, sizeof(msg), "pid %d: woken: starts at its next profiled call", pid);
+	return say(APIPROF_SEND_ASLEEP, msg);
+}
+
+/* A process with no segment: dormant, if its runtime says so, and woken
+ * by a mode for the whole process.  quiet: say nothing if it is not
+ * profiled (--comm's other processes). */
+static int wake_one(int pid, const struct apiprof_ctl_request *r, uint64_t timeout_ms, bool quiet)
+{
+	char msg[320];
+
+	if (r->cmd != APIPROF_CTL_MODE || r->text[0] != '\0') {
+		snprintf(msg, sizeof(msg),
+		         "pid %d: no segment: not profiled, or dormant (APIPROF_MODE=off), "
+		         "which only a mode for the whole process wakes",
+		         pid);
+		return quiet ? APIPROF_SEND_NOPROC : say(APIPROF_SEND_NOPROC, msg);
+	}
+	int s = apiprof_wake(pid, r->arg, msg, sizeof(msg));
+	if (s == APIPROF_SEND_NOPROC && quiet)
+		return s;
+	if (s != APIPROF_SEND_OK && s != APIPROF_SEND_STARTED)
+		return say(s, msg);
+	return after_wake(pid, r, timeout_ms);
+}
+
+/* --comm: the processes so named that have no segment. */
+static int wake_comm(const char *comm, const struct apiprof_ctl_target *t, int n,
+                     const struct apiprof_ctl_request *r, uint64_t timeout_ms, int *found)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int worst = APIPROF_SEND_OK;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char path[300], name[64] = "";
+		int pid = isdigit((unsigned char)de->d_name[0]) ? atoi(de->d_name) : 0;
+		bool has = false;
+
+		for (int i = 0; i < n; i++)
+			has = has || t[i].pid == pid;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		FILE *f = pid > 0 && !has ? fopen(path, "re") : NULL;
+		if (f == NULL)
+			continue;
+		bool same = fgets(name, sizeof(name), f) != NULL &&
+		            strncmp(name, comm, strlen(comm)) == 0 && name[strlen(comm)] == '\n';
+		fclose(f);
+		int s = same ? wake_one(pid, r, timeout_ms, true) : APIPROF_SEND_NOPROC;
+		if (s == APIPROF_SEND_NOPROC)
+			continue;
+		++*found;
+		if (s != APIPROF_SEND_OK && (worst == APIPROF_SEND_OK || s > worst))
+			worst = s;
+	}
+	if (d != NULL)
+		closedir(d);
+	return worst;
+}
+
 static int find(int pid, const char *comm, struct apiprof_ctl_target *t)
 {
 	int n = apiprof_ctl_find(CTL_SHM_DIR, pid, comm, t, CTL_MAX_SEGS);
 
 	if (n < 0)
 		fprintf(stderr, "apiprof-ctl: %s: %s\n", CTL_SHM_DIR, strerror(errno));
-	else if (n == 0 && comm)
-		fprintf(stderr, "apiprof-ctl: no profiled process named %s\n", comm);
-	else if (n == 0)
-		fprintf(stderr, "apiprof-ctl: pid %d: %s\n", pid,
-		        kill_probe(pid) ? "no such process" : "not profiled by apiprof");
+	else if (n == 0 && pid > 0 && kill_probe(pid))
+		fprintf(stderr, "apiprof-ctl: pid %d: no such process\n", pid);
 	return n;
+}
+
+/* The segments found, then (no segment) the dormant processes. */
+static int steer(int pid, const char *comm, const struct apiprof_ctl_request *r,
+                 uint64_t timeout_ms)
+{
+	static struct apiprof_ctl_target t[CTL_MAX_SEGS];
+	int n = find(pid, comm, t);
+
+	if (n < 0 || (n == 0 && pid > 0 && kill_probe(pid)))
+		return APIPROF_SEND_NOPROC;
+	if (n == 0 && pid > 0)
+		return wake_one(pid, r, timeout_ms, false);
+	int found = n;
+	int worst = n > 0 ? send_all(t, n, r, timeout_ms) : APIPROF_SEND_OK;
+	if (comm == NULL)
+		return worst;
+	int woke = wake_comm(comm, t, n, r, timeout_ms, &found);
+	if (found == 0) {
+		fprintf(stderr, "apiprof-ctl: no profiled process named %s\n", comm);
+		return APIPROF_SEND_NOPROC;
+	}
+	return woke != APIPROF_SEND_OK && (worst == APIPROF_SEND_OK || woke > worst) ? woke : worst;
 }
 
 int main(int argc, char **argv)
@@ -174,7 +293,5 @@ int main(int argc, char **argv)
 	int s = parse_cmd(argv + optind, argc - optind, &r);
 	if (s != APIPROF_SEND_OK)
 		return s;
-	static struct apiprof_ctl_target t[CTL_MAX_SEGS];
-	int n = find(pid, comm, t);
-	return n <= 0 ? APIPROF_SEND_NOPROC : send_all(t, n, &r, (uint64_t)(timeout_s * 1000));
+	return steer(pid, comm, &r, (uint64_t)(timeout_s * 1000));
 }

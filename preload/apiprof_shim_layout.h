@@ -346,6 +346,9 @@ _Static_assert(sizeof(struct apiprof_api) == offsetof(struct apiprof_api, tls) +
  * way in's one compare sends the call to apiprof_enter_gated. */
 #define APIPROF_GATE_OFF   8ull  /* every call passes straight through */
 #define APIPROF_GATE_COUNT 16ull /* counted (and bytes, failures), never timed */
+/* A dormant runtime's gate once a waker wrote it (apiprof_dormant.h): the
+ * next call goes out of line (neither off nor count) and starts it. */
+#define APIPROF_GATE_WAKE 64ull
 /* Sampled mode's gate and guard: APIPROF_GUARD_SAMPLE | epoch << this,
  * the epoch changing with N, so that a thread takes up a new N itself. */
 #define APIPROF_GATE_EPOCH_SHIFT 8

@@ -18,13 +18,15 @@
 
 /* How a request went (apiprof-ctl's exit status: its --help lists them). */
 enum apiprof_send_status {
-	APIPROF_SEND_OK = 0,       /* the process answered "done" */
-	APIPROF_SEND_REFUSED = 1,  /* it answered, and refused or failed */
-	APIPROF_SEND_USAGE = 2,    /* (apiprof-ctl's command line) */
-	APIPROF_SEND_NOPROC = 3,   /* no such process, or not profiled */
-	APIPROF_SEND_DENIED = 4,   /* the process is another user's */
-	APIPROF_SEND_NOANSWER = 5, /* no answer within the timeout */
-	APIPROF_SEND_BUSY = 6,     /* another controller is steering it now */
+	APIPROF_SEND_OK = 0,        /* the process answered "done" */
+	APIPROF_SEND_REFUSED = 1,   /* it answered, and refused or failed */
+	APIPROF_SEND_USAGE = 2,     /* (apiprof-ctl's command line) */
+	APIPROF_SEND_NOPROC = 3,    /* no such process, or not profiled */
+	APIPROF_SEND_DENIED = 4,    /* the process is another user's */
+	APIPROF_SEND_NOANSWER = 5,  /* no answer within the timeout */
+	APIPROF_SEND_BUSY = 6,      /* another controller is steering it now */
+	APIPROF_SEND_ASLEEP = 7,    /* a dormant process woken: it starts at its next call */
+	APIPROF_SEND_STARTED = 100, /* (apiprof_wake: started already; not an exit status) */
 };
 
 /* A segment found: its name in the directory, and the process. */

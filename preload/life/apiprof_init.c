@@ -17,7 +17,8 @@
 #include "apiprof_steer_ctl.h"
 #include "apiprof_steer.h"
 
-enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
+/* INIT_DORMANT: APIPROF_MODE=off at start, until woken (apiprof_dormant.c). */
+enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_DORMANT };
 static int init_state;
 int apiprof_init_done; /* init_state is INIT_DONE, for apiprof_started */
 static pid_t self_pid; /* tells a vfork child, which runs no atfork handler */
@@ -83,12 +84,54 @@ bool apiprof_ready_slow(void)
 
 	if (st == INIT_DONE)
 		return true;
-	if (st == INIT_RUNNING || !apiprof_cas_acq_rel(&init_state, &st, INIT_RUNNING))
+	if (st != INIT_NONE || !apiprof_cas_acq_rel(&init_state, &st, INIT_RUNNING))
 		return false;
+	if (apiprof_dormant_wanted()) { /* the environment, and nothing else */
+		apiprof_dormant_sleep();
+		apiprof_store_release(&init_state, INIT_DORMANT);
+		return false;
+	}
 	uint64_t held = apiprof_signal_hold();
 	start();
 	apiprof_store_release(&init_state, INIT_DONE);
 	apiprof_store_release(&apiprof_init_done, 1);
+	apiprof_signal_release(held);
+	return true;
+}
+
+/* What the constructor does once the runtime has started. */
+static void start_threads(void)
+{
+	uint64_t busy = apiprof_busy_enter();
+
+	if (apiprof_tls_ok()) {
+		apiprof_flusher_start();
+		apiprof_signal_init();
+		apiprof_hooks_init();
+	}
+	apiprof_busy_leave(busy);
+}
+
+/* A dormant runtime woken (apiprof_dormant.c), from a profiled call: the
+ * start the constructor skipped, once, with signals held; then the apis
+ * kept asleep and the mode the waker asked for.  A runtime without static
+ * TLS of its own (dlopen()ed late) does not load the spare block here (a
+ * dlopen from an arbitrary call could wait on the loader's lock): its
+ * calls stay uncounted. */
+bool apiprof_wake_start(void)
+{
+	int st = INIT_DORMANT;
+
+	if (!apiprof_cas_acq_rel(&init_state, &st, INIT_RUNNING))
+		return apiprof_started();
+	uint64_t held = apiprof_signal_hold();
+	start();
+	apiprof_store_release(&init_state, INIT_DONE);
+	apiprof_store_release(&apiprof_init_done, 1);
+	start_threads();
+	uint64_t busy = apiprof_busy_enter();
+	apiprof_dormant_started();
+	apiprof_busy_leave(busy);
 	apiprof_signal_release(held);
 	return true;
 }
@@ -101,19 +144,16 @@ bool apiprof_ready_slow(void)
 __attribute__((constructor)) static void apiprof_ctor(void)
 {
 	int saved = errno;
-	uint64_t held = apiprof_signal_hold();
 
-	if (apiprof_ready()) {
-		if (apiprof_load_acquire(&apiprof_tls_state) == 0 && apiprof_tls_use_spare())
-			start_profiling();
-		uint64_t busy = apiprof_busy_enter();
-		if (apiprof_tls_ok()) {
-			apiprof_flusher_start();
-			apiprof_signal_init();
-			apiprof_hooks_init();
-		}
-		apiprof_busy_leave(busy);
+	/* dormant (apiprof_dormant.c): not even the signals held */
+	if (!apiprof_ready()) {
+		errno = saved;
+		return;
 	}
+	uint64_t held = apiprof_signal_hold();
+	if (apiprof_load_acquire(&apiprof_tls_state) == 0 && apiprof_tls_use_spare())
+		start_profiling();
+	start_threads();
 	apiprof_signal_release(held);
 	errno = saved;
 }
@@ -169,6 +209,8 @@ uint32_t apiprof_end_by_exit;
 
 __attribute__((destructor)) static void apiprof_dtor(void)
 {
+	if (apiprof_load_acquire(&init_state) != INIT_DONE) /* dormant: nothing recorded */
+		return;
 	apiprof_write_once(&apiprof_end_by_exit, apiprof_gettid());
 	apiprof_finish(APIPROF_END_EXIT);
 }

@@ -141,6 +141,22 @@ static inline bool apiprof_ready(void)
 APIPROF_HIDDEN bool apiprof_attach_active(void);
 APIPROF_HIDDEN void *apiprof_attach_next(const char *symbol, const char *version);
 
+/* Dormant (apiprof_dormant.c): APIPROF_MODE=off at start. */
+APIPROF_HIDDEN bool apiprof_dormant_wanted(void);  /* APIPROF_MODE is "off" */
+APIPROF_HIDDEN void apiprof_dormant_sleep(void);   /* apiprof_dormant says asleep */
+APIPROF_HIDDEN bool apiprof_dormant_asleep(void);  /* and no waker has started it */
+APIPROF_HIDDEN bool apiprof_wake_start(void);      /* apiprof_init.c: the start, once */
+APIPROF_HIDDEN void apiprof_dormant_started(void); /* the apis kept, then the mode */
+/* A registration while asleep: api kept (its gate off); false when not
+ * asleep (any more): register it as usual. */
+APIPROF_HIDDEN bool apiprof_dormant_keep(struct apiprof_api *api);
+/* A call that found api's gate APIPROF_GATE_WAKE (apiprof_slow.c): starts
+ * the runtime if asleep (not from a signal handler's alternate stack), or
+ * puts the gate of a started runtime back.  True once started. */
+APIPROF_HIDDEN bool apiprof_dormant_wake(struct apiprof_api *api);
+/* The program's own wake (apiprof_control_mode): the mode word, then
+ * every gate.  0, or -1 when not asleep. */
+APIPROF_HIDDEN int apiprof_dormant_request(uint64_t word);
 enum apiprof_end { APIPROF_END_EXIT, APIPROF_END_EXEC };
 APIPROF_HIDDEN uint64_t apiprof_finish(enum apiprof_end how);
 /* The thread whose exit() (the runtime's destructor) ends the image, 0

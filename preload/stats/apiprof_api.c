@@ -156,7 +156,12 @@ void apiprof_register(struct apiprof_api *api)
 {
 	uint32_t zero = 0;
 
-	if (apiprof_load_acquire(&api->id) != 0 || !apiprof_ready() || !apiprof_tls_ok())
+	if (apiprof_load_acquire(&api->id) != 0)
+		return;
+	/* a dormant runtime keeps it for its wake (apiprof_dormant.c) */
+	if (!apiprof_ready() && (apiprof_dormant_keep(api) || !apiprof_ready()))
+		return;
+	if (!apiprof_tls_ok())
 		return;
 	if (api->abi != APIPROF_SHIM_ABI) {
 		abi_mismatch(api);

@@ -425,6 +425,9 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
                                                         struct apiprof_call *c, uintptr_t sp,
                                                         uint32_t idx, uintptr_t ret)
 {
+	/* A dormant runtime woken: this call starts it (apiprof_dormant.c). */
+	if (apiprof_gate_of(api) == APIPROF_GATE_WAKE && !apiprof_dormant_wake(api))
+		return APIPROF_CALL_FORWARD;
 	uint32_t id = apiprof_load_acquire(&api->id);
 
 	/* Nothing touches the thread's state before it has a home; the first
@@ -444,6 +447,10 @@ static __attribute__((noinline)) unsigned enter_general(struct apiprof_api *api,
 		return APIPROF_CALL_FORWARD;
 	}
 	uint64_t w = apiprof_gate_of(api);
+	/* registered just now by the attach, as a woken runtime's other
+	 * threads do, under the mode of the moment: off, not counted */
+	if (w & (APIPROF_GATE_OFF | APIPROF_GATE_WAKE))
+		return APIPROF_CALL_FORWARD;
 	apiprof_timing_take_up(t);
 	frame_enter(t, id, sp, idx);
 	if (w == APIPROF_GATE_COUNT)
@@ -468,7 +475,7 @@ unsigned apiprof_enter_slow(struct apiprof_api *api, struct apiprof_call *c, uin
 	struct apiprof_tls *t = apiprof_tls_self();
 	uint64_t w = apiprof_gate_of(api);
 	if ((t->guard & APIPROF_GUARD_BUSY) || id == 0 || t->api[id].tab == NULL ||
-	    t->api[id].frame != APIPROF_FRAME_IDLE || w == APIPROF_GATE_OFF)
+	    t->api[id].frame != APIPROF_FRAME_IDLE || (w & (APIPROF_GATE_OFF | APIPROF_GATE_WAKE)))
 		return enter_general(api, c, sp, idx, ret);
 	apiprof_timing_take_up(t);
 	frame_enter(t, id, sp, idx);

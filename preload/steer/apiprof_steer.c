@@ -292,8 +292,17 @@ __attribute__((visibility("default"))) int apiprof_control_mode(const char *api,
 	struct apiprof_modeval m;
 	const char *why;
 
-	if (mode == NULL || apiprof_mode_parse(mode, &m, &why) != 0 ||
-	    apiprof_steer_mode(api, m) != 0) {
+	if (mode == NULL || apiprof_mode_parse(mode, &m, &why) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* dormant (APIPROF_MODE=off at start): the next call wakes it */
+	if (apiprof_dormant_asleep()) {
+		int rc = api == NULL ? apiprof_dormant_request(apiprof_mode_pack(m)) : -1;
+		errno = rc == 0 ? saved : EINVAL;
+		return rc;
+	}
+	if (apiprof_steer_mode(api, m) != 0) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -22,6 +22,7 @@
 #   start-list   APIPROF_MODE=modeb=sampled:8 (the process as APIPROF_SAMPLE
 #            says, full here); start-list-bad: one line, full timing
 #   start-off, start-count, start-sampled, start-bad, start-both: APIPROF_MODE
+#                       (start-off: dormant, no exit JSON at all)
 #   run-mode RUN SPEC   apiprof-run --mode count passes it on, and a list
 #                       (sampled:4,modea=full); --mode bogus is refused
 #   phases-top TOP      phases, as apiprof-top --json sees the live process (in a
@@ -189,7 +190,9 @@ start-off | start-count | start-sampled | start-bad | start-both)
 	esac
 	APIPROF_MODE=$mode APIPROF_SAMPLE=$sample run start 1000
 	case $case in
-	start-off) check ma_call.calls=0 ma_call.timed=0 ;;
+	start-off) # dormant (issue 37): nothing recorded, no output written
+		[ ! -e "$tmp/out.json" ] ||
+			{ echo "FAIL: a dormant process wrote its APIPROF_OUTPUT"; exit 1; } ;;
 	start-count) check ma_call.calls=1000 ma_call.timed=0 ;;
 	start-sampled)
 		check ma_call.calls=1000
