@@ -13,6 +13,7 @@
 
 #include "apiprof_file.h"
 #include "apiprof_internal.h"
+#include "apiprof_mode.h"
 #include "apiprof_output.h"
 #include "apiprof_steer_ctl.h"
 #include "apiprof_stat.h"
@@ -196,6 +197,23 @@ static void json_apis(struct out *o)
 	out_printf(o, "\n  ],\n");
 }
 
+/* For a report (apiprof-report): the parent, the wall time since the
+ * runtime started and, with a segment, the process's mode and its start
+ * in CLOCK_REALTIME. */
+static void json_run(struct out *o, const struct apiprof_shm_header *h)
+{
+	struct apiprof_modeval m;
+	char mode[32];
+
+	out_printf(o, "  \"ppid\": %d,\n  \"wall_ns\": %llu,\n", (int)getppid(),
+	           (unsigned long long)(apiprof_clock_mono() - apiprof_clock_mono0()));
+	if (h == NULL)
+		return;
+	out_printf(o, "  \"start_unix_ns\": %llu,\n", (unsigned long long)h->start_realtime_ns);
+	if (apiprof_mode_shown(h, 0, &m) && apiprof_mode_format(m, mode, sizeof mode) > 0)
+		out_printf(o, "  \"mode\": \"%s\",\n", mode);
+}
+
 static void json_doc(struct out *o)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
@@ -209,6 +227,7 @@ static void json_doc(struct out *o)
 	out_printf(o, ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
 	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
 	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
+	json_run(o, h);
 	json_apis(o);
 	apiprof_steer_json(o);
 	out_printf(o, "  \"threads\": [");
