@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""apiprof-report (issue 39), suite 'report'.
+
+usage: test_report.py CASE APIPROF_REPORT SHARE LIBAPIPROF SHIM_MALLOC
+                      SHIM_TREER SHIM_TREEA SHIM_TREEB TREEPROG
+
+The inputs are real exit JSON files: treeprog (tests/tree) run twice
+under the runtime and the tree shims, APIPROF_OUTPUT=DIR/out-%p.json (two
+processes of one command; the second in a thread of its own).  The
+report reads them by the pattern.  Its output is kept in
+report-CASE/ of the test's build directory. CASE:
+
+- html: headless Chromium (network off: the page must need none) opens
+  the page on each thread (#t=PID:TID) and dumps its DOM: every tree
+  node of the JSON is a row with its exact calls, total and self; each
+  function a row of the table with its exact calls; the command's sums
+  are the two processes' calls added; the page set data-ready and shows
+  no error, Chromium logged no console message (--enable-logging=stderr
+  --v=0: a page's console.error and uncaught errors appear as
+  "CONSOLE" lines); the file has no http(s) src or href.  The icicle's
+  zoom: opened on #...&z=NODE (what a click on a node sets), the SVG is
+  zoomed on NODE, drawn full width (1000), and only NODE's subtree is
+  drawn.  A screenshot is kept (report-html/report.png);
+- pprof: go tool pprof -raw reads the profile; its samples' sums per
+  function (calls, time) equal the JSON's nodes', and -top's total equals
+  the sum of the roots' total_ns;
+- bad: a truncated file, hostile values (a count of 2^62, a negative
+  count, a string for a count, a node whose parent is not before it), a
+  file of another version: exit 1, one line naming the file and what is
+  wrong (jansson's line and column for the truncated one), and no output
+  file nor temporary left in the directory.
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+CASE, REPORT, SHARE, LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B, PROG = sys.argv[1:10]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def skip(msg):
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def preload(libs):
+    """LD_PRELOAD for libs, a sanitizer build's runtimes first (tests/lib.sh
+    shim_preload)."""
+    san = []
+    for lib in libs:
+        out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            m = re.search(r"lib(a|ub|t)san\.so\S* => (\S+)", line)
+            if m and m.group(2) not in san:
+                san.append(m.group(2))
+    return ":".join(san + list(libs))
+
+
+def scratch():
+    d = os.path.abspath("report-" + CASE)
+    shutil.rmtree(d, True)
+    os.makedirs(os.path.join(d, "in"))
+    return d
+
+
+def make_inputs(d):
+    """treeprog 3 and treeprog 2 thread: two processes, their exit JSON."""
+    env = dict(os.environ, LD_PRELOAD=preload([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+               LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)), APIPROF_SHM="0",
+               APIPROF_OUTPUT=os.path.join(d, "in", "out-%p.json"))
+    for args in (["3"], ["2", "thread"]):
+        p = subprocess.run([PROG] + args, env=env, capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            fail("treeprog %s exited %d: %s" % (args, p.returncode, p.stderr))
+    docs = []
+    for f in sorted(glob.glob(os.path.join(d, "in", "out-*.json"))):
+        with open(f) as fh:
+            docs.append(json.load(fh))
+    if len(docs) != 2:
+        fail("expected 2 exit JSON files, got %d" % len(docs))
+    return docs
+
+
+def report(args, expect=0):
+    env = dict(os.environ, APIPROF_REPORT_SHARE=SHARE)
+    p = subprocess.run([REPORT] + args, env=env, capture_output=True, text=True, timeout=120)
+    if p.returncode != expect:
+        fail("apiprof-report %s exited %d (not %d): %s" % (args, p.returncode, expect, p.stderr))
+    return p
+
+
+def chromium(d, url, shot=None):
+    exe = shutil.which("chromium")
+    if exe is None:
+        skip("no chromium (Debian package chromium)")
+    args = [exe, "--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=" +
+            os.path.join(d, "chromium"), "--enable-logging=stderr", "--v=0",
+            "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"]
+    if shot:
+        args += ["--window-size=1280,2400", "--screenshot=" + shot]
+    else:
+        args += ["--dump-dom"]
+    p = subprocess.run(args + [url], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        fail("chromium exited %d: %s" % (p.returncode, p.stderr[-2000:]))
+    console = [ln for ln in p.stderr.splitlines() if "CONSOLE" in ln]
+    if console:
+        fail("console messages on %s: %s" % (url, console))
+    return p.stdout
+
+
+def attrs(tag):
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+
+
+def check_thread(dom, doc, th, where):
+    if 'data-ready="1"' not in dom:
+        fail("%s: the page did not finish (no data-ready)" % where)
+    if not re.search(r'<div id="errors" hidden', dom):
+        fail("%s: the page shows an error: %s" % (where, dom[dom.find('id="errors"'):][:300]))
+    rows = {}
+    for tag in re.findall(r"<li data-node=[^>]*>", dom):
+        a = attrs(tag)
+        rows[int(a["data-node"])] = (int(a["data-calls"]), int(a["data-total"]),
+                                     int(a["data-self"]))
+    want = {n["id"]: (n["calls"], n["total_ns"], n["self_ns"]) for n in th["tree"] if n["id"]}
+    if not want:
+        fail("%s: the JSON has no tree" % where)
+    if rows != want:
+        fail("%s: the tree's rows %s, the JSON's nodes %s" % (where, rows, want))
+    table = dom[dom.find('<table id="funcs"'):]
+    table = table[:table.find("</table>")]
+    got = {}
+    for name, calls in re.findall(r'<td class="name[^"]*" data-v="([^"]*)">[^<]*</td>'
+                                  r'<td class="[^"]*" data-v="(\d+)"', table):
+        got[name] = int(calls)
+    want = {f["api"] + "." + f["name"]: f["calls"] for f in th["functions"]}
+    if got != want:
+        fail("%s: the functions' rows %s, the JSON's %s" % (where, got, want))
+    print("ok %s: %d tree rows, %d function rows, exact" % (where, len(rows), len(got)))
+
+
+def check_zoom(d, page, doc, th):
+    """The icicle zoomed on a node with children: it spans the width, and
+    the boxes drawn are its subtree's."""
+    kids = {}
+    for n in th["tree"]:
+        kids.setdefault(n["parent"], []).append(n["id"])
+    node = next(n for n in th["tree"] if n["id"] and kids.get(n["id"]) and n["parent"])
+    sub, todo = set(), [node["id"]]
+    while todo:
+        i = todo.pop()
+        sub.add(i)
+        todo += kids.get(i, [])
+    url = "file://%s#t=%d:%d&z=%d" % (page, doc["pid"], th["tid"], node["id"])
+    dom = chromium(d, url)
+    svg = dom[dom.find('<div id="flame">'):]
+    svg = svg[:svg.find("</svg>")]
+    m = re.search(r'<svg[^>]*data-zoom="(\d*)"', svg)
+    if not m or m.group(1) != str(node["id"]):
+        fail("zoom on node %d: the svg says %s" % (node["id"], m and m.group(1)))
+    drawn = {int(a["data-node"]): float(a["data-width"])
+             for a in map(attrs, re.findall(r"<g data-node=[^>]*>", svg))}
+    if drawn.get(node["id"]) != 1000.0:
+        fail("zoom on node %d: its box is %s wide, not 1000" % (node["id"], drawn.get(node["id"])))
+    if not set(drawn) <= sub or node["id"] not in drawn:
+        fail("zoom on node %d: boxes %s outside its subtree %s" % (node["id"], drawn, sub))
+    print("ok zoom on node %d (%s): full width, %d boxes of its subtree" %
+          (node["id"], node["function"], len(drawn)))
+
+
+def case_html():
+    d = scratch()
+    docs = make_inputs(d)
+    page = os.path.join(d, "report.html")
+    report([page, os.path.join(d, "in", "out-%p.json")])
+    text = open(page, encoding="utf-8").read()
+    ext = re.findall(r'(?:src|href)\s*=\s*["\']?\s*(?:https?:)?//', text, re.I)
+    if ext:
+        fail("the page refers to something external: %s" % ext[:3])
+    for doc in docs:
+        for th in doc["threads"]:
+            url = "file://%s#t=%d:%d" % (page, doc["pid"], th["tid"])
+            check_thread(chromium(d, url), doc, th, "%d:%d" % (doc["pid"], th["tid"]))
+    dom = chromium(d, "file://" + page)
+    sums = {}
+    for doc in docs:
+        for th in doc["threads"]:
+            for f in th["functions"]:
+                k = f["api"] + "." + f["name"]
+                sums[k] = sums.get(k, 0) + f["calls"]
+    group = dom[dom.find('<table class="sortable group"'):]
+    group = group[:group.find("</table>")]
+    got = {n: int(c) for n, c in re.findall(r'<td class="name[^"]*" data-v="([^"]*)">[^<]*</td>'
+                                            r'<td class="[^"]*" data-v="(\d+)"', group)}
+    if got != sums:
+        fail("the command's sums %s, the JSON's %s" % (got, sums))
+    print("ok the sums over treeprog's 2 processes: %d functions exact" % len(got))
+    th = next(t for t in docs[0]["threads"] if t["tree"])
+    check_zoom(d, page, docs[0], th)
+    shot = os.path.join(d, "report.png")
+    chromium(d, "file://%s#t=%d:%d&f=malloc.malloc" % (page, docs[0]["pid"], th["tid"]), shot)
+    if not os.path.getsize(shot):
+        fail("no screenshot")
+    print("ok screenshot in %s" % shot)
+
+
+def main():
+    if CASE == "html":
+        case_html()
+    elif CASE == "pprof":
+        case_pprof()
+    elif CASE == "bad":
+        case_bad()
+    else:
+        fail("unknown case " + CASE)
+
+
+if __name__ == "__main__":
+    main()
