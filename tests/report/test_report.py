@@ -214,6 +214,112 @@ def case_html():
     print("ok screenshot in %s" % shot)
 
 
+def go_pprof(d, prof, index, unit=None):
+    """go tool pprof -top's rows (flat per function) and total."""
+    exe = shutil.which("go")
+    if exe is None:
+        skip("no go (Debian package golang-go)")
+    env = dict(os.environ, HOME=d, GOCACHE=os.path.join(d, "gocache"), GOFLAGS="")
+    args = [exe, "tool", "pprof", "-symbolize=none", "-top", "-nodefraction=0",
+            "-nodecount=1000000", "-sample_index=" + index] + (["-unit=" + unit] if unit else [])
+    p = subprocess.run(args + [prof], env=env, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        fail("go tool pprof exited %d: %s" % (p.returncode, p.stderr))
+    sfx = unit or ""
+    m = re.search(r"of (\d+)%s total" % sfx, p.stdout)
+    if not m:
+        fail("go tool pprof -top: no total in %s" % p.stdout[:500])
+    flat = {}
+    for line in p.stdout.splitlines():
+        f = re.match(r"\s*(\d+)%s?\s+\S+%%\s+\S+%%\s+\d+%s?\s+\S+%%\s+(\S+)$" % (sfx, sfx),
+                     line)
+        if f and int(f.group(1)):
+            flat[f.group(2)] = int(f.group(1))
+    return flat, int(m.group(1))
+
+
+def case_pprof():
+    d = scratch()
+    docs = make_inputs(d)
+    prof = os.path.join(d, "report.pb.gz")
+    report(["--pprof", prof, os.path.join(d, "in", "out-%p.json")])
+    calls, ns, funcs = {}, {}, {}
+    for doc in docs:
+        for th in doc["threads"]:
+            for n in th["tree"]:
+                if n["id"]:
+                    calls[n["function"]] = calls.get(n["function"], 0) + n["calls"]
+                    ns[n["function"]] = ns.get(n["function"], 0) + n["self_ns"]
+                other = n.get("other_paths", {})
+                if other.get("calls"):
+                    calls["(other paths)"] = calls.get("(other paths)", 0) + other["calls"]
+                    ns["(other paths)"] = ns.get("(other paths)", 0) + other["total_ns"]
+            for f in th["functions"]:
+                k = f["api"] + "." + f["name"]
+                funcs[k] = funcs.get(k, 0) + f["calls"]
+    ns = {k: v for k, v in ns.items() if v}
+    if calls != funcs:
+        fail("the inputs' trees are not complete (%s vs %s): no exact check" % (calls, funcs))
+    got, total = go_pprof(d, prof, "calls")
+    if got != calls or total != sum(calls.values()):
+        fail("pprof -top calls %s (total %d), the JSON's %s (total %d)" %
+             (got, total, calls, sum(calls.values())))
+    print("ok go tool pprof -top -sample_index=calls: %d functions, total %d, exact" %
+          (len(got), total))
+    got, total = go_pprof(d, prof, "time", "ns")
+    if got != ns or total != sum(ns.values()):
+        fail("pprof -top time %s (total %d), the JSON's self_ns %s (total %d)" %
+             (got, total, ns, sum(ns.values())))
+    print("ok go tool pprof -top -sample_index=time: %d functions, total %d ns, exact" %
+          (len(got), total))
+
+
+BAD = [
+    ("truncated", None, r"line \d+, column \d+: "),
+    ("huge", ("calls", 2 ** 62), r"threads\[0\]\.functions\[0\]\.calls: too large"),
+    ("negative", ("calls", -1), r"threads\[0\]\.functions\[0\]\.calls: negative"),
+    ("string", ("calls", "12"), r"threads\[0\]\.functions\[0\]\.calls: not an integer"),
+    ("parent", ("parent", 99999), r"threads\[0\]\.tree: a node whose parent is not before it"),
+    ("version", ("apiprof", 2), r"written by another version of apiprof"),
+]
+
+
+def bad_file(d, good, name, change):
+    path = os.path.join(d, "in", name + ".json")
+    if change is None:
+        text = open(good).read()
+        open(path, "w").write(text[:len(text) // 2])
+        return path
+    doc = json.load(open(good))
+    key, value = change
+    if key == "apiprof":
+        doc["apiprof"] = value
+    elif key == "parent":
+        doc["threads"][0]["tree"][-1]["parent"] = value
+    else:
+        doc["threads"][0]["functions"][0][key] = value
+    json.dump(doc, open(path, "w"))
+    return path
+
+
+def case_bad():
+    d = scratch()
+    make_inputs(d)
+    good = sorted(glob.glob(os.path.join(d, "in", "out-*.json")))[0]
+    out = os.path.join(d, "out")
+    os.makedirs(out)
+    for name, change, want in BAD:
+        path = bad_file(d, good, name, change)
+        for args in ([os.path.join(out, "r.html")], ["--pprof", os.path.join(out, "r.pb.gz")]):
+            p = report(args + [good, path], expect=1)
+            lines = p.stderr.splitlines()
+            if len(lines) != 1 or not re.search(re.escape(path) + ": .*" + want, lines[0]):
+                fail("%s: want one line naming %s and /%s/, got %r" % (name, path, want, lines))
+            if os.listdir(out):
+                fail("%s: left in the output directory: %s" % (name, os.listdir(out)))
+        print("ok %s: %s" % (name, lines[0]))
+
+
 def main():
     if CASE == "html":
         case_html()
