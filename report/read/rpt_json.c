@@ -10,10 +10,11 @@
 
 bool rpt_fail(struct rpt_ctx *c, const char *key, const char *what)
 {
+	bool at = c->where[0] || key;
+
 	if (c->err[0] == '\0')
-		snprintf(c->err, sizeof c->err, "%s: %s%s%s: %s", c->file,
-		         c->where[0] ? c->where : "", c->where[0] && key ? "." : "", key ? key : "",
-		         what);
+		snprintf(c->err, sizeof c->err, "%s: %s%s%s%s%s", c->file, c->where,
+		         c->where[0] && key ? "." : "", key ? key : "", at ? ": " : "", what);
 	return false;
 }
 
