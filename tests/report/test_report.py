@@ -11,14 +11,16 @@ processes of one command; the second in a thread of its own).  The
 report reads them by the pattern.  Its output is kept in
 report-CASE/ of the test's build directory. CASE:
 
-- html: headless Chromium (network off: the page must need none) opens
+- html: one thread is named "</script>...<!--" (it must stay text);
+  headless Chromium (network off: the page must need none) opens
   the page on each thread (#t=PID:TID) and dumps its DOM: every tree
   node of the JSON is a row with its exact calls, total and self; each
   function a row of the table with its exact calls; the command's sums
   are the two processes' calls added; the page set data-ready and shows
   no error, Chromium logged no console message (--enable-logging=stderr
   --v=0: a page's console.error and uncaught errors appear as
-  "CONSOLE" lines); the file has no http(s) src or href.  The icicle's
+  "CONSOLE" lines); the file has no http(s) src or href; the exit JSON has the ppid and
+  wall_ns the page's process tree uses.  The icicle's
   zoom: opened on #...&z=NODE (what a click on a node sets), the SVG is
   zoomed on NODE, drawn full width (1000), and only NODE's subtree is
   drawn.  A screenshot is kept (report-html/report.png);
@@ -87,7 +89,23 @@ def make_inputs(d):
             docs.append(json.load(fh))
     if len(docs) != 2:
         fail("expected 2 exit JSON files, got %d" % len(docs))
+    for doc in docs:
+        if doc.get("ppid") != os.getpid() or not doc.get("wall_ns"):
+            fail("exit JSON without its ppid (%s, not %d) or wall_ns (%s)" %
+                 (doc.get("ppid"), os.getpid(), doc.get("wall_ns")))
     return docs
+
+
+HOSTILE = "</script><script>document.title='owned'</script><!-- x"
+
+
+def hostile_name(d, docs):
+    """The second process's thread named with what would end the data's
+    script block if it were written raw."""
+    path = sorted(glob.glob(os.path.join(d, "in", "out-*.json")))[1]
+    docs[1]["threads"][0]["name"] = HOSTILE
+    with open(path, "w") as f:
+        json.dump(docs[1], f)
 
 
 def report(args, expect=0):
@@ -181,6 +199,7 @@ def check_zoom(d, page, doc, th):
 def case_html():
     d = scratch()
     docs = make_inputs(d)
+    hostile_name(d, docs)
     page = os.path.join(d, "report.html")
     report([page, os.path.join(d, "in", "out-%p.json")])
     text = open(page, encoding="utf-8").read()
@@ -191,7 +210,11 @@ def case_html():
         for th in doc["threads"]:
             url = "file://%s#t=%d:%d" % (page, doc["pid"], th["tid"])
             check_thread(chromium(d, url), doc, th, "%d:%d" % (doc["pid"], th["tid"]))
-    dom = chromium(d, "file://" + page)
+    dom = chromium(d, "file://%s#t=%d:%d" % (page, docs[1]["pid"], docs[1]["threads"][0]["tid"]))
+    shown = HOSTILE.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if "<title>apiprof report</title>" not in dom or shown not in dom:
+        fail("a thread named %r: the page's title or the name as text is not there" % HOSTILE)
+    print("ok a thread named %r shown as text" % HOSTILE)
     sums = {}
     for doc in docs:
         for th in doc["threads"]:
