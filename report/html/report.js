@@ -12,6 +12,8 @@
  *   child: [api.function, calls, total_ns]
  *   node: [id, parent, api.function, calls, total_ns, self_ns, site,
  *          other_calls, other_ns]     (parent 0: a root)
+ *   The strings of funcs, callers, children and nodes are indexes into
+ *   strings[] (each name and call site once); strings() puts them back.
  *   groups[]: [comm, [pid...], [[api.function, calls, total_ns, bytes,
  *             failures]...]]
  * The URL's hash selects what is shown: #t=KEY:TID[&f=API.FUNCTION][&z=NODE]
@@ -358,15 +360,32 @@ function show() {
   flame(st);
 }
 
+function strings() {
+  const S = D.strings;
+  const at = i => (i === null ? null : S[i]);
+  for (const p of D.procs)
+    for (const t of p.threads) {
+      for (const f of t.funcs) {
+        f[F.api] = at(f[F.api]);
+        f[F.name] = at(f[F.name]);
+        for (const c of f[F.rel][0]) [c[0], c[1], c[6]] = [at(c[0]), at(c[1]), at(c[6])];
+        for (const k of f[F.rel][1]) k[0] = at(k[0]);
+      }
+      for (const n of t.tree) [n[N.fn], n[N.site]] = [at(n[N.fn]), at(n[N.site])];
+    }
+}
+
 function main() {
   try {
     D = JSON.parse(document.getElementById("apiprof-data").textContent);
+    strings();
     D.apis = {};
     glance();
     groups();
     show();
     window.addEventListener("hashchange", show);
     document.body.setAttribute("data-ready", "1");
+    document.body.setAttribute("data-ms", String(Math.round(performance.now())));
   } catch (e) {
     fail("page error: " + e.message);
   }

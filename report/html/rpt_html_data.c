@@ -17,6 +17,34 @@ static void push(json_t *a, json_t *v)
 		lost = true;
 }
 
+/* The data's strings, each once: "strings" (a string's index stands for it
+ * in the functions, callers, children and nodes: 200 threads repeat the
+ * same names and call sites). */
+static json_t *strings, *string_ids;
+
+static json_t *sid(const char *s)
+{
+	json_t *id = s ? json_object_get(string_ids, s) : NULL;
+
+	if (s == NULL || id != NULL)
+		return s ? json_incref(id) : json_null();
+	id = json_integer((json_int_t)json_array_size(strings));
+	if (json_array_append_new(strings, json_string(s)) != 0 ||
+	    json_object_set(string_ids, s, id) != 0)
+		lost = true;
+	return id;
+}
+
+/* The id of text cut by snprintf, which may end inside a UTF-8 character. */
+static json_t *sid_text(const char *buf)
+{
+	json_t *s = json_string(buf);
+	json_t *id = sid(s ? buf : "(name too long)");
+
+	json_decref(s);
+	return id;
+}
+
 static json_t *num(uint64_t v)
 {
 	return v == RPT_NONE ? json_null() : json_integer((json_int_t)v);
@@ -25,14 +53,6 @@ static json_t *num(uint64_t v)
 static json_t *str(const char *s)
 {
 	return s ? json_string(s) : json_null();
-}
-
-/* A text cut by snprintf may end inside a UTF-8 character. */
-static json_t *text(const char *buf)
-{
-	json_t *s = json_string(buf);
-
-	return s ? s : json_string("(name too long)");
 }
 
 /* "symbol (module+0xOFF)", or what of it is known. */
@@ -48,7 +68,7 @@ static json_t *site_label(const struct rpt_site *s)
 	else
 		snprintf(buf, sizeof buf, "%s (%s)", s->symbol ? s->symbol : "?",
 		         s->module ? s->module : "?");
-	return text(buf);
+	return sid_text(buf);
 }
 
 static json_t *site_line(const struct rpt_site *s)
@@ -59,7 +79,7 @@ static json_t *site_line(const struct rpt_site *s)
 		return json_null();
 	snprintf(buf, sizeof buf, "%s:%llu", s->file,
 	         s->line == RPT_NONE ? 0ull : (unsigned long long)s->line);
-	return text(buf);
+	return sid_text(buf);
 }
 
 static json_t *callers(const struct rpt_func *f)
@@ -71,7 +91,7 @@ static json_t *callers(const struct rpt_func *f)
 
 		push(a, json_pack("[ooIIooo]", site_label(&k->at), site_line(&k->at),
 		                  (json_int_t)k->calls, (json_int_t)k->total_ns, num(k->p50_ns),
-		                  num(k->p99_ns), str(k->parent)));
+		                  num(k->p99_ns), sid(k->parent)));
 	}
 	return a;
 }
@@ -86,8 +106,8 @@ static json_t *children(const struct rpt_func *f)
 
 		snprintf(name, sizeof name, "%s%s%s", k->api ? k->api : "", k->api ? "." : "",
 		         k->name);
-		push(a,
-		     json_pack("[oII]", text(name), (json_int_t)k->calls, (json_int_t)k->total_ns));
+		push(a, json_pack("[oII]", sid_text(name), (json_int_t)k->calls,
+		                  (json_int_t)k->total_ns));
 	}
 	return a;
 }
@@ -110,7 +130,7 @@ static json_t *func(const struct rpt_func *f)
 	json_t *errnos;
 	json_t *hist = hist_errnos(f, &errnos);
 
-	return json_pack("[ssIIIoIIoooobooo]", f->api, f->name, (json_int_t)f->calls,
+	return json_pack("[ooIIIoIIoooobooo]", sid(f->api), sid(f->name), (json_int_t)f->calls,
 	                 (json_int_t)f->timed, (json_int_t)f->total_ns, num(f->self_ns),
 	                 (json_int_t)f->min_ns, (json_int_t)f->max_ns, num(f->p50_ns),
 	                 num(f->p99_ns), num(f->bytes), num(f->failures), f->estimated, hist,
@@ -119,7 +139,7 @@ static json_t *func(const struct rpt_func *f)
 
 static json_t *node(const struct rpt_node *n)
 {
-	return json_pack("[IIoIIIoII]", (json_int_t)n->id, (json_int_t)n->parent, str(n->function),
+	return json_pack("[IIoIIIoII]", (json_int_t)n->id, (json_int_t)n->parent, sid(n->function),
 	                 (json_int_t)n->calls, (json_int_t)n->total_ns, (json_int_t)n->self_ns,
 	                 n->has_site ? site_label(&n->site) : json_null(),
 	                 (json_int_t)n->other_calls, (json_int_t)n->other_ns);
@@ -169,10 +189,13 @@ static json_t *proc(const struct rpt_proc *p)
 json_t *rpt_html_data(const struct rpt_run *run)
 {
 	json_t *procs = json_array();
-	json_t *data = json_pack("{siso}", "format", 1, "procs", procs);
+	strings = json_array();
+	string_ids = json_object();
+	json_t *data = json_pack("{sisoso}", "format", 1, "procs", procs, "strings", strings);
 
 	for (size_t i = 0; i < run->nprocs; i++)
 		push(procs, proc(&run->procs[i]));
+	json_decref(string_ids);
 	if (lost)
 		fprintf(stderr, "apiprof-report: out of memory\n");
 	if (lost || rpt_html_groups(run, data) != 0) {
