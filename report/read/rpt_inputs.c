@@ -90,8 +90,8 @@ static int list_dir(struct names *l, const char *dir, const char *pre, const cha
 			break;
 	closedir(d);
 	if (l->n == first)
-		fprintf(stderr, "apiprof-report: %s%s%s%s: no exit JSON file there\n", dir,
-		        pre ? "/" : "", pre ? pre : "", pre ? "%p" : "");
+		fprintf(stderr, "apiprof-report: %s%s%s%s%s: no exit JSON file there\n", dir,
+		        pre ? "/" : "", pre ? pre : "", pre ? "%p" : "", pre ? post : "");
 	return l->n == first ? -1 : 0;
 }
 
@@ -143,8 +143,10 @@ static int read_all(struct rpt_run *run, struct names *l)
 	for (size_t i = 0; i < l->n; i++) {
 		if (run->nprocs > 0 && strcmp(l->v[i], run->procs[run->nprocs - 1].file) == 0)
 			continue; /* named twice */
-		if (rpt_read_file(l->v[i], &run->procs[run->nprocs]) != 0)
+		if (rpt_read_file(l->v[i], &run->procs[run->nprocs]) != 0) {
+			rpt_proc_free(&run->procs[run->nprocs]);
 			return -1;
+		}
 		run->procs[run->nprocs].file = l->v[i];
 		l->v[i] = NULL; /* the run's now */
 		run->nprocs++;

@@ -30,12 +30,12 @@ bool rpt_read_list(struct rpt_ctx *c, json_t *o, const char *key, size_t size, r
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		json_t *e = rpt_object_at(c, a, i, key);
 		size_t len = rpt_enter(c, key, (long)i);
-		bool ok = e != NULL && fn(c, e, items + i * size);
 
+		(*n)++; /* counted before it is read: a failure's parts are freed too */
+		bool ok = e != NULL && fn(c, e, items + i * size);
 		rpt_leave(c, len);
 		if (!ok)
 			return false;
-		(*n)++;
 	}
 	return true;
 }
