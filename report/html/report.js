@@ -192,11 +192,19 @@ function funcTable(st) {
                                      f[F.p50], f[F.p99], f[F.max], f[F.bytes], f[F.fails], f]);
   /* The viewer's cutoffs: a p99 ten times the p50 stands out, failures too. */
   const cls = (r, i) => (i === 6 && r[5] && r[6] > 10 * r[5] ? "warn" :
-                         i === 9 && r[9] ? "bad" : i === 2 && r[10][F.est] ? "est" : "");
+                         i === 9 && r[9] ? "bad" : i === 2 && r[11][F.est] ? "est" : "");
+  const wall = st.proc.wall_ns;
+  rows.forEach(r => r.splice(10, 0, wall ? (100 * r[2]) / wall : null));
+  /* apiprof-top's row colours: >= 10% of the wall time hot, >= 1% warm,
+   * under 0.1% dim. */
+  const heat = r => (r[10] === null ? "" : r[10] >= 10 ? " hot" : r[10] >= 1 ? " warm" :
+                     r[10] < 0.1 ? " dim" : "");
+  const pct = v => (v === null ? "-" : v.toFixed(2) + "%");
   sortable(document.getElementById("funcs"),
-           ["function", "calls", "total", "self", "avg", "p50", "p99", "max", "bytes", "failures"],
-           rows, [null, num, ns, ns, ns, ns, ns, ns, num, num], 2,
-           r => go(st, {f: r[0]}), cls);
+           ["function", "calls", "total", "self", "avg", "p50", "p99", "max", "bytes", "failures",
+            "% wall"],
+           rows, [null, num, ns, ns, ns, ns, ns, ns, num, num, pct], 2,
+           r => go(st, {f: r[0]}), (r, i) => cls(r, i) + heat(r));
 }
 
 function histogram(box, f, tickHz) {
