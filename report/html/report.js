@@ -17,7 +17,8 @@
  *   groups[]: [comm, [pid...], [[api.function, calls, total_ns, bytes,
  *             failures]...]]
  * The URL's hash selects what is shown: #t=KEY:TID[&f=API.FUNCTION][&z=NODE]
- * (a click sets it), so a page can be opened on a zoomed icicle. */
+ * (a click sets it), so a page can be opened on a zoomed icicle.  Each time
+ * the page has drawn a selection, <body data-shown> counts up. */
 "use strict";
 const F = {api: 0, name: 1, calls: 2, timed: 3, total: 4, self: 5, min: 6, max: 7,
            p50: 8, p99: 9, bytes: 10, fails: 11, est: 12, hist: 13, errno: 14, rel: 15};
@@ -366,6 +367,7 @@ function show() {
   detail(st);
   tree(st);
   flame(st);
+  document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);
 }
 
 function strings() {

@@ -23,7 +23,11 @@ report-CASE/ of the test's build directory. CASE:
   wall_ns the page's process tree uses.  The icicle's
   zoom: opened on #...&z=NODE (what a click on a node sets), the SVG is
   zoomed on NODE, drawn full width (1000), and only NODE's subtree is
-  drawn.  A screenshot is kept (report-html/report.png);
+  drawn.  And a real click, driven through DevTools over
+  --remote-debugging-pipe (cdp.py: Input.dispatchMouseEvent), on a
+  node's box zooms on it, on the top bar out to its parent, with no
+  console message or exception (Runtime events).  A screenshot is kept
+  (report-html/report.png);
 - pprof: go tool pprof -raw reads the profile; its samples' sums per
   function (calls, time) equal the JSON's nodes', and -top's total equals
   the sum of the roots' total_ns;
@@ -196,6 +200,56 @@ def check_zoom(d, page, doc, th):
           (node["id"], node["function"], len(drawn)))
 
 
+CLICK_TARGET = """(() => {
+  const g = document.querySelector('#flame g[data-node="%d"]');
+  g.scrollIntoView();
+  const b = g.querySelector("rect").getBoundingClientRect();
+  return [b.x + Math.min(b.width / 2, 20), b.y + b.height / 2,
+          Number(document.body.dataset.shown)];
+})()"""
+# Resolves once the page has drawn again after a click (data-shown counts up).
+SHOWN_AFTER = """new Promise(done => {
+  const check = () => Number(document.body.dataset.shown) > %d &&
+                      done(document.querySelector("#flame svg").dataset.zoom);
+  if (!check())
+    new MutationObserver(check).observe(document.body, {attributes: true});
+})"""
+
+
+def check_click(d, page, doc, th):
+    """A real click (DevTools' Input.dispatchMouseEvent) on a node's box of
+    the icicle zooms on it; a click on the top bar zooms out."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cdp
+    node = next(n for n in th["tree"] if n["id"] and n["parent"])
+    p = cdp.Page(shutil.which("chromium"), os.path.join(d, "chromium-cdp"))
+    try:
+        p.open("file://%s#t=%d:%d" % (page, doc["pid"], th["tid"]))
+        x, y, shown = p.eval(CLICK_TARGET % node["id"])
+        p.click(x, y)
+        # The click's handler has run when the mouse event is answered: it
+        # set the hash (or did nothing), and hashchange will draw again.
+        if "z=%d" % node["id"] not in p.eval("location.hash"):
+            fail("a click on node %d's box: the hash is %r" % (node["id"], p.eval("location.hash")))
+        zoom = p.eval_async(SHOWN_AFTER % shown)
+        if zoom != str(node["id"]):
+            fail("a click on node %d's box: the icicle is zoomed on %r" % (node["id"], zoom))
+        x, y, shown = p.eval(CLICK_TARGET.replace('g[data-node="%d"]', "g:not([data-node])"))
+        p.click(x, y)
+        if "z=%d" % node["parent"] not in p.eval("location.hash"):
+            fail("a click on the top bar: the hash is %r" % p.eval("location.hash"))
+        out = p.eval_async(SHOWN_AFTER % shown)
+        if out != str(node["parent"]):
+            fail("a click on the top bar zoomed on %r, not node %d's parent %d" %
+                 (out, node["id"], node["parent"]))
+        if p.console:
+            fail("console messages: %s" % p.console)
+    finally:
+        p.close()
+    print("ok a click on node %d (%s) zooms on it, a click on the top bar out to %d; "
+          "no console message (DevTools)" % (node["id"], node["function"], node["parent"]))
+
+
 def case_html():
     d = scratch()
     docs = make_inputs(d)
@@ -230,6 +284,7 @@ def case_html():
     print("ok the sums over treeprog's 2 processes: %d functions exact" % len(got))
     th = next(t for t in docs[0]["threads"] if t["tree"])
     check_zoom(d, page, docs[0], th)
+    check_click(d, page, docs[0], th)
     shot = os.path.join(d, "report.png")
     chromium(d, "file://%s#t=%d:%d&f=malloc.malloc" % (page, docs[0]["pid"], th["tid"]), shot)
     if not os.path.getsize(shot):
