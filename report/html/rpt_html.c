@@ -13,13 +13,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "rpt_html.h"
 
-#ifndef RPT_SHARE_DIR
-#define RPT_SHARE_DIR "/usr/local/share/apiprof"
+#ifndef RPT_SHARE_REL
+#define RPT_SHARE_REL "../share/apiprof"
 #endif
 #define RPT_CHARTJS "/usr/share/javascript/chart.js/chart.min.js"
+
+/* Where the templates are: APIPROF_REPORT_SHARE; else RPT_SHARE_REL from
+ * the program's directory (installed; an absolute RPT_SHARE_REL as it
+ * is), or that directory itself (the build tree's copies). */
+static void share_dir(char *dir, size_t cap)
+{
+	const char *env = getenv("APIPROF_REPORT_SHARE");
+	char exe[4096], probe[4400];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char *slash = n > 0 ? memrchr(exe, '/', (size_t)n) : NULL;
+
+	if (env && *env) {
+		snprintf(dir, cap, "%s", env);
+		return;
+	}
+	if (slash == NULL || RPT_SHARE_REL[0] == '/') {
+		snprintf(dir, cap, "%s", RPT_SHARE_REL);
+		return;
+	}
+	*slash = '\0';
+	snprintf(probe, sizeof probe, "%s/report.html", exe);
+	if (access(probe, R_OK) == 0)
+		snprintf(dir, cap, "%s", exe);
+	else if ((size_t)snprintf(dir, cap, "%s/%s", exe, RPT_SHARE_REL) >= cap)
+		snprintf(dir, cap, "%s", RPT_SHARE_REL); /* and the open says what failed */
+}
 
 /* A whole file, NUL-terminated; NULL after one line on stderr. */
 static char *slurp(const char *path)
@@ -50,10 +77,10 @@ static char *slurp(const char *path)
 
 static char *asset(const char *name)
 {
-	const char *dir = getenv("APIPROF_REPORT_SHARE");
-	char path[4096];
+	char dir[4096], path[4200];
 
-	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : RPT_SHARE_DIR, name);
+	share_dir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	return slurp(path);
 }
 
@@ -124,10 +151,10 @@ static void put_page(struct rpt_out *o, const struct parts *p)
 static int load_parts(struct parts *p, const struct rpt_run *run)
 {
 	const char *chart = getenv("APIPROF_REPORT_CHARTJS");
-	char js[4096];
-	const char *dir = getenv("APIPROF_REPORT_SHARE");
+	char dir[4096], js[4200];
 
-	snprintf(js, sizeof js, "%s/report.js", dir && *dir ? dir : RPT_SHARE_DIR);
+	share_dir(dir, sizeof dir);
+	snprintf(js, sizeof js, "%s/report.js", dir);
 	p->page = asset("report.html");
 	p->css = p->page ? asset("report.css") : NULL;
 	p->js = p->css ? code(js) : NULL;
