@@ -35,12 +35,14 @@ report-CASE/ of the test's build directory. CASE:
   count, a string for a count, a node whose parent is not before it), a
   file of another version: exit 1, one line naming the file and what is
   wrong (jansson's line and column for the truncated one), and no output
-  file nor temporary left in the directory.
+  file nor temporary left in the directory.  A write that fails half
+  way (RLIMIT_FSIZE): one line, the report there before left as it was.
 """
 import glob
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -396,6 +398,23 @@ def case_bad():
             if os.listdir(out):
                 fail("%s: left in the output directory: %s" % (name, os.listdir(out)))
         print("ok %s: %s" % (name, lines[0]))
+    # A write that fails half way (RLIMIT_FSIZE: EFBIG past 100 bytes): one
+    # line, the temporary removed, the report there before left as it was.
+    for args in ([os.path.join(out, "r.html")], ["--pprof", os.path.join(out, "r.pb.gz")]):
+        dest = args[-1]
+        with open(dest, "w") as f:
+            f.write("before")
+        env = dict(os.environ, APIPROF_REPORT_SHARE=SHARE)
+        p = subprocess.run([REPORT] + args + [good], env=env, capture_output=True, text=True,
+                           timeout=120, preexec_fn=lambda: resource.setrlimit(
+                                   resource.RLIMIT_FSIZE, (100, 100)))
+        lines = p.stderr.splitlines()
+        if p.returncode != 1 or len(lines) != 1 or "cannot write " + dest not in lines[0]:
+            fail("a write past RLIMIT_FSIZE: exit %d, %r" % (p.returncode, lines))
+        if os.listdir(out) != [os.path.basename(dest)] or open(dest).read() != "before":
+            fail("a write past RLIMIT_FSIZE left %s" % os.listdir(out))
+        os.unlink(dest)
+        print("ok a write that fails: %s" % lines[0])
 
 
 def main():
