@@ -152,13 +152,16 @@ function groups() {
     const t = el("table", {class: "sortable group", "data-comm": comm});
     sortable(t, ["function", "calls", "total", "avg", "bytes", "failures"],
              rows.map(r => [r[0], r[1], r[2], r[1] ? Math.round(r[2] / r[1]) : null, r[3], r[4]]),
-             [null, num, ns, ns, num, num], 2);
+             [null, num, ns, ns, num, num], {by: 2});
     box.append(t);
   }
 }
 
 /* --- a sortable table --------------------------------------------------- */
-function sortable(table, heads, rows, fmts, by, onrow, cls) {
+/* opts: by (the column sorted first), onrow (a row's click), cls (a cell's
+ * class, from its row and column). */
+function sortable(table, heads, rows, fmts, opts) {
+  const {by, onrow, cls} = opts;
   let key = by, desc = true;
   const draw = () => {
     table.textContent = "";
@@ -204,8 +207,8 @@ function funcTable(st) {
   sortable(document.getElementById("funcs"),
            ["function", "calls", "total", "self", "avg", "p50", "p99", "max", "bytes", "failures",
             "% wall"],
-           rows, [null, num, ns, ns, ns, ns, ns, ns, num, num, pct], 2,
-           r => go(st, {f: r[0]}), (r, i) => cls(r, i) + heat(r));
+           rows, [null, num, ns, ns, ns, ns, ns, ns, num, num, pct],
+           {by: 2, onrow: r => go(st, {f: r[0]}), cls: (r, i) => cls(r, i) + heat(r)});
 }
 
 function histogram(box, f, tickHz) {
@@ -236,14 +239,14 @@ function detail(st) {
   box.append(el("h4", {}, "callers"));
   const ct = el("table", {id: "callers"});
   sortable(ct, ["call site", "line", "calls", "total", "p50", "p99", "in"], callers,
-           [null, v => v || "", num, ns, ns, ns, v => v || ""], 2);
+           [null, v => v || "", num, ns, ns, ns, v => v || ""], {by: 2});
   box.append(ct, el("h4", {}, "children"));
   const kt = el("table", {id: "children"});
-  sortable(kt, ["function", "calls", "total"], children, [null, num, ns], 2);
+  sortable(kt, ["function", "calls", "total"], children, [null, num, ns], {by: 2});
   box.append(kt);
   if (f[F.errno]) {
     const et = el("table", {id: "errno"});
-    sortable(et, ["errno", "calls"], Object.entries(f[F.errno]), [null, num], 1);
+    sortable(et, ["errno", "calls"], Object.entries(f[F.errno]), [null, num], {by: 1});
     box.append(el("h4", {}, "errno"), et);
   }
 }
