@@ -23,6 +23,7 @@
 #define RPT_HIST_MAX  64 /* log2 buckets of a latency histogram */
 #define RPT_NONE      UINT64_MAX
 #define RPT_VALUE_MAX ((1ll << 53) - 1) /* a figure a page's JavaScript shows exactly */
+#define RPT_DEPTH_MAX 512               /* calls on one path of a tree */
 
 /* An address: its function, module and offset in the module, and the
  * source line when the JSON has it (NULL, RPT_NONE, 0 when not known). */
@@ -79,6 +80,7 @@ struct rpt_node {
 	uint64_t calls, total_ns, self_ns;
 	bool estimated;
 	uint64_t other_calls, other_ns, not_recorded; /* "other_paths" */
+	uint32_t depth;                               /* 1 for a root */
 };
 
 struct rpt_thread {

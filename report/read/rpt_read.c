@@ -80,20 +80,40 @@ static bool read_node(struct rpt_ctx *c, json_t *o, void *slot)
 	return !n->has_site || rpt_read_site(c, site, &n->site);
 }
 
-/* Ids unique, each parent a node listed before its child. */
-static bool check_tree(struct rpt_ctx *c, const struct rpt_thread *t)
+/* The node of id among the first before nodes, or NULL. */
+static const struct rpt_node *listed(const struct rpt_thread *t, size_t before, uint64_t id)
+{
+	size_t lo = 0, hi = before;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->nodes[mid].id == id)
+			return &t->nodes[mid];
+		if (t->nodes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Ids increasing (the runtime writes the nodes in id order, parents
+ * first), each parent a node listed before its child, no path deeper
+ * than RPT_DEPTH_MAX (the page draws a path by recursion). */
+static bool check_tree(struct rpt_ctx *c, struct rpt_thread *t)
 {
 	for (size_t i = 0; i < t->nnodes; i++) {
-		const struct rpt_node *n = &t->nodes[i];
-		bool parent = n->parent == 0;
+		struct rpt_node *n = &t->nodes[i];
+		const struct rpt_node *p = n->parent ? listed(t, i, n->parent) : NULL;
 
-		for (size_t j = 0; j < i; j++) {
-			if (t->nodes[j].id == n->id)
-				return rpt_fail(c, "tree", "two nodes with one id");
-			parent |= t->nodes[j].id == n->parent && n->parent != 0;
-		}
-		if (!parent)
+		if (i > 0 && n->id <= t->nodes[i - 1].id)
+			return rpt_fail(c, "tree", "node ids not in increasing order");
+		if (n->parent != 0 && p == NULL)
 			return rpt_fail(c, "tree", "a node whose parent is not before it");
+		n->depth = p ? p->depth + 1 : 1;
+		if (n->depth > RPT_DEPTH_MAX)
+			return rpt_fail(c, "tree", "a path deeper than 512 calls");
 	}
 	return true;
 }

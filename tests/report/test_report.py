@@ -32,7 +32,8 @@ report-CASE/ of the test's build directory. CASE:
   function (calls, time) equal the JSON's nodes', and -top's total equals
   the sum of the roots' total_ns;
 - bad: a truncated file, hostile values (a count of 2^62, a negative
-  count, a string for a count, a node whose parent is not before it), a
+  count, a string for a count, a node whose parent is not before it,
+  node ids out of order, a path of 600 calls), a
   file of another version: exit 1, one line naming the file and what is
   wrong (jansson's line and column for the truncated one), and no output
   file nor temporary left in the directory.  A write that fails half
@@ -361,6 +362,8 @@ BAD = [
     ("string", ("calls", "12"), r"threads\[0\]\.functions\[0\]\.calls: not an integer"),
     ("parent", ("parent", 99999), r"threads\[0\]\.tree: a node whose parent is not before it"),
     ("version", ("apiprof", 2), r"written by another version of apiprof"),
+    ("order", ("order", None), r"threads\[0\]\.tree: node ids not in increasing order"),
+    ("deep", ("deep", 600), r"threads\[0\]\.tree: a path deeper than 512 calls"),
 ]
 
 
@@ -376,6 +379,14 @@ def bad_file(d, good, name, change):
         doc["apiprof"] = value
     elif key == "parent":
         doc["threads"][0]["tree"][-1]["parent"] = value
+    elif key == "order":
+        tree = doc["threads"][0]["tree"]
+        tree[-1]["id"] = tree[-2]["id"]
+    elif key == "deep":  # a chain of value nodes after the last
+        tree = doc["threads"][0]["tree"]
+        top = tree[-1]["id"]
+        tree += [{"id": top + i, "parent": top + i - 1, "function": "treer.tr_root", "calls": 1,
+                  "total_ns": 1, "self_ns": 1} for i in range(1, value + 1)]
     else:
         doc["threads"][0]["functions"][0][key] = value
     json.dump(doc, open(path, "w"))
