@@ -4,7 +4,7 @@
  *   procs[]: {key (the pid; pid.execN for the image before an exec), pid,
  *             ppid, comm, title, clock, mode, file, wall_ns, tick_hz,
  *             dropped, start_unix_ms, threads[]}
- *   threads[]: {tid, name, state, funcs[], tree[]}
+ *   threads[]: {tid, name, state, wall_ns, funcs[], tree[]}
  *   func: [api, name, calls, timed, total_ns, self_ns, min_ns, max_ns,
  *          p50_ns, p99_ns, bytes, failures, estimated, hist[], errno{},
  *          [callers[], children[]]]   (null: not known or not declared)
@@ -352,6 +352,25 @@ function flame(st) {
   box.append(svg);
 }
 
+/* Preshing's line per api, as APIPROF_SUMMARY prints it: time spent in
+ * the api's functions (their totals added) over the thread's wall time. */
+function preshing(st) {
+  const box = document.getElementById("preshing");
+  box.textContent = "";
+  const by = {};
+  for (const f of st.th.funcs) {
+    const a = (by[f[F.api]] = by[f[F.api]] || [0, 0]);
+    a[0] += f[F.total];
+    a[1] += f[F.calls];
+  }
+  const wall = st.th.wall_ns;
+  for (const api of Object.keys(by).sort())
+    box.append(el("div", {class: "preshing", "data-api": api, "data-calls": by[api][1]},
+                  "time spent in \"" + api + "\": " + ns(by[api][0]) + "/" + ns(wall) + " " +
+                  (wall ? ((100 * by[api][0]) / wall).toFixed(1) + "%" : "-") + " " +
+                  by[api][1] + "x"));
+}
+
 function threadNav(st) {
   document.getElementById("thread-title").textContent = st.proc.key + " " + st.proc.comm +
           " / " + st.th.tid + " " + st.th.name + " (" + st.th.state + ")";
@@ -366,6 +385,7 @@ function show() {
   const st = state();
   if (!st.proc || !st.th) return;
   threadNav(st);
+  preshing(st);
   funcTable(st);
   detail(st);
   tree(st);

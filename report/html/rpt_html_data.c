@@ -153,8 +153,8 @@ static json_t *thread(const struct rpt_thread *t)
 		push(funcs, func(&t->funcs[i]));
 	for (size_t i = 0; i < t->nnodes; i++)
 		push(nodes, node(&t->nodes[i]));
-	return json_pack("{sIsssssoso}", "tid", (json_int_t)t->tid, "name", t->name, "state",
-	                 t->state, "funcs", funcs, "tree", nodes);
+	return json_pack("{sIsssssososo}", "tid", (json_int_t)t->tid, "name", t->name, "state",
+	                 t->state, "wall_ns", num(t->wall_ns), "funcs", funcs, "tree", nodes);
 }
 
 /* The page's name for p: its pid, and ".execN" or ".dumpN" when its file

@@ -86,6 +86,7 @@ struct rpt_node {
 struct rpt_thread {
 	uint64_t tid;
 	const char *name, *state;
+	uint64_t wall_ns; /* RPT_NONE: not in the file (folded, or an older runtime) */
 	struct rpt_func *funcs;
 	size_t nfuncs;
 	struct rpt_node *nodes;

@@ -124,6 +124,7 @@ static bool read_thread(struct rpt_ctx *c, json_t *o, void *slot)
 
 	return rpt_u64(c, o, "tid", &t->tid, 0) && rpt_str(c, o, "name", &t->name, 0) &&
 	       rpt_str(c, o, "state", &t->state, 0) &&
+	       rpt_u64(c, o, "wall_ns", &t->wall_ns, RPT_OPT) &&
 	       rpt_read_list(c, o, "functions", sizeof(struct rpt_func), rpt_read_func,
 	                     (void **)&t->funcs, &t->nfuncs) &&
 	       rpt_read_list(c, o, "tree", sizeof(struct rpt_node), read_node, (void **)&t->nodes,

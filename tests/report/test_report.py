@@ -16,7 +16,9 @@ report-CASE/ of the test's build directory. CASE:
   the page on each thread (#t=PID:TID) and dumps its DOM: every tree
   node of the JSON is a row with its exact calls, total and self; each
   function a row of the table with its exact calls; the command's sums
-  are the two processes' calls added; the page set data-ready and shows
+  are the two processes' calls added; each api's "time spent in" line
+  (with the thread's wall_ns, new in the exit JSON) its functions'
+  calls added; the page set data-ready and shows
   no error, Chromium logged no console message (--enable-logging=stderr
   --v=0: a page's console.error and uncaught errors appear as
   "CONSOLE" lines); the file has no http(s) src or href; the exit JSON has the ppid and
@@ -171,7 +173,16 @@ def check_thread(dom, doc, th, where):
     want = {f["api"] + "." + f["name"]: f["calls"] for f in th["functions"]}
     if got != want:
         fail("%s: the functions' rows %s, the JSON's %s" % (where, got, want))
-    print("ok %s: %d tree rows, %d function rows, exact" % (where, len(rows), len(got)))
+    lines = {a["data-api"]: int(a["data-calls"])
+             for a in map(attrs, re.findall(r'<div class="preshing"[^>]*>', dom))}
+    want = {}
+    for f in th["functions"]:
+        want[f["api"]] = want.get(f["api"], 0) + f["calls"]
+    if lines != want or not th.get("wall_ns"):
+        fail("%s: Preshing's lines %s (wall_ns %s), the JSON's %s" %
+             (where, lines, th.get("wall_ns"), want))
+    print("ok %s: %d tree rows, %d function rows, %d api lines, exact" %
+          (where, len(rows), len(got), len(lines)))
 
 
 def check_zoom(d, page, doc, th):
