@@ -13,6 +13,7 @@
 
 #include "apiprof_file.h"
 #include "apiprof_internal.h"
+#include "apiprof_mode.h"
 #include "apiprof_output.h"
 #include "apiprof_steer_ctl.h"
 #include "apiprof_stat.h"
@@ -134,36 +135,51 @@ static void json_func(struct out *o, struct apiprof_api *api, uint32_t i,
 	out_printf(o, "}");
 }
 
-static void json_thread(struct out *o, uint32_t tid, const char *name, const char *state,
-                        struct apiprof_tab *const *tabs, int *n)
+/* A thread as the JSON names it; wall_ns < 0: not one thread (folded). */
+struct json_th {
+	uint32_t tid;
+	const char *name, *state;
+	double wall_ns;
+};
+
+static void json_thread(struct out *o, const struct json_th *t, struct apiprof_tab *const *tabs,
+                        int *n)
 {
-	out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", tid);
-	out_jstr(o, name, APIPROF_COMM_MAX);
-	out_printf(o, ", \"state\": \"%s\", \"functions\": [", state);
-	apiprof_tree_load(tabs, tid == 0);
+	out_printf(o, "%s\n    {\"tid\": %u, \"name\": ", (*n)++ ? "," : "", t->tid);
+	out_jstr(o, t->name, APIPROF_COMM_MAX);
+	out_printf(o, ", \"state\": \"%s\", ", t->state);
+	if (t->wall_ns >= 0)
+		out_printf(o, "\"wall_ns\": %llu, ", (unsigned long long)(t->wall_ns + 0.5));
+	out_printf(o, "\"functions\": [");
+	apiprof_tree_load(tabs, t->tid == 0);
 	each_func(o, tabs, json_func);
 	out_printf(o, "]");
 	apiprof_tree_nodes_json(o);
 	out_printf(o, "}");
 }
 
+/* Each thread with its wall time (from its start to its exit, or to now),
+ * as APIPROF_SUMMARY's "time spent in" line has it. */
 static void json_threads(struct out *o)
 {
+	uint64_t now = apiprof_now();
 	int n = 0;
 
 	for (struct apiprof_thread *th = apiprof_thread_first(); th; th = th->next) {
 		uint32_t st = apiprof_load_acquire(&th->state);
+		uint64_t end = st == APIPROF_T_EXITED ? apiprof_load(&th->exit_tick) : now;
 
 		char comm[APIPROF_COMM_MAX];
-		uint32_t tid = apiprof_thread_identity(th, comm);
+		struct json_th t = {apiprof_thread_identity(th, comm), comm,
+		                    st == APIPROF_T_LIVE ? "running" : "exited",
+		                    apiprof_ticks_to_ns(end - apiprof_load(&th->start_tick))};
 
 		if (st == APIPROF_T_LIVE || st == APIPROF_T_EXITED)
-			json_thread(o, tid, comm, st == APIPROF_T_LIVE ? "running" : "exited",
-			            th->tab, &n);
+			json_thread(o, &t, th->tab, &n);
 	}
 	folded_tabs(out_folded);
 	if (any_calls(out_folded))
-		json_thread(o, 0, "(exited)", "folded", out_folded, &n);
+		json_thread(o, &(struct json_th){0, "(exited)", "folded", -1}, out_folded, &n);
 }
 
 /* The command line as the process shows it now (a server may have
@@ -196,6 +212,23 @@ static void json_apis(struct out *o)
 	out_printf(o, "\n  ],\n");
 }
 
+/* For a report (apiprof-report): the parent, the wall time since the
+ * runtime started and, with a segment, the process's mode and its start
+ * in CLOCK_REALTIME. */
+static void json_run(struct out *o, const struct apiprof_shm_header *h)
+{
+	struct apiprof_modeval m;
+	char mode[32];
+
+	out_printf(o, "  \"ppid\": %d,\n  \"wall_ns\": %llu,\n", (int)getppid(),
+	           (unsigned long long)(apiprof_clock_mono() - apiprof_clock_mono0()));
+	if (h == NULL)
+		return;
+	out_printf(o, "  \"start_unix_ns\": %llu,\n", (unsigned long long)h->start_realtime_ns);
+	if (apiprof_mode_shown(h, 0, &m) && apiprof_mode_format(m, mode, sizeof mode) > 0)
+		out_printf(o, "  \"mode\": \"%s\",\n", mode);
+}
+
 static void json_doc(struct out *o)
 {
 	struct apiprof_shm_header *h = apiprof_segment();
@@ -209,6 +242,7 @@ static void json_doc(struct out *o)
 	out_printf(o, ",\n  \"clock\": \"%s\",\n  \"tick_hz\": %llu,\n  \"dropped\": %llu,\n",
 	           apiprof_clock_tsc ? "tsc" : "monotonic", (unsigned long long)apiprof_clock_hz(),
 	           (unsigned long long)(h ? apiprof_read_once(&h->dropped) : 0));
+	json_run(o, h);
 	json_apis(o);
 	apiprof_steer_json(o);
 	out_printf(o, "  \"threads\": [");

@@ -46,7 +46,9 @@ for f in bin/apiprof-run bin/apiprof-gen bin/apiprof-top include/apiprof/apiprof
 	include/apiprof/apiprof_shim_layout.h include/apiprof/apiprof_shim_x86.h \
 	include/apiprof/apiprof_shim_acct.h \
 	include/apiprof/apiprof_abi.h include/apiprof/apiprof_abi_rec.h share/apiprof/specs/zlib.json share/man/man1/apiprof-run.1 \
-	share/man/man1/apiprof-top.1 share/man/man1/apiprof-gen.1; do
+	share/man/man1/apiprof-top.1 share/man/man1/apiprof-gen.1 bin/apiprof-report \
+	share/apiprof/report.html share/apiprof/report.css share/apiprof/report.js \
+	share/man/man1/apiprof-report.1; do
 	[ -f "$prefix/$f" ] || fail "not installed: $f"
 done
 lib=$(dirname "$(find "$prefix" -name libapiprof.so.0)")
@@ -80,6 +82,17 @@ shipped() {
 }
 shipped "$prefix" shipped
 [ "$dynamic" = 1 ] && shipped "$prefix" dynamic --dynamic
+
+# report P TAG: P's apiprof-report makes a page of TAG's JSON with P's
+# templates (share/apiprof, found from bin/) and Chart.js inlined.
+report() {
+	wd "$1/bin/apiprof-report" "$tmp/$2.html" "$tmp/$2.json" 2>"$tmp/$2.rerr" ||
+		{ cat "$tmp/$2.rerr"; fail "$2: apiprof-report"; }
+	grep -q 'id="apiprof-data"' "$tmp/$2.html" && grep -q 'Chart.js v' "$tmp/$2.html" &&
+		grep -q 'function strings()' "$tmp/$2.html" || fail "$2: the page lacks its parts"
+	echo "ok: $2 report"
+}
+report "$prefix" shipped
 
 # A user's own library, program and spec; the header next to the spec.
 u=$tmp/user
@@ -138,5 +151,6 @@ echo "ok: apiprof-top"
 # The whole tree, moved: everything is found from where it is now.
 mv "$prefix" "$tmp/moved"
 shipped "$tmp/moved" moved-shipped
+report "$tmp/moved" moved-shipped
 user "$tmp/moved" moved-user
 echo "ok: installed apiprof works without the build tree, and after a move"

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-DIRS = ["common", "gen", "run", "preload", "top"]
+DIRS = ["common", "gen", "run", "preload", "top", "report"]
 # The hot path is hand-tuned: its declarations stay as written.
 SKIP = {os.path.join("preload", "apiprof_shim.h")}
 
