@@ -165,7 +165,7 @@ exporter() {
 	setpriv --bounding-set "$2" "$root/usr/bin/apiprof-top" --listen 127.0.0.1:0 --all-users -d 0.2 \
 		2>"$tmp/$1.err" &
 	epid=$!
-	until_ok 60 grep -q serving "$tmp/$1.err" || { cat "$tmp/$1.err"; fail "$1: the exporter did not start"; }
+	until_ok 60 grep -qs serving "$tmp/$1.err" || { cat "$tmp/$1.err"; fail "$1: the exporter did not start"; }
 	url=$(sed -n 's|^apiprof-top: serving \(http://[^ ]*\)$|\1|p' "$tmp/$1.err")
 }
 # nobody's python3 makes 100 crc32 calls, says ready, and waits on the FIFO.
@@ -175,10 +175,10 @@ setpriv --reuid "$nobody" --regid "$(id -g nobody)" --clear-groups \
 	<"$tmp/hold" >"$tmp/nobody.out" 2>&1 &
 ppid=$!
 exec 3>"$tmp/hold"
-until_ok 60 grep -q ready "$tmp/nobody.out" || { cat "$tmp/nobody.out"; fail "nobody's program did not start"; }
+until_ok 60 grep -qs ready "$tmp/nobody.out" || { cat "$tmp/nobody.out"; fail "nobody's program did not start"; }
 
 exporter none -all
-until_ok 60 grep -q "Permission denied, skipped" "$tmp/none.err" ||
+until_ok 60 grep -qs "Permission denied, skipped" "$tmp/none.err" ||
 	{ cat "$tmp/none.err"; fail "with no capability, the exporter did not refuse nobody's segment"; }
 [ "$(crc32_calls)" = 0 ] || fail "with no capability, nobody's calls were exported"
 kill $epid && wait $epid
