@@ -161,7 +161,9 @@ static uint64_t now_ms(void)
 }
 
 /* A woken process's segment, polled for (a tool may poll), then the
- * request sent through it: acknowledged once it shows the mode. */
+ * request sent through it: acknowledged once it shows the mode.  The
+ * segment is there before its header says the process runs (the runtime
+ * creates it, then fills it in): "no process" is asked again until then. */
 static int after_wake(int pid, const struct apiprof_ctl_request *r, uint64_t timeout_ms)
 {
 	struct apiprof_ctl_target t;
@@ -170,8 +172,11 @@ static int after_wake(int pid, const struct apiprof_ctl_request *r, uint64_t tim
 	char msg[256];
 
 	do {
-		if (apiprof_ctl_find(CTL_SHM_DIR, pid, NULL, &t, 1) == 1)
-			return send_all(&t, 1, r, timeout_ms);
+		if (apiprof_ctl_find(CTL_SHM_DIR, pid, NULL, &t, 1) == 1) {
+			int s = apiprof_ctl_send(CTL_SHM_DIR, &t, r, timeout_ms, msg, sizeof(msg));
+			if (s != APIPROF_SEND_NOPROC || now_ms() >= until)
+				return say(s, msg);
+		}
 		nanosleep(&tick, NULL);
 	} while (now_ms() < until);
 	snprintf(msg, sizeof(msg), "pid %d: woken: starts at its next profiled call", pid);

@@ -216,6 +216,23 @@ def self_wake(prog, shim, tmp):
     print("ok: the program's own apiprof_mode(NULL, \"full\") wakes it: exactly %d calls" % M)
 
 
+def busy(ctlbin, prog, shim, tmp):
+    """A dormant process with a thread calling all the time: the wake
+    starts it at once, and apiprof-ctl's mode, sent as soon as the segment
+    says the process runs, is acknowledged (0), never "its profiling has
+    ended" (3) for a segment the runtime has made and not yet filled in."""
+    for i in range(5):
+        p = Prog(prog, shim, os.path.join(tmp, "b%d.json" % i), OFF)
+        if p.do("spin") != "spinning":
+            fail("ctlprog could not start its thread")
+        said = ctl(ctlbin, p.pid, "full")
+        if "mode full" not in said:
+            fail("apiprof-ctl waking a busy dormant process said %r" % said)
+        p.do("stop")
+        p.end()
+    print("ok: 5 busy dormant processes woken: apiprof-ctl acknowledged each (0)")
+
+
 def main():
     private_shm(__file__, INNER)
     case, ctlbin, shim, prog = sys.argv[1:5]
@@ -228,6 +245,8 @@ def main():
             refused(ctlbin, prog, shim, tmp)
         elif case == "self":
             self_wake(prog, shim, tmp)
+        elif case == "busy":
+            busy(ctlbin, prog, shim, tmp)
         else:
             fail("no case %s" % case)
 
