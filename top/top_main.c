@@ -88,8 +88,13 @@ static void watch_setup(struct top_watch *w, const struct top_opts *o)
 	top_watch_init(w);
 	if (o->shm_dir)
 		w->dir = o->shm_dir;
-	w->pids = o->pids;
-	w->npids = o->npids;
+	w->sel.pids = o->pids;
+	w->sel.npids = o->npids;
+	w->sel.children = o->children;
+	w->sel.uids = o->uids;
+	w->sel.nuids = o->nuids;
+	w->sel.comms = o->comms;
+	w->sel.ncomms = o->ncomms;
 	w->linger_ns = (uint64_t)(o->linger_s * 1e9);
 	w->warn = warn_stderr;
 	top_sitesym_warn(warn_stderr, NULL);

@@ -7,6 +7,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +30,9 @@ enum {
 	OPT_FOLDED,
 	OPT_HTTP_TIMEOUT,
 	OPT_ALL_USERS,
+	OPT_CHILDREN,
+	OPT_USER,
+	OPT_COMM,
 };
 
 /* The -s names, from the column table. */
@@ -40,13 +45,14 @@ static void put_sort_keys(FILE *out)
 
 void top_opts_usage(FILE *out)
 {
-	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...]] [--json]\n"
-	      "                   [--folded[=ns]]\n"
+	fputs("usage: apiprof-top [-b] [-d SECONDS] [-n COUNT] [-p PID[,PID...] [--children]]\n"
+	      "                   [--user NAME,...] [--comm NAME,...] [--json] [--folded[=ns]]\n"
 	      "                   [-a] [-f FILTER] [-s COLUMN] [-i] [--group tree|comm]\n"
 	      "                   [--linger SECONDS] [--clean]\n"
 	      "       apiprof-top [--listen [ADDR:]PORT|unix:PATH] [--textfile DIR]\n"
 	      "                   [--all-users] [--per-process] [--per-thread]\n"
 	      "                   [--http-timeout SECONDS] [-d SECONDS] [-p PID,...]\n"
+	      "                   [--user NAME,...] [--comm NAME,...]\n"
 	      "  -b, --batch          plain output, one block per refresh (default when\n"
 	      "                       stdout is not a terminal)\n"
 	      "      --json           batch output as one JSON object per line\n"
@@ -55,6 +61,12 @@ void top_opts_usage(FILE *out)
 	      "  -d, --delay SECONDS  refresh interval, fractions allowed (default 1)\n"
 	      "  -n, --iterations N   exit after N refreshes\n"
 	      "  -p, --pid PID,...    only these processes (default: all of yours)\n"
+	      "      --children       with -p, also the processes they fork (at any depth),\n"
+	      "                       as each appears: new backends, restarted workers\n"
+	      "      --user NAME,...  only these users' processes (names or uids; root sees\n"
+	      "                       every user's, others only their own)\n"
+	      "      --comm NAME,...  only processes of these commands (/proc/PID/comm: its\n"
+	      "                       first 15 characters); -p, --user, --comm: all must hold\n"
 	      "  -a, --aggregate      one row per function, summed over threads\n"
 	      "      --group KIND     one table per process tree (tree) or per command\n"
 	      "                       (comm), one row per function summed over its processes\n"
@@ -122,6 +134,53 @@ static int parse_pids(struct top_opts *o, const char *arg)
 	return o->npids ? 0 : -1;
 }
 
+/* A user name, or a uid in digits (one without a passwd entry). */
+static int parse_user(const char *tok, uint32_t *uid)
+{
+	char buf[1024];
+	struct passwd pw, *res = NULL;
+	long v;
+
+	if (getpwnam_r(tok, &pw, buf, sizeof(buf), &res) == 0 && res) {
+		*uid = (uint32_t)res->pw_uid;
+		return 0;
+	}
+	if (parse_long(tok, 0, UINT32_MAX - 1, &v))
+		return -1;
+	*uid = (uint32_t)v;
+	return 0;
+}
+
+/* NAME[,NAME...], added to what earlier --user gave. */
+static int parse_users(struct top_opts *o, const char *arg)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (o->nuids >= TOP_MAX_USERS || parse_user(tok, &o->uids[o->nuids++]))
+			return -1;
+	return o->nuids ? 0 : -1;
+}
+
+/* NAME[,NAME...]: each its first 15 characters, as the kernel keeps a comm. */
+static int parse_comms(struct top_opts *o, const char *arg)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->ncomms >= TOP_MAX_COMMS)
+			return -1;
+		snprintf(o->comms[o->ncomms++], TOP_SELECT_COMM_LEN, "%s", tok);
+	}
+	return o->ncomms ? 0 : -1;
+}
+
 static void defaults(struct top_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -178,6 +237,13 @@ static int apply(struct top_opts *o, int c, const char *arg)
 	case OPT_ALL_USERS:
 		o->all_users = true;
 		return 0;
+	case OPT_CHILDREN:
+		o->children = true;
+		return 0;
+	case OPT_USER:
+		return parse_users(o, arg);
+	case OPT_COMM:
+		return parse_comms(o, arg);
 	case OPT_HTTP_TIMEOUT: {
 		long v;
 
@@ -224,27 +290,39 @@ int top_opts_parse(struct top_opts *o, int argc, char **argv)
 	        {"per-thread", no_argument, NULL, OPT_PER_THREAD},
 	        {"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
 	        {"all-users", no_argument, NULL, OPT_ALL_USERS},
+	        {"children", no_argument, NULL, OPT_CHILDREN},
+	        {"user", required_argument, NULL, OPT_USER},
+	        {"comm", required_argument, NULL, OPT_COMM},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
-	int c;
+	int c, li = -1;
 
 	defaults(o);
-	while ((c = getopt_long(argc, argv, "bd:n:p:af:s:ih", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bd:n:p:af:s:ih", longs, &li)) != -1) {
 		if (c == 'h') {
 			top_opts_usage(stdout);
 			return 1;
 		}
 		if (c == '?' || apply(o, c, optarg)) {
-			if (c != '?')
-				fprintf(stderr, "apiprof-top: bad value for -%c: %s\n",
-				        c < 256 ? c : '-', optarg ? optarg : "");
+			if (c != '?' && c >= 256 && li >= 0)
+				fprintf(stderr, "apiprof-top: bad value for --%s: %s\n",
+				        longs[li].name, optarg ? optarg : "");
+			else if (c != '?')
+				fprintf(stderr, "apiprof-top: bad value for -%c: %s\n", c,
+				        optarg ? optarg : "");
 			top_opts_usage(stderr);
 			return -1;
 		}
+		li = -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "apiprof-top: unexpected argument %s\n", argv[optind]);
+		return -1;
+	}
+	if (o->children && !o->npids) {
+		fprintf(stderr,
+		        "apiprof-top: --children follows the children of -p PID: give -p\n");
 		return -1;
 	}
 	if ((o->per_process || o->per_thread) && !o->listen && !o->textfile) {

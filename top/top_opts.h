@@ -5,11 +5,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "top_model.h"
+#include "top_select.h"
 
-#define TOP_MAX_PIDS 64
+#define TOP_MAX_PIDS  64
+#define TOP_MAX_USERS 64
+#define TOP_MAX_COMMS 64
 
 enum top_folded_kind { TOP_FOLDED_OFF = 0, TOP_FOLDED_CALLS, TOP_FOLDED_NS };
 
@@ -22,6 +26,11 @@ struct top_opts {
 	long count; /* 0: until interrupted */
 	int pids[TOP_MAX_PIDS];
 	size_t npids;
+	bool children;                /* --children: and what the -p processes fork */
+	uint32_t uids[TOP_MAX_USERS]; /* --user NAME,...: only these users' segments */
+	size_t nuids;
+	char comms[TOP_MAX_COMMS][TOP_SELECT_COMM_LEN]; /* --comm NAME,... */
+	size_t ncomms;
 	double linger_s;
 	const char *shm_dir;
 	struct top_view view;

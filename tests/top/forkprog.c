@@ -11,7 +11,9 @@
  * times and tt_idle once, reports to the parent and waits for it to end.
  * Once all have reported the parent prints "ready PID..." (its workers)
  * and serves its stdin: "rename" makes it "forkprog: master renamed" and
- * print "renamed"; end of file ends the workers and then itself.  The
+ * print "renamed"; "fork" forks one more worker, the next k, and prints
+ * "forked PID" once it has reported; end of file ends the workers and
+ * then itself.  The
  * test synchronises on those lines, never on time.  The parent forks only
  * once the runtime's flusher thread has started (tests/tools/flusher_wait.h
  * says why).
@@ -30,6 +32,11 @@
 static char *title_area;
 static size_t title_len;
 
+/* The workers, and the pipes they report on and wait for the end on. */
+static pid_t pids[MAX_WORKERS];
+static int nworkers, report[2], quit[2];
+static long calls;
+
 /* The arguments lie end to end: together they are the room a title has. */
 static void title_init(int argc, char **argv)
 {
@@ -43,7 +50,7 @@ static void title_set(const char *t)
 	snprintf(title_area, title_len + 1, "%s", t);
 }
 
-static void worker(int k, long calls, int report, int quit)
+static void worker(int k)
 {
 	char t[64];
 
@@ -52,11 +59,39 @@ static void worker(int k, long calls, int report, int quit)
 	for (long i = 0; i < calls * (k + 1); i++)
 		tt_work((int)i);
 	tt_idle();
-	if (write(report, "k", 1) != 1)
+	if (write(report[1], "k", 1) != 1)
 		_exit(1);
-	while (read(quit, t, 1) > 0)
+	while (read(quit[0], t, 1) > 0)
 		;
 	exit(0);
+}
+
+/* Forks worker nworkers; 0, or -1. */
+static int spawn(void)
+{
+	int k = nworkers;
+
+	if (k >= MAX_WORKERS || (pids[k] = fork()) < 0)
+		return -1;
+	if (pids[k] == 0) {
+		close(quit[1]);
+		worker(k);
+	}
+	nworkers++;
+	return 0;
+}
+
+/* Forks one more worker and prints its pid once it has reported. */
+static void fork_one(void)
+{
+	char c;
+
+	if (spawn() != 0 || read(report[0], &c, 1) != 1) {
+		printf("fork failed\n");
+	} else {
+		printf("forked %d\n", (int)pids[nworkers - 1]);
+	}
+	fflush(stdout);
 }
 
 static void serve(void)
@@ -68,16 +103,17 @@ static void serve(void)
 			title_set("forkprog: master renamed");
 			printf("renamed\n");
 			fflush(stdout);
+		} else if (!strcmp(line, "fork\n")) {
+			fork_one();
 		}
 }
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 2, report[2], quit[2], status, rc = 0;
-	long calls = argc > 2 ? atol(argv[2]) : 1000;
-	pid_t pids[MAX_WORKERS];
+	int n = argc > 1 ? atoi(argv[1]) : 2, status, rc = 0;
 	char c;
 
+	calls = argc > 2 ? atol(argv[2]) : 1000;
 	if (n < 1 || n > MAX_WORKERS || pipe(report) || pipe(quit))
 		return 2;
 	title_init(argc, argv);
@@ -86,15 +122,9 @@ int main(int argc, char **argv)
 	title_set("forkprog: master");
 	fflush(stdout);
 	flusher_wait();
-	for (int k = 0; k < n; k++) {
-		if ((pids[k] = fork()) < 0)
+	for (int k = 0; k < n; k++)
+		if (spawn() != 0)
 			return 2;
-		if (pids[k] == 0) {
-			close(quit[1]);
-			worker(k, calls, report[1], quit[0]);
-		}
-	}
-	close(quit[0]);
 	for (int k = 0; k < n; k++)
 		if (read(report[0], &c, 1) != 1)
 			return 2;
@@ -105,7 +135,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	serve();
 	close(quit[1]);
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < nworkers; k++)
 		if (waitpid(pids[k], &status, 0) != pids[k] || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			rc = 1;

@@ -157,8 +157,8 @@ static void test_stale_and_pids(void)
 
 	top_watch_init(&w);
 	w.dir = t.dir;
-	w.pids = &other;
-	w.npids = 1;
+	w.sel.pids = &other;
+	w.sel.npids = 1;
 	o = json_refresh(&w, 100 * S, 11 * S);
 	CHECK(json_array_size(json_object_get(o, "processes")) == 0);
 	json_decref(o);

@@ -61,6 +61,39 @@ int top_ppid_read(const char *procdir, int pid, uint64_t *starttime)
 	return ppid_parse(buf);
 }
 
+/* How many parents up top_ptree_descends looks: deeper than any real
+ * tree, and an end should /proc show a loop. */
+#define TOP_ANCESTRY_MAX 256
+
+static bool listed(const int *pids, size_t npids, int pid)
+{
+	for (size_t i = 0; i < npids; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+bool top_ptree_descends(const char *procdir, int pid, uint64_t starttime, const int *pids,
+                        size_t npids)
+{
+	uint64_t st;
+	int ppid = top_ppid_read(procdir, pid, &st);
+
+	if (ppid < 0 || st != starttime) /* gone, or the pid is somebody else's now */
+		return false;
+	for (int depth = 0; depth < TOP_ANCESTRY_MAX && ppid > 0; depth++) {
+		uint64_t child_st = st;
+		int up = top_ppid_read(procdir, ppid, &st);
+
+		if (up < 0 || st > child_st) /* gone, or reused after the child began */
+			return false;
+		if (listed(pids, npids, ppid))
+			return true;
+		ppid = up;
+	}
+	return false;
+}
+
 static const char *const group_names[TOP_GROUP_COUNT] = {"none", "tree", "comm"};
 
 const char *top_group_name(enum top_group g)

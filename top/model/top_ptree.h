@@ -45,6 +45,13 @@ void top_ptree_free(struct top_ptree *t);
  * it is still the process meant; -1 with errno when it cannot be read or
  * parsed. */
 int top_ppid_read(const char *procdir, int pid, uint64_t *starttime);
+/* Whether the process pid, started at starttime (the segment name's),
+ * descends from one of the npids processes of pids: its parents, read
+ * from procdir/<pid>/stat up to init, each started no later than the one
+ * below it (a pid reused since adopts nobody).  A process already gone
+ * (reaped) has no parent to read: false. */
+bool top_ptree_descends(const char *procdir, int pid, uint64_t starttime, const int *pids,
+                        size_t npids);
 /* "tree", "comm" or "none"; top_group_parse: the reverse, -1 if none. */
 const char *top_group_name(enum top_group g);
 int top_group_parse(const char *s, enum top_group *g);

@@ -100,7 +100,7 @@ void top_collect_release(struct top_watch *w)
  * released for the last: the viewer will not look again. */
 void top_collect_mark(struct top_watch *w)
 {
-	if (!w->promise || w->npids)
+	if (!w->promise || !top_select_all(&w->sel))
 		return;
 	if (w->last)
 		top_collect_release(w);

@@ -132,15 +132,24 @@ static int proc_is(const char *procdir, int pid, const struct apiprof_segid *id)
  * as top shows every user's processes.  The owner is the uid of the name,
  * or another when the name's is root's: a process that drops privileges
  * hands its segment over and keeps the name (apiprof_segname.h). */
-static bool listable(int dfd, const char *name, const struct apiprof_segid *id, uint32_t uid)
+static bool listable_as(int dfd, const char *name, const struct apiprof_segid *id, uint32_t uid,
+                        uint32_t *owner)
 {
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 		return false;
+	*owner = st.st_uid;
 	if (uid != 0 && st.st_uid != uid)
 		return false;
 	return st.st_uid == id->uid || id->uid == 0;
+}
+
+static bool listable(int dfd, const char *name, const struct apiprof_segid *id, uint32_t uid)
+{
+	uint32_t owner;
+
+	return listable_as(dfd, name, id, uid, &owner);
 }
 
 static int push_name(struct top_segname **v, size_t *n, size_t *cap, const struct top_segname *e)
@@ -181,7 +190,7 @@ static size_t list_names_at(int dfd, uint32_t uid, struct top_segname **out)
 		memset(&e, 0, sizeof(e));
 		if (strlen(de->d_name) >= sizeof(e.name) ||
 		    apiprof_segname_parse(de->d_name, &e.id) ||
-		    !listable(dfd, de->d_name, &e.id, uid))
+		    !listable_as(dfd, de->d_name, &e.id, uid, &e.owner))
 			continue;
 		strcpy(e.name, de->d_name);
 		e.starttime = e.id.starttime;

@@ -66,6 +66,7 @@ struct top_segname {
 	struct apiprof_segid id; /* parsed from the name */
 	int pid;                 /* as /proc shows it (the viewer's namespace); 0: unknown */
 	uint64_t starttime;      /* id.starttime */
+	uint32_t owner;          /* the file's uid when listed */
 	bool ns_seen;            /* /proc shows a process of the segment's pid namespace */
 };
 

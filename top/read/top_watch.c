@@ -51,16 +51,6 @@ void top_watch_free(struct top_watch *w)
 	top_collect_release(w);
 }
 
-static bool wanted(const struct top_watch *w, int pid)
-{
-	if (!w->npids)
-		return true;
-	for (size_t i = 0; i < w->npids; i++)
-		if (w->pids[i] == pid)
-			return true;
-	return false;
-}
-
 static struct top_entry *find(struct top_watch *w, const char *name)
 {
 	for (size_t i = 0; i < w->n; i++)
@@ -151,7 +141,7 @@ static void discover(struct top_watch *w)
 	for (size_t i = 0; i < n; i++) {
 		struct top_entry *e = find(w, names[i].name);
 
-		if (!e && wanted(w, names[i].pid))
+		if (!e && top_select_wanted(&w->sel, w->procdir, &names[i]))
 			e = add(w, &names[i]);
 		if (e)
 			e->present = true;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "top_model.h"
+#include "top_select.h"
 #include "top_shm.h"
 
 typedef void (*top_warn_fn)(void *ctx, const char *msg);
@@ -48,9 +49,8 @@ struct top_watch {
 	const char *dir;
 	const char *procdir;
 	uint32_t uid;
-	const int *pids; /* only these processes when npids > 0 */
-	size_t npids;
-	uint64_t linger_ns; /* how long an ended process stays visible */
+	struct top_select sel; /* which processes: -p, --children, --user, --comm */
+	uint64_t linger_ns;    /* how long an ended process stays visible */
 	top_warn_fn warn;
 	void *warn_ctx;
 
