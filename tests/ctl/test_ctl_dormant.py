@@ -179,7 +179,7 @@ def refused(ctlbin, prog, shim, tmp):
         gates = struct.unpack("<%dQ" % napis, mem.read(8 * napis))
         for g in gates:
             mem.seek(g)
-            mem.write(struct.pack("<Q", 32))
+            mem.write(struct.pack("<Q", 64))  # APIPROF_GATE_WAKE
     p.do("calls %d" % M)
     if len(segments(p.pid)) != 1:
         fail("a garbage mode word: not started (segments %s)" % segments(p.pid))
