@@ -58,6 +58,31 @@ static size_t nexclude;
 static uintptr_t done[BIND_MAX_DONE][2]; /* objects bound: dyn, base */
 static size_t ndone;
 static uint32_t active;
+/* A fork's child whose parent had another thread inside the engine: the
+ * lock that thread held is nobody's, and what it was changing may be half
+ * done, so the child binds and reverts nothing more (its slots each hold a
+ * whole value, the wrapper or the real function). */
+static uint32_t torn;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void bind_after_fork_child(void)
+{
+	if (pthread_mutex_trylock(&bind_lock) == 0) {
+		pthread_mutex_unlock(&bind_lock);
+		return;
+	}
+	pthread_mutex_init(&bind_lock, NULL);
+	__atomic_store_n(&torn, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+}
+
+/* A handler in the child only: the parent's fork never waits for the
+ * engine (a prepare handler taking the lock would wait for a thread that
+ * waits for the loader's lock, which a fork from a constructor holds). */
+static void bind_fork_register(void)
+{
+	pthread_atfork(NULL, NULL, bind_after_fork_child);
+}
 
 /* --- the symbols: a hash of their names without "@VER" ------------------ */
 
@@ -429,6 +454,9 @@ int apiprof_bind_apply(struct apiprof_bind_sym *syms, size_t n)
 	uint64_t busy = apiprof_busy_enter();
 	int saved = errno, r = set_prepare(&set);
 
+	pthread_once(&fork_once, bind_fork_register);
+	if (r == 0 && __atomic_load_n(&torn, __ATOMIC_RELAXED))
+		r = -EAGAIN;
 	if (r == 0) {
 		exclude_add(dyn_of((const void *)apiprof_bind_apply));
 		for (size_t i = 0; i < n; i++)
@@ -455,7 +483,7 @@ static int bind_walk(struct walk *w)
 	int saved = errno;
 
 	pthread_mutex_lock(&bind_lock);
-	if (nsets > 0)
+	if (nsets > 0 && !__atomic_load_n(&torn, __ATOMIC_RELAXED))
 		dl_iterate_phdr(walk_one, w);
 	pthread_mutex_unlock(&bind_lock);
 	apiprof_busy_leave(busy);
@@ -491,6 +519,10 @@ int apiprof_bind_revert(void)
 	uint64_t busy = apiprof_busy_enter();
 	int saved = errno;
 
+	if (__atomic_load_n(&torn, __ATOMIC_RELAXED)) {
+		apiprof_busy_leave(busy);
+		return 0; /* a torn child's: nothing more is touched */
+	}
 	pthread_mutex_lock(&bind_lock);
 	int r = bind_slot_revert_all();
 	for (size_t i = 0; i < nsets; i++)
