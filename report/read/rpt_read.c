@@ -14,9 +14,11 @@
 
 #define RPT_VERSION 1 /* the "apiprof" of the files this reader knows */
 
-bool rpt_read_list(struct rpt_ctx *c, json_t *o, const char *key, size_t size, rpt_item_fn *fn,
-                   void **out, size_t *n)
+bool rpt_read_list(struct rpt_ctx *c, json_t *o, const struct rpt_list *l)
 {
+	const char *key = l->key;
+	size_t size = l->size, *n = l->n;
+	void **out = l->out;
 	json_t *a = rpt_array(c, o, key, RPT_OPT);
 
 	*out = NULL;
@@ -32,7 +34,7 @@ bool rpt_read_list(struct rpt_ctx *c, json_t *o, const char *key, size_t size, r
 		size_t len = rpt_enter(c, key, (long)i);
 
 		(*n)++; /* counted before it is read: a failure's parts are freed too */
-		bool ok = e != NULL && fn(c, e, items + i * size);
+		bool ok = e != NULL && l->fn(c, e, items + i * size);
 		rpt_leave(c, len);
 		if (!ok)
 			return false;
@@ -125,10 +127,12 @@ static bool read_thread(struct rpt_ctx *c, json_t *o, void *slot)
 	return rpt_u64(c, o, "tid", &t->tid, 0) && rpt_str(c, o, "name", &t->name, 0) &&
 	       rpt_str(c, o, "state", &t->state, 0) &&
 	       rpt_u64(c, o, "wall_ns", &t->wall_ns, RPT_OPT) &&
-	       rpt_read_list(c, o, "functions", sizeof(struct rpt_func), rpt_read_func,
-	                     (void **)&t->funcs, &t->nfuncs) &&
-	       rpt_read_list(c, o, "tree", sizeof(struct rpt_node), read_node, (void **)&t->nodes,
-	                     &t->nnodes) &&
+	       rpt_read_list(c, o,
+	                     &(struct rpt_list){"functions", sizeof(struct rpt_func), rpt_read_func,
+	                                        (void **)&t->funcs, &t->nfuncs}) &&
+	       rpt_read_list(c, o,
+	                     &(struct rpt_list){"tree", sizeof(struct rpt_node), read_node,
+	                                        (void **)&t->nodes, &t->nnodes}) &&
 	       check_tree(c, t);
 }
 
@@ -167,8 +171,9 @@ static bool read_proc(struct rpt_ctx *c, json_t *doc, struct rpt_proc *p)
 		return false;
 	p->pid = (int64_t)pid;
 	p->ppid = ppid == RPT_NONE ? -1 : (int64_t)ppid;
-	return rpt_read_list(c, doc, "threads", sizeof(struct rpt_thread), read_thread,
-	                     (void **)&p->threads, &p->nthreads);
+	return rpt_read_list(c, doc,
+	                     &(struct rpt_list){"threads", sizeof(struct rpt_thread), read_thread,
+	                                        (void **)&p->threads, &p->nthreads});
 }
 
 int rpt_read_file(const char *path, struct rpt_proc *p)

@@ -12,10 +12,18 @@
 
 typedef bool rpt_item_fn(struct rpt_ctx *c, json_t *o, void *slot);
 
-/* The array at key of o, each element an object read by fn into a new
- * array of size-byte slots (*out, *n). */
-bool rpt_read_list(struct rpt_ctx *c, json_t *o, const char *key, size_t size, rpt_item_fn *fn,
-                   void **out, size_t *n);
+/* An array of the file and where its elements go: each element an
+ * object read by fn into a new array of size-byte slots (*out, *n). */
+struct rpt_list {
+	const char *key;
+	size_t size;
+	rpt_item_fn *fn;
+	void **out;
+	size_t *n;
+};
+
+/* The array at l->key of o. */
+bool rpt_read_list(struct rpt_ctx *c, json_t *o, const struct rpt_list *l);
 
 bool rpt_read_func(struct rpt_ctx *c, json_t *o, void *slot);
 bool rpt_read_site(struct rpt_ctx *c, json_t *o, struct rpt_site *s);

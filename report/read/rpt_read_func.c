@@ -104,10 +104,12 @@ bool rpt_read_func(struct rpt_ctx *c, json_t *o, void *slot)
 		return false;
 	if (f->timed > f->calls)
 		return rpt_fail(c, "timed", "more than calls");
-	return rpt_read_list(c, o, "callers", sizeof(struct rpt_caller), read_caller,
-	                     (void **)&f->callers, &f->ncallers) &&
-	       rpt_read_list(c, o, "children", sizeof(struct rpt_child), read_child,
-	                     (void **)&f->children, &f->nchildren);
+	return rpt_read_list(c, o,
+	                     &(struct rpt_list){"callers", sizeof(struct rpt_caller), read_caller,
+	                                        (void **)&f->callers, &f->ncallers}) &&
+	       rpt_read_list(c, o,
+	                     &(struct rpt_list){"children", sizeof(struct rpt_child), read_child,
+	                                        (void **)&f->children, &f->nchildren});
 }
 
 bool rpt_read_site(struct rpt_ctx *c, json_t *o, struct rpt_site *s)
