@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""apiprof-report --diff (issue 39.2), suite 'report'.
+
+usage: test_diff.py CASE APIPROF_REPORT LIBAPIPROF SHIM_DIFFLIB DIFFPROG
+
+diffprog (difflib.h) runs under the runtime and difflib's shim, its exit
+JSON in a directory of its own per run (APIPROF_OUTPUT=DIR/out-%p.json,
+APIPROF_SHM=0: no shared memory).  Each pair is diffed with
+`apiprof-report --diff BEFORE -- AFTER --text` (the directories as
+inputs).  Kept in report-diff-CASE/ of the test's build directory. CASE:
+
+- noise: 20 pairs of the same program: a pair flags a function when the
+  diff says anything but "same" for it (slower, faster, fails more, not
+  judged) or exits non-zero; at most 1 pair of 20 may.  Every pair's
+  calls are the exact counts (2000 each);
+- slower: 20 pairs, after with DIFFLIB_SLOW=dl_mid (dl_mid spins twice
+  as long): in each, dl_mid and only dl_mid is SLOWER, the exit status
+  is 1, and -o writes a page whose one marked row is dl_mid's;
+- fails: after with DIFFLIB_FAIL=5 (dl_try fails every 5th call, not
+  every 10th): dl_try FAILS MORE (200 and 400 failures in the files),
+  nothing else flagged, exit status 1;
+- bad: no "--", no AFTER, a truncated file: exit status 2, one line on
+  stderr, and no page nor temporary left in the directory.
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+CASE, REPORT, LIBAPIPROF, SHIM, PROG = [sys.argv[1]] + [os.path.abspath(a) for a in sys.argv[2:6]]
+PAIRS = 20
+FUNCS = ["difflib.dl_big", "difflib.dl_mid", "difflib.dl_small", "difflib.dl_try"]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def preload(libs):
+    """LD_PRELOAD for libs, a sanitizer build's runtimes first (tests/lib.sh
+    shim_preload)."""
+    san = []
+    for lib in libs:
+        out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            m = re.search(r"lib(a|ub|t)san\.so\S* => (\S+)", line)
+            if m and m.group(2) not in san:
+                san.append(m.group(2))
+    return ":".join(san + list(libs))
+
+
+D = os.path.abspath("report-diff-" + CASE)
+shutil.rmtree(D, True)
+os.makedirs(D)
+
+
+def run(name, extra=None):
+    """One run of diffprog into D/name/; its directory."""
+    out = os.path.join(D, name)
+    os.makedirs(out)
+    env = dict(os.environ, LD_PRELOAD=preload([LIBAPIPROF, SHIM]), APIPROF_SHM="0",
+               LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)),
+               APIPROF_OUTPUT=os.path.join(out, "out-%p.json"))
+    env.pop("DIFFLIB_SLOW", None)
+    env.pop("DIFFLIB_FAIL", None)
+    env.update(extra or {})
+    p = subprocess.run([PROG, "2000"], env=env, capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        fail("diffprog exited %d: %s" % (p.returncode, p.stderr))
+    if len(glob.glob(os.path.join(out, "out-*.json"))) != 1:
+        fail("%s: not one exit JSON file" % out)
+    return out
+
+
+def diff(before, after, extra=()):
+    p = subprocess.run([REPORT, "--diff", before, "--", after, "--text"] + list(extra),
+                       capture_output=True, text=True, timeout=60)
+    return p
+
+
+def verdicts(p):
+    """{function: (calls before, calls after, verdict)} from the text."""
+    rows = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if f and f[0] in FUNCS:
+            m = re.search(r"(same|SLOWER|faster|FAILS MORE|new|gone|not judged)$", line)
+            rows[f[0]] = (int(f[1]), int(f[2]), m.group(1) if m else "?")
+    if sorted(rows) != sorted(FUNCS):
+        fail("the diff's rows are %s, not %s:\n%s%s" % (sorted(rows), FUNCS, p.stdout, p.stderr))
+    return rows
+
+
+def case_noise():
+    flagged = []
+    for i in range(PAIRS):
+        p = diff(run("b%d" % i), run("a%d" % i))
+        rows = verdicts(p)
+        for fn, (cb, ca, _) in rows.items():
+            if cb != 2000 or ca != 2000:
+                fail("pair %d: %s's calls %d and %d, not 2000" % (i, fn, cb, ca))
+        bad = {fn: v for fn, (_, _, v) in rows.items() if v != "same"}
+        if bad or p.returncode != 0:
+            flagged.append((i, bad, p.returncode))
+            print("pair %d flagged (exit %d): %s\n%s" % (i, p.returncode, bad, p.stdout))
+    print("%d of %d pairs of the same program flagged something" % (len(flagged), PAIRS))
+    if len(flagged) > 1:
+        fail("%d of %d pairs of the same program flagged a function: %s" %
+             (len(flagged), PAIRS, flagged))
+
+
+def case_slower():
+    for i in range(PAIRS):
+        before, after = run("b%d" % i), run("a%d" % i, {"DIFFLIB_SLOW": "dl_mid"})
+        page = os.path.join(D, "diff%d.html" % i)
+        p = diff(before, after, ["-o", page])
+        rows = verdicts(p)
+        flagged = sorted(fn for fn, (_, _, v) in rows.items() if v != "same")
+        if flagged != ["difflib.dl_mid"] or rows["difflib.dl_mid"][2] != "SLOWER":
+            fail("pair %d: flagged %s, not dl_mid SLOWER alone:\n%s" % (i, flagged, p.stdout))
+        if p.returncode != 1:
+            fail("pair %d: exit %d, not 1: %s" % (i, p.returncode, p.stderr))
+        with open(page) as f:
+            html = f.read()
+        marked = re.findall(r'<tr class="bad"><td>([^<]*)</td>', html)
+        if marked != ["difflib.dl_mid"] or "http" in html:
+            fail("pair %d: the page marks %s, not dl_mid alone" % (i, marked))
+    print("dl_mid 2x slower: flagged alone in %d of %d pairs" % (PAIRS, PAIRS))
+
+
+def case_fails():
+    before, after = run("b"), run("a", {"DIFFLIB_FAIL": "5"})
+    for d, want in ((before, 200), (after, 400)):
+        with open(glob.glob(os.path.join(d, "out-*.json"))[0]) as f:
+            doc = json.load(f)
+        got = sum(fn.get("failures", 0) for t in doc["threads"] for fn in t["functions"]
+                  if fn["name"] == "dl_try")
+        if got != want:
+            fail("%s: dl_try failed %d times, not %d" % (d, got, want))
+    p = diff(before, after)
+    rows = verdicts(p)
+    flagged = sorted(fn for fn, (_, _, v) in rows.items() if v != "same")
+    if flagged != ["difflib.dl_try"] or rows["difflib.dl_try"][2] != "FAILS MORE":
+        fail("flagged %s, not dl_try FAILS MORE alone:\n%s" % (flagged, p.stdout))
+    if p.returncode != 1:
+        fail("exit %d, not 1: %s" % (p.returncode, p.stderr))
+
+
+def expect_bad(args, what):
+    page = os.path.join(D, "out", "diff.html")
+    p = subprocess.run([REPORT] + args + ["-o", page], capture_output=True, text=True,
+                       timeout=60)
+    lines = p.stderr.splitlines()
+    if p.returncode != 2 or len(lines) != 1 or not re.search(what, lines[0]):
+        fail("%s: exit %d (not 2), stderr %r (not one line matching %r)" %
+             (args, p.returncode, p.stderr, what))
+    if os.listdir(os.path.join(D, "out")):
+        fail("%s: left %s" % (args, os.listdir(os.path.join(D, "out"))))
+
+
+def case_bad():
+    os.makedirs(os.path.join(D, "out"))
+    before = run("b")
+    good = glob.glob(os.path.join(before, "out-*.json"))[0]
+    cut = os.path.join(D, "cut.json")
+    with open(good) as f, open(cut, "w") as g:
+        g.write(f.read()[:300])
+    expect_bad(["--diff", before, before], "usage")
+    expect_bad(["--diff", before, "--"], "usage")
+    expect_bad(["--diff", before, "--", cut], re.escape(cut))
+
+
+{"noise": case_noise, "slower": case_slower, "fails": case_fails, "bad": case_bad}[CASE]()
+print("ok")
