@@ -76,6 +76,16 @@ static void head(const struct rpt_diff *d, FILE *f)
 		        (double)d->wall_ns[0] / 1e9, (double)d->wall_ns[1] / 1e9);
 }
 
+/* "api.function" whole (the cell holds its first 31 bytes), padded to
+ * the column's width. */
+static void put_name(FILE *f, const struct rpt_diff_row *r)
+{
+	int len = fprintf(f, "%s.%s", r->api, r->name);
+
+	if (len >= 0 && len < 28)
+		fprintf(f, "%*s", 28 - len, "");
+}
+
 void rpt_diff_text(const struct rpt_diff *d, FILE *f)
 {
 	static const int width[RPT_DIFF_COLS] = {-28, 12, 10, 12, 10, 10, 10, 10, 10, 6, 8, 0};
@@ -87,7 +97,9 @@ void rpt_diff_text(const struct rpt_diff *d, FILE *f)
 			rpt_diff_cells(&d->rows[i - 1], cells);
 		for (int c = 0; c < RPT_DIFF_COLS; c++) {
 			const char *s = i ? cells[c] : rpt_diff_heads[c];
-			if (c == RPT_DIFF_COLS - 1)
+			if (i && c == 0)
+				put_name(f, &d->rows[i - 1]);
+			else if (c == RPT_DIFF_COLS - 1)
 				fprintf(f, " %s\n", s);
 			else
 				fprintf(f, c ? " %*s" : "%*s", width[c], s);

@@ -16,7 +16,9 @@ inputs).  Kept in report-diff-CASE/ of the test's build directory. CASE:
   calls are the exact counts (2000 each);
 - slower: 20 pairs, after with DIFFLIB_SLOW=dl_mid (dl_mid spins twice
   as long): in each, dl_mid and only dl_mid is SLOWER, the exit status
-  is 1, and -o writes a page whose one marked row is dl_mid's;
+  is 1, and -o writes a page whose one marked row is dl_mid's.  In the
+  first pair, each function's A and p are those of Mann-Whitney computed
+  here the long way (every call a value, ties their mean rank);
 - fails: after with DIFFLIB_FAIL=5 (dl_try fails every 5th call, not
   every 10th): dl_try FAILS MORE (200 and 400 failures in the files),
   nothing else flagged, exit status 1;
@@ -25,6 +27,7 @@ inputs).  Kept in report-diff-CASE/ of the test's build directory. CASE:
 """
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -83,6 +86,53 @@ def diff(before, after, extra=()):
     return p
 
 
+def stats(p):
+    """{function: (A, p)} from the text."""
+    out = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if f and f[0] in FUNCS:
+            m = re.search(r" (\d\.\d{3}) +(\S+) (same|SLOWER|faster|FAILS MORE)", line)
+            out[f[0]] = (float(m.group(1)), float(m.group(2)))
+    return out
+
+
+def hist(d, name):
+    with open(glob.glob(os.path.join(d, "out-*.json"))[0]) as f:
+        doc = json.load(f)
+    return [fn["hist"] for fn in doc["threads"][0]["functions"] if fn["name"] == name][0]
+
+
+def mann_whitney(x, y):
+    """A and the one-sided p of the calls in histograms x and y, each call
+    a value ranked among all, a bucket's calls tied at their mean rank."""
+    data = sorted([(b, 0) for b, c in enumerate(x) for _ in range(c)] +
+                  [(b, 1) for b, c in enumerate(y) for _ in range(c)])
+    n, i, ties, r2 = len(data), 0, 0.0, 0.0
+    while i < n:
+        j = i
+        while j < n and data[j][0] == data[i][0]:
+            j += 1
+        r2 += (i + 1 + j) / 2 * sum(1 for k in range(i, j) if data[k][1] == 1)
+        ties += (j - i) ** 3 - (j - i)
+        i = j
+    n1, n2 = sum(x), sum(y)
+    u = r2 - n2 * (n2 + 1) / 2
+    var = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
+    z = max(abs(u - n1 * n2 / 2) - 0.5, 0) / math.sqrt(var)
+    return u / (n1 * n2), 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def check_stats(p, before, after):
+    got = stats(p)
+    for fn in FUNCS:
+        a, pv = mann_whitney(hist(before, fn.split(".")[1]), hist(after, fn.split(".")[1]))
+        ga, gp = got[fn]
+        close_p = (gp == 0 and pv < 1e-300) or abs(gp - pv) <= 0.051 * pv
+        if abs(ga - a) > 0.0005 or not close_p:
+            fail("%s: A %.3f p %.1e, Mann-Whitney's are A %.4f p %.2e" % (fn, ga, gp, a, pv))
+
+
 def verdicts(p):
     """{function: (calls before, calls after, verdict)} from the text."""
     rows = {}
@@ -125,6 +175,8 @@ def case_slower():
             fail("pair %d: flagged %s, not dl_mid SLOWER alone:\n%s" % (i, flagged, p.stdout))
         if p.returncode != 1:
             fail("pair %d: exit %d, not 1: %s" % (i, p.returncode, p.stderr))
+        if i == 0:
+            check_stats(p, before, after)
         with open(page) as f:
             html = f.read()
         marked = re.findall(r'<tr class="bad"><td>([^<]*)</td>', html)
