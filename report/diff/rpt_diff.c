@@ -2,7 +2,8 @@
 /*
  * rpt_diff.c - the rows of a diff (rpt_diff.h): each side's functions
  * summed by "api.function" over its processes and threads, then judged
- * (rpt_diff_stat.c) and sorted by impact.
+ * (rpt_diff_stat.c) and sorted: regressions first, then the other
+ * changes (faster, new, gone), then the rest, each by impact.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -115,10 +116,22 @@ static void quantiles(struct rpt_diff_side *s, uint64_t tick_hz)
 	s->p99_ns = q99 < 0 || ns < 0 ? -1 : q99 * ns;
 }
 
+/* Regressions first, then the other changes, then the rest; within each
+ * by impact, the largest first. */
+static int rank(enum rpt_verdict v)
+{
+	return v == RPT_SLOWER || v == RPT_FAILS_MORE ? 0
+	       : v == RPT_SAME || v == RPT_UNJUDGED   ? 2
+	                                              : 1;
+}
+
 static int by_impact(const void *a, const void *b)
 {
-	double x = fabs(((const struct rpt_diff_row *)a)->impact_ns);
-	double y = fabs(((const struct rpt_diff_row *)b)->impact_ns);
+	const struct rpt_diff_row *r = a, *q = b;
+	double x = fabs(r->impact_ns), y = fabs(q->impact_ns);
+
+	if (rank(r->verdict) != rank(q->verdict))
+		return rank(r->verdict) - rank(q->verdict);
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 

@@ -43,9 +43,10 @@
  * Calls are exact counts: a change is a fact, shown, never judged nor a
  * regression.  Two runs of different lengths make different numbers of
  * calls, so nothing is compared per run: the time judgments are per
- * call, and the impact by which rows are sorted is the change of the
- * mean per call (total_ns / calls) times after's calls: the time the
- * change cost the after run.  Where the two runs' wall times differ, the text says so.
+ * call, and the impact by which rows are sorted (regressions first,
+ * then the other changes, then the rest) is the change of the mean per
+ * call (total_ns / calls) times after's calls: the time the change cost
+ * the after run.  Where the two runs' wall times differ, the text says so.
  */
 #ifndef RPT_DIFF_H
 #define RPT_DIFF_H

@@ -7,7 +7,8 @@
  *
  * Calls are exact; p50 and p99 come from the summed histograms ('~':
  * estimated within a log2 bucket); A and p are Mann-Whitney's
- * (rpt_diff.h).
+ * (rpt_diff.h); "FAILS MORE" is followed by the shares of failed calls
+ * before and after.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,7 +56,12 @@ void rpt_diff_cells(const struct rpt_diff_row *r, char cells[RPT_DIFF_COLS][32])
 	}
 	snprintf(cells[9], 32, r->a < 0 ? "-" : "%.3f", r->a);
 	snprintf(cells[10], 32, r->p < 0 ? "-" : "%.1e", r->p);
-	snprintf(cells[11], 32, "%s", rpt_verdict_name(r->verdict));
+	if (r->verdict == RPT_FAILS_MORE) /* its shares of failed calls */
+		snprintf(cells[11], 32, "%s %.1f%%->%.1f%%", rpt_verdict_name(r->verdict),
+		         100.0 * (double)r->s[0].failures / (double)r->s[0].calls,
+		         100.0 * (double)r->s[1].failures / (double)r->s[1].calls);
+	else
+		snprintf(cells[11], 32, "%s", rpt_verdict_name(r->verdict));
 }
 
 static void head(const struct rpt_diff *d, FILE *f)

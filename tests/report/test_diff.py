@@ -19,8 +19,10 @@ inputs).  Kept in report-diff-CASE/ of the test's build directory. CASE:
   is 1, and -o writes a page whose one marked row is dl_mid's.  In the
   first pair, each function's A and p are those of Mann-Whitney computed
   here the long way (every call a value, ties their mean rank);
-- fails: after with DIFFLIB_FAIL=5 (dl_try fails every 5th call, not
-  every 10th): dl_try FAILS MORE (200 and 400 failures in the files),
+- fails: before is two processes (their calls summed: 4000 of each
+  function, 400 failures of dl_try), after one with DIFFLIB_FAIL=5
+  (dl_try fails every 5th call, not every 10th: 400 of 2000): a run of
+  another length, judged per call: dl_try FAILS MORE, the first row,
   nothing else flagged, exit status 1;
 - bad: no "--", no AFTER, a truncated file: exit status 2, one line on
   stderr, and no page nor temporary left in the directory.
@@ -62,10 +64,18 @@ shutil.rmtree(D, True)
 os.makedirs(D)
 
 
-def run(name, extra=None):
-    """One run of diffprog into D/name/; its directory."""
+def run(name, extra=None, times=1):
+    """diffprog run times into D/name/ (one process each); the directory."""
     out = os.path.join(D, name)
     os.makedirs(out)
+    for _ in range(times):
+        run_once(out, extra)
+    if len(glob.glob(os.path.join(out, "out-*.json"))) != times:
+        fail("%s: not %d exit JSON files" % (out, times))
+    return out
+
+
+def run_once(out, extra):
     env = dict(os.environ, LD_PRELOAD=preload([LIBAPIPROF, SHIM]), APIPROF_SHM="0",
                LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)),
                APIPROF_OUTPUT=os.path.join(out, "out-%p.json"))
@@ -75,9 +85,6 @@ def run(name, extra=None):
     p = subprocess.run([PROG, "2000"], env=env, capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         fail("diffprog exited %d: %s" % (p.returncode, p.stderr))
-    if len(glob.glob(os.path.join(out, "out-*.json"))) != 1:
-        fail("%s: not one exit JSON file" % out)
-    return out
 
 
 def diff(before, after, extra=()):
@@ -139,7 +146,7 @@ def verdicts(p):
     for line in p.stdout.splitlines():
         f = line.split()
         if f and f[0] in FUNCS:
-            m = re.search(r"(same|SLOWER|faster|FAILS MORE|new|gone|not judged)$", line)
+            m = re.search(r"(same|SLOWER|faster|FAILS MORE|new|gone|not judged)( \S+)?$", line)
             rows[f[0]] = (int(f[1]), int(f[2]), m.group(1) if m else "?")
     if sorted(rows) != sorted(FUNCS):
         fail("the diff's rows are %s, not %s:\n%s%s" % (sorted(rows), FUNCS, p.stdout, p.stderr))
@@ -186,16 +193,23 @@ def case_slower():
 
 
 def case_fails():
-    before, after = run("b"), run("a", {"DIFFLIB_FAIL": "5"})
-    for d, want in ((before, 200), (after, 400)):
-        with open(glob.glob(os.path.join(d, "out-*.json"))[0]) as f:
-            doc = json.load(f)
-        got = sum(fn.get("failures", 0) for t in doc["threads"] for fn in t["functions"]
-                  if fn["name"] == "dl_try")
+    before, after = run("b", times=2), run("a", {"DIFFLIB_FAIL": "5"})
+    for d, want in ((before, 400), (after, 400)):
+        got = 0
+        for path in glob.glob(os.path.join(d, "out-*.json")):
+            with open(path) as f:
+                doc = json.load(f)
+            got += sum(fn.get("failures", 0) for t in doc["threads"] for fn in t["functions"]
+                       if fn["name"] == "dl_try")
         if got != want:
             fail("%s: dl_try failed %d times, not %d" % (d, got, want))
     p = diff(before, after)
     rows = verdicts(p)
+    for fn, (cb, ca, _) in rows.items():
+        if cb != 4000 or ca != 2000:
+            fail("%s's calls %d and %d, not 4000 (two processes) and 2000" % (fn, cb, ca))
+    if not re.match(r"difflib\.dl_try .* FAILS MORE 10\.0%->20\.0%$", p.stdout.splitlines()[3]):
+        fail("the regression is not the first row, with 10.0% and 20.0%:\n" + p.stdout)
     flagged = sorted(fn for fn, (_, _, v) in rows.items() if v != "same")
     if flagged != ["difflib.dl_try"] or rows["difflib.dl_try"][2] != "FAILS MORE":
         fail("flagged %s, not dl_try FAILS MORE alone:\n%s" % (flagged, p.stdout))
