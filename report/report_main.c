@@ -25,7 +25,8 @@ static int usage(FILE *f, int rc)
 	fprintf(f, "usage: apiprof-report OUT.html INPUT...\n"
 	           "       apiprof-report --pprof OUT.pb.gz INPUT...\n"
 	           "       apiprof-report --diff BEFORE... -- AFTER... [-o DIFF.html] [--text]\n"
-	           "                      [--min-change PERCENT]  (exit 1: a function slower)\n"
+	           "                      [--min-change PERCENT] [--absolute]  (exit 1: a function "
+	           "slower)\n"
 	           "  INPUT: an exit JSON file (APIPROF_OUTPUT, apiprof-run -o), a directory\n"
 	           "         of them, or the pattern they were written with (%%p: the pid)\n");
 	return rc;

@@ -148,7 +148,7 @@ static double impact(const struct rpt_diff_row *r)
 }
 
 int rpt_diff_build(struct rpt_diff *d, const struct rpt_run *before, const struct rpt_run *after,
-                   double min_change)
+                   const struct rpt_diff_opts *o)
 {
 	if (add_run(d, 0, before) != 0 || add_run(d, 1, after) != 0) {
 		fprintf(stderr, "apiprof-report: out of memory\n");
@@ -165,7 +165,10 @@ int rpt_diff_build(struct rpt_diff *d, const struct rpt_run *before, const struc
 	}
 	d->alpha = RPT_DIFF_ALPHA / (double)(d->judged ? d->judged : 1);
 	d->a_min = RPT_DIFF_A_MIN;
-	d->min_change = min_change;
+	d->min_change = o->min_change;
+	d->common = 1;
+	if (!o->absolute)
+		d->common = rpt_diff_common(d);
 	for (size_t i = 0; i < d->nrows; i++) {
 		d->rows[i].verdict = rpt_diff_judge(d, &d->rows[i]);
 		d->regression |=

@@ -36,6 +36,16 @@
  *    Known limit: a distribution narrower than its log2 bucket that sits
  *    on a power of two moves a whole bucket for a change of a few
  *    percent; A and p50 then both see a change the size of the bucket.
+ * What moves every function of a run together (the machine slower
+ * while another program ran, its clock lower) is not the program's
+ * change, and a diff of two runs cannot tell the two apart: the p50
+ * gate is against the run's common factor, the median of the p50 ratios
+ * (after / before) of the functions judged when there are
+ * RPT_DIFF_COMMON_MIN or more (else 1, and with --absolute).  On this
+ * machine, 200 pairs of one program with factor 1: 2 flagged, both next
+ * to one run whose three spinning functions all took 1.3-2x longer.
+ * One function changed among three or more does not move the median
+ * far; a change of every function is shown as the factor, not flagged.
  * "faster" is the same the other way.  Failures ("fails more"): the
  * share of calls that failed, a one-sided two-proportion z-test at the
  * same alpha and a rate grown by min_change at least.
@@ -56,11 +66,17 @@
 #include "rpt_model.h"
 #include "rpt_out.h"
 
-#define RPT_DIFF_A_MIN     0.70
-#define RPT_DIFF_ALPHA     0.001
-#define RPT_DIFF_CHANGE    0.25 /* default min_change: +25% */
-#define RPT_DIFF_MIN_CALLS 20   /* timed calls a side needs to be judged */
-#define RPT_DIFF_MIN_NS    50   /* the least change of p50 judged */
+#define RPT_DIFF_A_MIN      0.70
+#define RPT_DIFF_ALPHA      0.001
+#define RPT_DIFF_CHANGE     0.25 /* default min_change: +25% */
+#define RPT_DIFF_MIN_CALLS  20   /* timed calls a side needs to be judged */
+#define RPT_DIFF_MIN_NS     50   /* the least change of p50 judged */
+#define RPT_DIFF_COMMON_MIN 3    /* functions judged for a common factor */
+
+struct rpt_diff_opts {
+	double min_change; /* RPT_DIFF_CHANGE */
+	bool absolute;     /* no common factor */
+};
 
 enum rpt_verdict {
 	RPT_SAME,
@@ -98,6 +114,7 @@ struct rpt_diff {
 	uint64_t wall_ns[2]; /* the longest process of each side; RPT_NONE: unknown */
 	size_t files[2];
 	double alpha, a_min, min_change; /* alpha already divided by the functions judged */
+	double common;                   /* the run's common factor of p50 */
 	size_t judged;
 	bool regression; /* a row slower or failing more: exit status 1 */
 };
@@ -105,7 +122,7 @@ struct rpt_diff {
 /* The rows of before against after, judged and sorted; -1 when out of
  * memory (after one line). */
 int rpt_diff_build(struct rpt_diff *d, const struct rpt_run *before, const struct rpt_run *after,
-                   double min_change);
+                   const struct rpt_diff_opts *o);
 void rpt_diff_free(struct rpt_diff *d);
 
 /* rpt_diff_main.c: argv[0] is "--diff"; the exit status. */
@@ -114,6 +131,8 @@ int rpt_diff_main(int argc, char **argv);
 /* rpt_diff_stat.c: the judgments of one row. */
 void rpt_diff_mw(struct rpt_diff_row *r);
 bool rpt_diff_same_clock(const struct rpt_diff *d);
+/* The median of the judgeable rows' p50 ratios; 1 when too few. */
+double rpt_diff_common(const struct rpt_diff *d);
 void rpt_diff_fail_test(struct rpt_diff_row *r);
 enum rpt_verdict rpt_diff_judge(const struct rpt_diff *d, const struct rpt_diff_row *r);
 

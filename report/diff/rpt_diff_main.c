@@ -3,7 +3,7 @@
  * rpt_diff_main.c - apiprof-report --diff's command line:
  *
  *   apiprof-report --diff BEFORE... -- AFTER... [-o DIFF.html] [--text]
- *                  [--min-change PERCENT]
+ *                  [--min-change PERCENT] [--absolute]
  *
  * Each side is one run's exit JSON files (files, directories, %p
  * patterns: report/read/).  Text on stdout unless -o alone; the page
@@ -20,13 +20,13 @@ struct diff_args {
 	int n[2];
 	const char *html;
 	bool text;
-	double min_change;
+	struct rpt_diff_opts opts;
 };
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: apiprof-report --diff BEFORE... -- AFTER... [-o DIFF.html] "
-	                "[--text] [--min-change PERCENT]\n");
+	                "[--text] [--min-change PERCENT] [--absolute]\n");
 	return 2;
 }
 
@@ -37,6 +37,8 @@ static bool option(struct diff_args *a, char **argv, int argc, int *i)
 
 	if (strcmp(argv[*i], "--text") == 0)
 		return a->text = true;
+	if (strcmp(argv[*i], "--absolute") == 0)
+		return a->opts.absolute = true;
 	if (*i + 1 >= argc)
 		return false;
 	if (strcmp(argv[*i], "-o") == 0) {
@@ -45,8 +47,9 @@ static bool option(struct diff_args *a, char **argv, int argc, int *i)
 	}
 	if (strcmp(argv[*i], "--min-change") != 0)
 		return false;
-	a->min_change = strtod(argv[++*i], &end) / 100;
-	return *end == '\0' && end != argv[*i] && a->min_change >= 0 && a->min_change <= 100;
+	a->opts.min_change = strtod(argv[++*i], &end) / 100;
+	return *end == '\0' && end != argv[*i] && a->opts.min_change >= 0 &&
+	       a->opts.min_change <= 100;
 }
 
 /* argv[0] is "--diff"; argv's inputs are put in place of the options. */
@@ -54,7 +57,7 @@ static bool parse(struct diff_args *a, int argc, char **argv)
 {
 	int k = 0;
 
-	a->min_change = RPT_DIFF_CHANGE;
+	a->opts.min_change = RPT_DIFF_CHANGE;
 	a->side[0] = argv + 1;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0 && k == 0) {
@@ -85,7 +88,7 @@ static int diff_runs(const struct diff_args *a, struct rpt_run run[2])
 	for (int k = 0; k < 2; k++)
 		if (rpt_read_inputs(&run[k], a->side[k], a->n[k]) != 0)
 			return 2;
-	int rc = rpt_diff_build(&d, &run[0], &run[1], a->min_change) == 0 ? 0 : 2;
+	int rc = rpt_diff_build(&d, &run[0], &run[1], &a->opts) == 0 ? 0 : 2;
 	if (rc == 0 && a->html && write_html(&d, a->html) != 0)
 		rc = 2;
 	if (rc == 0 && (a->text || a->html == NULL)) {

@@ -6,6 +6,7 @@
  * says why each).
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "rpt_diff.h"
 
@@ -86,11 +87,36 @@ static bool judgeable(const struct rpt_diff *d, const struct rpt_diff_row *r)
 	       r->s[1].timed >= RPT_DIFF_MIN_CALLS && r->p >= 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+double rpt_diff_common(const struct rpt_diff *d)
+{
+	double *ratio = malloc((d->nrows + 1) * sizeof *ratio);
+	size_t n = 0;
+
+	for (size_t i = 0; ratio && i < d->nrows; i++) {
+		const struct rpt_diff_row *r = &d->rows[i];
+		if (judgeable(d, r) && r->s[0].p50_ns > 0 && r->s[1].p50_ns > 0)
+			ratio[n++] = log(r->s[1].p50_ns / r->s[0].p50_ns);
+	}
+	double common = 1; /* out of memory too: judged as they are */
+	if (n >= RPT_DIFF_COMMON_MIN) {
+		qsort(ratio, n, sizeof *ratio, by_value);
+		common = exp((ratio[(n - 1) / 2] + ratio[n / 2]) / 2);
+	}
+	free(ratio);
+	return common;
+}
+
 static bool moved(const struct rpt_diff *d, const struct rpt_diff_row *r, bool up)
 {
 	if (!judgeable(d, r) || r->p >= d->alpha)
 		return false;
-	double m0 = r->s[0].p50_ns, m1 = r->s[1].p50_ns;
+	double m0 = r->s[0].p50_ns * d->common, m1 = r->s[1].p50_ns;
 	if (fabs(m1 - m0) < RPT_DIFF_MIN_NS)
 		return false;
 	if (up)

@@ -72,6 +72,10 @@ static void head(const struct rpt_diff *d, FILE *f)
 	        "A >= %.2f and p50 %+.0f%% and %dns or more\n",
 	        d->files[0], d->files[1], d->judged, d->alpha, d->a_min, 100 * d->min_change,
 	        RPT_DIFF_MIN_NS);
+	fprintf(f,
+	        "the run as a whole: p50 x%.2f after (the median over the functions judged, "
+	        "1 with --absolute or fewer than %d): each p50 judged against it\n",
+	        d->common, RPT_DIFF_COMMON_MIN);
 	if (!rpt_diff_same_clock(d))
 		fprintf(f,
 		        "clocks: %" PRIu64 " Hz before, %" PRIu64 " Hz after (0: the files "

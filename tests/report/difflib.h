@@ -3,7 +3,8 @@
  * difflib.h - the diff's test library (issue 39.2, test_diff.py): three
  * functions that spin a fixed number of rounds and one that fails every
  * tenth call.  Its knobs, read once: DIFFLIB_SLOW=NAME makes NAME spin
- * twice as many rounds; DIFFLIB_FAIL=N makes dl_try fail every Nth call.
+ * twice as many rounds (all: the three); DIFFLIB_FAIL=N makes dl_try
+ * fail every Nth call.
  */
 #ifndef DIFFLIB_H
 #define DIFFLIB_H

@@ -19,6 +19,11 @@ inputs).  Kept in report-diff-CASE/ of the test's build directory. CASE:
   is 1, and -o writes a page whose one marked row is dl_mid's.  In the
   first pair, each function's A and p are those of Mann-Whitney computed
   here the long way (every call a value, ties their mean rank);
+- whole: after with DIFFLIB_SLOW=all (the three spinning functions
+  twice as long): the run's common factor is about 2 and nothing is
+  flagged, exit status 0 (a diff cannot tell a slower machine from a
+  program slower everywhere; it says the factor); with --absolute
+  (factor 1) the three are SLOWER, exit status 1;
 - fails: before is two processes (their calls summed: 4000 of each
   function, 400 failures of dl_try), after one with DIFFLIB_FAIL=5
   (dl_try fails every 5th call, not every 10th: 400 of 2000): a run of
@@ -192,6 +197,23 @@ def case_slower():
     print("dl_mid 2x slower: flagged alone in %d of %d pairs" % (PAIRS, PAIRS))
 
 
+def case_whole():
+    before, after = run("b"), run("a", {"DIFFLIB_SLOW": "all"})
+    p = diff(before, after)
+    rows = verdicts(p)
+    m = re.search(r"the run as a whole: p50 x(\d+\.\d+) ", p.stdout)
+    flagged = sorted(fn for fn, (_, _, v) in rows.items() if v != "same")
+    if not m or not 1.6 <= float(m.group(1)) <= 2.5 or flagged or p.returncode != 0:
+        fail("everything 2x: flagged %s, exit %d (not none and 0), common factor %s "
+             "(not about 2):\n%s" % (flagged, p.returncode, m and m.group(1), p.stdout))
+    p = diff(before, after, ["--absolute"])
+    rows = verdicts(p)
+    flagged = sorted(fn for fn, (_, _, v) in rows.items() if v == "SLOWER")
+    if flagged != FUNCS[:3] or p.returncode != 1 or "p50 x1.00 " not in p.stdout:
+        fail("--absolute: SLOWER %s, exit %d (not %s and 1):\n%s" %
+             (flagged, p.returncode, FUNCS[:3], p.stdout))
+
+
 def case_fails():
     before, after = run("b", times=2), run("a", {"DIFFLIB_FAIL": "5"})
     for d, want in ((before, 400), (after, 400)):
@@ -208,7 +230,8 @@ def case_fails():
     for fn, (cb, ca, _) in rows.items():
         if cb != 4000 or ca != 2000:
             fail("%s's calls %d and %d, not 4000 (two processes) and 2000" % (fn, cb, ca))
-    if not re.match(r"difflib\.dl_try .* FAILS MORE 10\.0%->20\.0%$", p.stdout.splitlines()[3]):
+    first = [line for line in p.stdout.splitlines() if line.startswith("difflib.")][0]
+    if not re.match(r"difflib\.dl_try .* FAILS MORE 10\.0%->20\.0%$", first):
         fail("the regression is not the first row, with 10.0% and 20.0%:\n" + p.stdout)
     flagged = sorted(fn for fn, (_, _, v) in rows.items() if v != "same")
     if flagged != ["difflib.dl_try"] or rows["difflib.dl_try"][2] != "FAILS MORE":
@@ -241,5 +264,6 @@ def case_bad():
     expect_bad(["--diff", before, "--", cut], re.escape(cut))
 
 
-{"noise": case_noise, "slower": case_slower, "fails": case_fails, "bad": case_bad}[CASE]()
+{"noise": case_noise, "slower": case_slower, "whole": case_whole, "fails": case_fails,
+ "bad": case_bad}[CASE]()
 print("ok")
