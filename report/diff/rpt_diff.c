@@ -156,7 +156,6 @@ int rpt_diff_build(struct rpt_diff *d, const struct rpt_run *before, const struc
 	}
 	for (size_t i = 0; i < d->nrows; i++) {
 		struct rpt_diff_row *r = &d->rows[i];
-		rpt_diff_mw(r);
 		rpt_diff_fail_test(r);
 		for (int k = 0; k < 2; k++)
 			quantiles(&r->s[k], d->tick_hz[k]);
@@ -169,6 +168,8 @@ int rpt_diff_build(struct rpt_diff *d, const struct rpt_run *before, const struc
 	d->common = 1;
 	if (!o->absolute)
 		d->common = rpt_diff_common(d);
+	for (size_t i = 0; i < d->nrows; i++)
+		rpt_diff_mw(&d->rows[i], d->common);
 	for (size_t i = 0; i < d->nrows; i++) {
 		d->rows[i].verdict = rpt_diff_judge(d, &d->rows[i]);
 		d->regression |=

@@ -38,10 +38,15 @@
  *    percent; A and p50 then both see a change the size of the bucket.
  * What moves every function of a run together (the machine slower
  * while another program ran, its clock lower) is not the program's
- * change, and a diff of two runs cannot tell the two apart: the p50
- * gate is against the run's common factor, the median of the p50 ratios
- * (after / before) of the functions judged when there are
- * RPT_DIFF_COMMON_MIN or more (else 1, and with --absolute).  On this
+ * change, and a diff of two runs cannot tell the two apart: every
+ * function is judged against the run's common factor, the median of the
+ * p50 ratios (after / before) of the functions judged whose p50 is
+ * 2 * RPT_DIFF_MIN_NS or more (below, the shim's constant cost does not
+ * scale), when there are RPT_DIFF_COMMON_MIN or more (else 1, and with
+ * --absolute).  Mann-Whitney compares before with after's histogram
+ * divided by the factor (a bucket's calls split between the two it
+ * moves over, as if spread evenly in log time), p50 after with p50
+ * before times the factor.  On this
  * machine, 200 pairs of one program with factor 1: 2 flagged, both next
  * to one run whose three spinning functions all took 1.3-2x longer.
  * One function changed among three or more does not move the median
@@ -129,9 +134,11 @@ void rpt_diff_free(struct rpt_diff *d);
 int rpt_diff_main(int argc, char **argv);
 
 /* rpt_diff_stat.c: the judgments of one row. */
-void rpt_diff_mw(struct rpt_diff_row *r);
+/* Mann-Whitney on before and after's histogram divided by common. */
+void rpt_diff_mw(struct rpt_diff_row *r, double common);
 bool rpt_diff_same_clock(const struct rpt_diff *d);
-/* The median of the judgeable rows' p50 ratios; 1 when too few. */
+/* The median of the judgeable rows' p50 ratios (those of 100ns or more,
+ * not the shim's own constant cost); 1 when too few. */
 double rpt_diff_common(const struct rpt_diff *d);
 void rpt_diff_fail_test(struct rpt_diff_row *r);
 enum rpt_verdict rpt_diff_judge(const struct rpt_diff *d, const struct rpt_diff_row *r);

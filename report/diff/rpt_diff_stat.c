@@ -16,21 +16,39 @@ static double upper_p(double z)
 	return 0.5 * erfc(z / sqrt(2.0));
 }
 
+/* After's histogram with its times divided by the common factor: each
+ * bucket moved by -log2(common) buckets, its calls split between the two
+ * it then overlaps (as if spread evenly in log time within a bucket). */
+static void rescaled(const uint64_t *hist, double common, double *out)
+{
+	double shift = -log2(common);
+	double whole = floor(shift), part = shift - whole;
+
+	for (int b = 0; b < RPT_HIST_MAX; b++)
+		out[b] = 0;
+	for (int b = 0; b < RPT_HIST_MAX; b++) {
+		int to = b + (int)whole;
+		double lo = (double)hist[b] * (1 - part), hi = (double)hist[b] * part;
+		out[to < 0 ? 0 : to >= RPT_HIST_MAX ? RPT_HIST_MAX - 1 : to] += lo;
+		to++;
+		out[to < 0 ? 0 : to >= RPT_HIST_MAX ? RPT_HIST_MAX - 1 : to] += hi;
+	}
+}
+
 /* U counts the pairs (before, after) where after's call took longer, a
  * tie (one bucket) as half.  Its variance with the ties' correction. */
-void rpt_diff_mw(struct rpt_diff_row *r)
+static void mann_whitney(struct rpt_diff_row *r, const double *x, const double *y)
 {
-	const uint64_t *x = r->s[0].hist, *y = r->s[1].hist;
 	double n1 = 0, n2 = 0, below = 0, u = 0, ties = 0;
 
 	for (int b = 0; b < RPT_HIST_MAX; b++) {
-		n1 += (double)x[b];
-		n2 += (double)y[b];
+		n1 += x[b];
+		n2 += y[b];
 	}
 	for (int b = 0; b < RPT_HIST_MAX; b++) {
-		double t = (double)x[b] + (double)y[b];
-		u += (double)y[b] * (below + 0.5 * (double)x[b]);
-		below += (double)x[b];
+		double t = x[b] + y[b];
+		u += y[b] * (below + 0.5 * x[b]);
+		below += x[b];
 		ties += t * t * t - t;
 	}
 	double n = n1 + n2;
@@ -46,6 +64,16 @@ void rpt_diff_mw(struct rpt_diff_row *r)
 	}
 	double dev = fabs(u - n1 * n2 / 2) - 0.5; /* continuity */
 	r->p = upper_p((dev < 0 ? 0 : dev) / sqrt(var));
+}
+
+void rpt_diff_mw(struct rpt_diff_row *r, double common)
+{
+	double x[RPT_HIST_MAX], y[RPT_HIST_MAX];
+
+	for (int b = 0; b < RPT_HIST_MAX; b++)
+		x[b] = (double)r->s[0].hist[b];
+	rescaled(r->s[1].hist, common, y);
+	mann_whitney(r, x, y);
 }
 
 /* After's share of failed calls above before's: one-sided, pooled. */
@@ -84,7 +112,7 @@ bool rpt_diff_same_clock(const struct rpt_diff *d)
 static bool judgeable(const struct rpt_diff *d, const struct rpt_diff_row *r)
 {
 	return rpt_diff_same_clock(d) && r->s[0].timed >= RPT_DIFF_MIN_CALLS &&
-	       r->s[1].timed >= RPT_DIFF_MIN_CALLS && r->p >= 0;
+	       r->s[1].timed >= RPT_DIFF_MIN_CALLS;
 }
 
 static int by_value(const void *a, const void *b)
@@ -100,7 +128,8 @@ double rpt_diff_common(const struct rpt_diff *d)
 
 	for (size_t i = 0; ratio && i < d->nrows; i++) {
 		const struct rpt_diff_row *r = &d->rows[i];
-		if (judgeable(d, r) && r->s[0].p50_ns > 0 && r->s[1].p50_ns > 0)
+		if (judgeable(d, r) && r->s[0].p50_ns >= 2 * RPT_DIFF_MIN_NS &&
+		    r->s[1].p50_ns >= 2 * RPT_DIFF_MIN_NS)
 			ratio[n++] = log(r->s[1].p50_ns / r->s[0].p50_ns);
 	}
 	double common = 1; /* out of memory too: judged as they are */
@@ -114,7 +143,7 @@ double rpt_diff_common(const struct rpt_diff *d)
 
 static bool moved(const struct rpt_diff *d, const struct rpt_diff_row *r, bool up)
 {
-	if (!judgeable(d, r) || r->p >= d->alpha)
+	if (!judgeable(d, r) || r->p < 0 || r->p >= d->alpha)
 		return false;
 	double m0 = r->s[0].p50_ns * d->common, m1 = r->s[1].p50_ns;
 	if (fabs(m1 - m0) < RPT_DIFF_MIN_NS)

@@ -74,7 +74,8 @@ static void head(const struct rpt_diff *d, FILE *f)
 	        RPT_DIFF_MIN_NS);
 	fprintf(f,
 	        "the run as a whole: p50 x%.2f after (the median over the functions judged, "
-	        "1 with --absolute or fewer than %d): each p50 judged against it\n",
+	        "1 with --absolute or fewer than %d): A and p are after's calls divided by it, "
+	        "each p50 judged against it\n",
 	        d->common, RPT_DIFF_COMMON_MIN);
 	if (!rpt_diff_same_clock(d))
 		fprintf(f,
