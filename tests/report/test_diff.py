@@ -31,7 +31,8 @@ inputs).  Kept in report-diff-CASE/ of the test's build directory. CASE:
   another length, judged per call: dl_try FAILS MORE, the first row,
   nothing else flagged, exit status 1;
 - bad: no "--", no AFTER, a truncated file: exit status 2, one line on
-  stderr, and no page nor temporary left in the directory.
+  stderr, and no page nor temporary left in the directory.  A function
+  named with markup is text in the page (escaped), never markup.
 """
 import glob
 import json
@@ -44,6 +45,7 @@ import sys
 
 CASE, REPORT, LIBAPIPROF, SHIM, PROG = [sys.argv[1]] + [os.path.abspath(a) for a in sys.argv[2:6]]
 PAIRS = 20
+HOSTILE = "</td><script>alert(1)</script>"
 FUNCS = ["difflib.dl_big", "difflib.dl_mid", "difflib.dl_small", "difflib.dl_try"]
 
 
@@ -263,6 +265,22 @@ def case_bad():
     expect_bad(["--diff", before, before], "usage")
     expect_bad(["--diff", before, "--"], "usage")
     expect_bad(["--diff", before, "--", cut], re.escape(cut))
+    # A name that would be markup: text in the page.
+    hostile = os.path.join(D, "hostile")
+    os.makedirs(hostile)
+    with open(good) as f:
+        doc = json.load(f)
+    doc["threads"][0]["functions"][0]["name"] = HOSTILE
+    with open(os.path.join(hostile, "out-1.json"), "w") as f:
+        json.dump(doc, f)
+    page = os.path.join(D, "hostile.html")
+    p = subprocess.run([REPORT, "--diff", before, "--", hostile, "-o", page],
+                       capture_output=True, text=True, timeout=60)
+    with open(page) as f:
+        html = f.read()
+    if p.returncode not in (0, 1) or "<script" in html or "&lt;/td&gt;&lt;script&gt;" not in html:
+        fail("a function named %r: exit %d, the page holds it raw or not at all" %
+             (HOSTILE, p.returncode))
 
 
 {"noise": case_noise, "slower": case_slower, "whole": case_whole, "fails": case_fails,
