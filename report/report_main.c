@@ -5,6 +5,8 @@
  *
  *   apiprof-report OUT.html INPUT...
  *   apiprof-report --pprof OUT.pb.gz INPUT...
+ *   apiprof-report --diff BEFORE... -- AFTER... [-o DIFF.html] [--text]
+ *                  (diff/rpt_diff_main.c)
  *
  * Every input is read and checked before the output is opened; the
  * output is written whole or not at all (rpt_out.c).
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rpt_diff.h"
 #include "rpt_html.h"
 #include "rpt_model.h"
 #include "rpt_out.h"
@@ -21,6 +24,9 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f, "usage: apiprof-report OUT.html INPUT...\n"
 	           "       apiprof-report --pprof OUT.pb.gz INPUT...\n"
+	           "       apiprof-report --diff BEFORE... -- AFTER... [-o DIFF.html] [--text]\n"
+	           "                      [--min-change PERCENT] [--absolute]  (exit 1: a function "
+	           "slower)\n"
 	           "  INPUT: an exit JSON file (APIPROF_OUTPUT, apiprof-run -o), a directory\n"
 	           "         of them, or the pattern they were written with (%%p: the pid)\n");
 	return rc;
@@ -42,6 +48,8 @@ int main(int argc, char **argv)
 	bool pprof = argc > 1 && strcmp(argv[1], "--pprof") == 0;
 	int first = pprof ? 2 : 1;
 
+	if (argc > 1 && strcmp(argv[1], "--diff") == 0)
+		return rpt_diff_main(argc - 1, argv + 1);
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
 		return usage(stdout, 0);
 	if (argc - first < 2 || argv[first][0] == '-')
