@@ -47,7 +47,7 @@ static void steer(const char *api, const char *mode)
 	}
 }
 
-static _Thread_local volatile int sink; /* per thread: no race for TSan to see */
+static _Thread_local volatile unsigned sink; /* per thread: no race for TSan to see; wraps */
 
 static void calls_a(long n)
 {
