@@ -90,7 +90,7 @@ def group_rows(dom):
 def pprof_calls(sb, prof):
     exe = shutil.which("go")
     if exe is None:
-        fail("no go (Debian package golang-go)")
+        fail("no go (Debian packages golang-go, golang-1.19-go: ./quickstart installs them)")
     env = dict(os.environ, HOME=sb.path(), GOCACHE=sb.path("gocache"))
     p = subprocess.run([exe, "tool", "pprof", "-symbolize=none", "-top", "-nodefraction=0",
                         "-nodecount=1000000", "-sample_index=calls", prof], env=env,

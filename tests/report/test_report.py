@@ -58,11 +58,6 @@ def fail(msg):
     sys.exit(1)
 
 
-def skip(msg):
-    print("SKIP: " + msg)
-    sys.exit(77)
-
-
 def preload(libs):
     """LD_PRELOAD for libs, a sanitizer build's runtimes first (tests/lib.sh
     shim_preload)."""
@@ -128,7 +123,7 @@ def report(args, expect=0):
 def chromium(d, url, shot=None):
     exe = shutil.which("chromium")
     if exe is None:
-        skip("no chromium (Debian package chromium)")
+        fail("no chromium (Debian package chromium: ./quickstart installs it)")
     args = [exe, "--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=" +
             os.path.join(d, "chromium"), "--enable-logging=stderr", "--v=0",
             "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"]
@@ -310,7 +305,7 @@ def go_pprof(d, prof, index, unit=None):
     """go tool pprof -top's rows (flat per function) and total."""
     exe = shutil.which("go")
     if exe is None:
-        skip("no go (Debian package golang-go)")
+        fail("no go (Debian packages golang-go, golang-1.19-go: ./quickstart installs them)")
     env = dict(os.environ, HOME=d, GOCACHE=os.path.join(d, "gocache"), GOFLAGS="")
     args = [exe, "tool", "pprof", "-symbolize=none", "-top", "-nodefraction=0",
             "-nodecount=1000000", "-sample_index=" + index] + (["-unit=" + unit] if unit else [])
