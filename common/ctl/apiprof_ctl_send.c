@@ -32,15 +32,21 @@ struct send {
 static enum apiprof_send_status say(struct send *s, enum apiprof_send_status st, const char *fmt,
                                     ...) __attribute__((format(printf, 3, 4)));
 
+void apiprof_ctl_vsay(char *msg, size_t cap, int pid, const char *fmt, va_list ap)
+{
+	int n = snprintf(msg, cap, "pid %d: ", pid);
+
+	if (n >= 0 && (size_t)n < cap)
+		vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
+}
+
 static enum apiprof_send_status say(struct send *s, enum apiprof_send_status st, const char *fmt,
                                     ...)
 {
 	va_list ap;
-	int n = snprintf(s->msg, s->cap, "pid %d: ", s->t->pid);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < s->cap)
-		vsnprintf(s->msg + n, s->cap - (size_t)n, fmt, ap);
+	apiprof_ctl_vsay(s->msg, s->cap, s->t->pid, fmt, ap);
 	va_end(ap);
 	return st;
 }

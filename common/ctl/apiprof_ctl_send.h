@@ -10,6 +10,7 @@
 #ifndef APIPROF_CTL_SEND_H
 #define APIPROF_CTL_SEND_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,11 @@ int apiprof_ctl_find(const char *dir, int pid, const char *comm, struct apiprof_
 /* Sends r to the segment named t->name in dir and waits at most
  * timeout_ms for its answer; one line in msg says what was done or why
  * not ("pid 12: reset (1 so far)"). */
+/* One line for the user about process pid, "pid N: " then fmt, in msg
+ * (cap bytes, cut if longer): apiprof-ctl's sending and waking say it so. */
+void apiprof_ctl_vsay(char *msg, size_t cap, int pid, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+
 enum apiprof_send_status apiprof_ctl_send(const char *dir, const struct apiprof_ctl_target *t,
                                           const struct apiprof_ctl_request *r, uint64_t timeout_ms,
                                           char *msg, size_t cap);

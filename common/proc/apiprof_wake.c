@@ -29,11 +29,9 @@ static enum apiprof_send_status say(struct waker *w, enum apiprof_send_status st
                                     ...)
 {
 	va_list ap;
-	int n = snprintf(w->msg, w->cap, "pid %d: ", w->pid);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < w->cap)
-		vsnprintf(w->msg + n, w->cap - (size_t)n, fmt, ap);
+	apiprof_ctl_vsay(w->msg, w->cap, w->pid, fmt, ap);
 	va_end(ap);
 	return st;
 }
