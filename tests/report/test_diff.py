@@ -43,28 +43,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
+from test_batch_real import fail, preload  # noqa: E402
+
 CASE, REPORT, LIBAPIPROF, SHIM, PROG = [sys.argv[1]] + [os.path.abspath(a) for a in sys.argv[2:6]]
 PAIRS = 20
 HOSTILE = "</td><script>alert(1)</script>"
 FUNCS = ["difflib.dl_big", "difflib.dl_mid", "difflib.dl_small", "difflib.dl_try"]
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def preload(libs):
-    """LD_PRELOAD for libs, a sanitizer build's runtimes first (tests/lib.sh
-    shim_preload)."""
-    san = []
-    for lib in libs:
-        out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            m = re.search(r"lib(a|ub|t)san\.so\S* => (\S+)", line)
-            if m and m.group(2) not in san:
-                san.append(m.group(2))
-    return ":".join(san + list(libs))
 
 
 D = os.path.abspath("report-diff-" + CASE)
@@ -84,7 +69,7 @@ def run(name, extra=None, times=1):
 
 
 def run_once(out, extra):
-    env = dict(os.environ, LD_PRELOAD=preload([LIBAPIPROF, SHIM]), APIPROF_SHM="0",
+    env = dict(os.environ, LD_PRELOAD=preload(LIBAPIPROF, SHIM), APIPROF_SHM="0",
                LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)),
                APIPROF_OUTPUT=os.path.join(out, "out-%p.json"))
     env.pop("DIFFLIB_SLOW", None)

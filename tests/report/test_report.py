@@ -50,25 +50,10 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "top"))
+from test_batch_real import fail, preload  # noqa: E402
+
 CASE, REPORT, SHARE, LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B, PROG = sys.argv[1:10]
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def preload(libs):
-    """LD_PRELOAD for libs, a sanitizer build's runtimes first (tests/lib.sh
-    shim_preload)."""
-    san = []
-    for lib in libs:
-        out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            m = re.search(r"lib(a|ub|t)san\.so\S* => (\S+)", line)
-            if m and m.group(2) not in san:
-                san.append(m.group(2))
-    return ":".join(san + list(libs))
 
 
 def scratch():
@@ -80,7 +65,7 @@ def scratch():
 
 def make_inputs(d):
     """treeprog 3 and treeprog 2 thread: two processes, their exit JSON."""
-    env = dict(os.environ, LD_PRELOAD=preload([LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B]),
+    env = dict(os.environ, LD_PRELOAD=preload(LIBAPIPROF, SHIM_MALLOC, SHIM_R, SHIM_A, SHIM_B),
                LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(PROG)), APIPROF_SHM="0",
                APIPROF_OUTPUT=os.path.join(d, "in", "out-%p.json"))
     for args in (["3"], ["2", "thread"]):
