@@ -78,12 +78,11 @@ def access_log(path):
     return n, nbytes
 
 
-def main():
-    sb, (apiprof_run, _) = begin("test_nginx.py APIPROF_RUN RUNTIME",
-                                 [("nginx", "nginx"), ("ab", "apache2-utils")], users=1,
-                                 netns=True)
+def start(sb, apiprof_run):
+    """nginx's tree under sb (the files of FILES, CONF), started by
+    apiprof-run -s net -o OUT/%p.json and serving: (its directory, OUT,
+    the server, its base URL).  test_report_nginx.py starts it so too."""
     user = sb.users[0]
-    uid = pwd.getpwnam(user).pw_uid
     d = sb.path("nginx")
     sb.mkdir("nginx")
     www = sb.mkdir("nginx/www")
@@ -101,6 +100,16 @@ def main():
                        "nginx", "-p", d, "-c", d + "/nginx.conf"], "nginx.out")
     base = "http://127.0.0.1:%d/" % PORT
     sb.ready(server, "nginx (GET %sa.bin)" % base, lambda: get(base + "a.bin"))
+    return d, outdir, server, base
+
+
+def main():
+    sb, (apiprof_run, _) = begin("test_nginx.py APIPROF_RUN RUNTIME",
+                                 [("nginx", "nginx"), ("ab", "apache2-utils")], users=1,
+                                 netns=True)
+    user = sb.users[0]
+    uid = pwd.getpwnam(user).pw_uid
+    d, outdir, server, base = start(sb, apiprof_run)
     served = 0
     for name, n, c in LOAD:
         p = run(["ab", "-q", "-n", str(n), "-c", str(c), base + name])

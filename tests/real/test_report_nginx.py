@@ -27,29 +27,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reallib import Checks, begin, fail, load, run, say, total  # noqa: E402
-from test_nginx import CONF, FILES, LOAD, PORT, WORKERS, access_log, get  # noqa: E402
+from test_nginx import LOAD, access_log, start  # noqa: E402
 
 KEEP = os.path.abspath("report-real-nginx")
 
 
 def serve(sb, apiprof_run):
-    user = sb.users[0]
-    d = sb.path("nginx")
-    sb.mkdir("nginx")
-    www = sb.mkdir("nginx/www")
-    sb.mkdir("nginx/tmp", 0o700, user)
-    sb.mkdir("nginx/logs")
-    outdir = sb.mkdir("out", 0o755, user)
-    for name, size in FILES.items():
-        with open(os.path.join(www, name), "wb") as f:
-            f.write(bytes(i * 7 % 251 for i in range(size)))
-        os.chmod(os.path.join(www, name), 0o644)
-    with open(sb.path("nginx/nginx.conf"), "w") as f:
-        f.write(CONF % {"workers": WORKERS, "user": user, "d": d, "port": PORT})
-    server = sb.start([apiprof_run, "-s", "net", "-o", os.path.join(outdir, "%p.json"), "--",
-                       "nginx", "-p", d, "-c", d + "/nginx.conf"], "nginx.out")
-    base = "http://127.0.0.1:%d/" % PORT
-    sb.ready(server, "nginx (GET %sa.bin)" % base, lambda: get(base + "a.bin"))
+    d, outdir, server, base = start(sb, apiprof_run)
     for name, n, c in LOAD:
         p = run(["ab", "-q", "-n", str(n), "-c", str(c), base + name])
         if "Failed requests:        0" not in p.stdout or "Non-2xx" in p.stdout:
