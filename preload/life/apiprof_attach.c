@@ -54,7 +54,7 @@ static struct {
 struct attach_req {
 	const char *shim[ATTACH_SHIMS];
 	uint32_t nshims;
-	struct apiprof_modeval mode;
+	struct apiprof_mode_list *mode; /* APIPROF_MODE's list (static: 300 bytes) */
 };
 
 static int fail(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -95,7 +95,7 @@ static int parse_line(char *line, struct attach_req *req, char *why, size_t cap)
 			return fail(why, cap, "attach: APIPROF_OUTPUT is too long");
 		memcpy(apiprof_cfg.output, v, strlen(v) + 1);
 	} else if (strcmp(line, "APIPROF_MODE") == 0) {
-		if (apiprof_mode_parse(v, &req->mode, &mwhy) != 0)
+		if (apiprof_mode_list_parse(v, req->mode, &mwhy) != 0)
 			return fail(why, cap, "attach: APIPROF_MODE=%.32s: %s", v, mwhy);
 	} else if (strcmp(line, "APIPROF_QUIET") == 0) {
 		apiprof_cfg.quiet = strcmp(v, "1") == 0;
@@ -112,7 +112,7 @@ static int parse_line(char *line, struct attach_req *req, char *why, size_t cap)
 static int parse_config(char *config, struct attach_req *req, char *why, size_t cap)
 {
 	apiprof_cfg.output[0] = '\0';
-	req->mode = (struct apiprof_modeval){APIPROF_LEVEL_FULL, 0};
+	*req->mode = (struct apiprof_mode_list){{APIPROF_LEVEL_NONE, 0}, 0, {{"", {0, 0}}}};
 	for (char *save = NULL, *line = strtok_r(config, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save))
 		if (parse_line(line, req, why, cap) != 0)
@@ -223,7 +223,8 @@ static void publish_again(void)
 
 static int attach_locked(char *config, char *why, size_t cap)
 {
-	struct attach_req req = {0};
+	static struct apiprof_mode_list mode;
+	struct attach_req req = {.mode = &mode};
 
 	if (!apiprof_ready() || !apiprof_tls_ok())
 		return fail(why, cap,
@@ -239,8 +240,7 @@ static int attach_locked(char *config, char *why, size_t cap)
 		return -1;
 	apiprof_store_release(&at.active, 1);
 	publish_again();
-	if (apiprof_steer_mode(NULL, req.mode) != 0)
-		return fail(why, cap, "attach: the mode cannot be set");
+	apiprof_steer_list(req.mode);
 	int r = bind_shims(&req, why, cap);
 	if (r >= 0)
 		at.attached = 1;

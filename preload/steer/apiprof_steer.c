@@ -279,9 +279,19 @@ void apiprof_steer_start(uint32_t sample)
 			apiprof_warn("APIPROF_MODE=%.40s wins over APIPROF_SAMPLE=%u", s, sample);
 		m = l.proc;
 	}
+	l.proc = m;
+	apiprof_steer_list(&l);
+}
+
+/* A mode list's process mode now, its api=MODE items as their apis
+ * register (at start, and at an attach, which loads the shims after). */
+void apiprof_steer_list(const struct apiprof_mode_list *l)
+{
 	uint64_t held = steer_lock();
-	steer_process(m);
-	st.start = l;
+	steer_process(l->proc.level != APIPROF_LEVEL_NONE
+	                      ? l->proc
+	                      : (struct apiprof_modeval){APIPROF_LEVEL_FULL, 0});
+	st.start = *l;
 	steer_unlock(held);
 }
 

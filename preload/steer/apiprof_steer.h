@@ -53,6 +53,9 @@ void apiprof_steer_gate(struct apiprof_api *api, uint32_t id);
  * items as their apis register.  A bad APIPROF_MODE gets one line and
  * full. */
 void apiprof_steer_start(uint32_t sample);
+/* A mode list (apiprof_mode.h): its process mode now (full when it names
+ * none), its api items as their apis register. */
+void apiprof_steer_list(const struct apiprof_mode_list *l);
 
 /* The modes into the segment's header (proc_mode, api_mode, sample),
  * once it is published (apiprof_segment.c); each change shows itself. */

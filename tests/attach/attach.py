@@ -99,9 +99,10 @@ def bare_crc():
 class Attached:
     """apiprof-run -p PID in the foreground, up to its line 'attached'."""
 
-    def __init__(self, pid, out, user=None):
+    def __init__(self, pid, out, user=None, mode=None):
         pre = ["setpriv", "--reuid", user, "--regid", user, "--clear-groups"] if user else []
-        self.p = subprocess.Popen(pre + [RUN, "-s", "zlib", "-o", out, "-p", str(pid)],
+        opt = ["--mode", mode] if mode else []
+        self.p = subprocess.Popen(pre + [RUN, "-s", "zlib", "-o", out] + opt + ["-p", str(pid)],
                                   stderr=subprocess.PIPE)
         self.first = self.p.stderr.readline().decode()
 
@@ -232,8 +233,27 @@ def case_dlopen(tmp):
     print("OK: " + a.first.strip())
 
 
+def case_mode(tmp):
+    """--mode as a list at the attach, as at a start: the process counts,
+    zlib is sampled 1 in 4 (its own timing): every call counted, about a
+    quarter timed (at least (calls - 1) / 7 by the sampler's rule)."""
+    prog = Prog()
+    a = Attached(prog.p.pid, f"{tmp}/out.json", mode="count,zlib=sampled:4").ok()
+    c0 = prog.calls(0)
+    c1 = prog.calls(2000)
+    a.interrupt()
+    doc = json.load(open(f"{tmp}/out.json"))
+    rows = [f for t in doc["threads"] for f in t["functions"] if f["name"] == "crc32"]
+    calls, timed = sum(f["calls"] for f in rows), sum(f["timed"] for f in rows)
+    n = c1 - c0
+    if calls != n or not (n - 1) // 7 <= timed < n:
+        fail(f"--mode count,zlib=sampled:4: {calls} calls, {timed} timed, the program made {n}")
+    prog.end()
+    print(f"OK: attached with --mode count,zlib=sampled:4: {calls} calls, {timed} timed")
+
+
 private_shm()
 BARE_CRC = bare_crc()
 with tempfile.TemporaryDirectory() as scratch:
     {"count": case_count, "eintr": case_eintr, "user": case_user,
-     "hammer": case_hammer, "dlopen": case_dlopen}[CASE](scratch)
+     "hammer": case_hammer, "dlopen": case_dlopen, "mode": case_mode}[CASE](scratch)
